@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Env is everything a command may take from its surroundings. Tests build
+// one by hand; [Main] builds it from the process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// LookupEnv reads an environment variable; nil means none are set.
+	LookupEnv func(key string) (string, bool)
+	// Dir is the process working directory, the default for --cwd/--path.
+	Dir string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// StdoutTerminal reports whether stdout is an interactive terminal.
+	StdoutTerminal bool
+	// StderrTerminal reports whether stderr is an interactive terminal.
+	StderrTerminal bool
+}
+
+// ProcessEnv returns the Env of the running process.
+func ProcessEnv() *Env {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = os.Getenv("PWD")
+	}
+	return &Env{
+		Stdin:          os.Stdin,
+		Stdout:         os.Stdout,
+		Stderr:         os.Stderr,
+		LookupEnv:      os.LookupEnv,
+		Dir:            dir,
+		Now:            time.Now,
+		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// Getenv returns the variable's value, or "" when it is not set.
+func (e *Env) Getenv(key string) string {
+	v, _ := e.lookup(key)
+	return v
+}
+
+func (e *Env) lookup(key string) (string, bool) {
+	if e.LookupEnv == nil {
+		return "", false
+	}
+	return e.LookupEnv(key)
+}
+
+// Clock returns the injected clock, or time.Now.
+func (e *Env) Clock() func() time.Time {
+	if e.Now == nil {
+		return time.Now
+	}
+	return e.Now
+}
+
+// Color reports whether output to stdout may use colour: only on a terminal
+// and only when NO_COLOR is unset or empty (https://no-color.org).
+func (e *Env) Color() bool {
+	return e.StdoutTerminal && strings.TrimSpace(e.Getenv("NO_COLOR")) == "" && e.Getenv("TERM") != "dumb"
+}
+
+// Progress reports whether a command may draw progress on stderr: only when
+// both stdout and stderr are terminals and NO_COLOR is unset.
+func (e *Env) Progress() bool {
+	return e.Color() && e.StderrTerminal
+}

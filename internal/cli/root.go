@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+	ExitFinding = 3
+)
+
+// Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
+// otherwise the module version from the build info is used.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// ExitError carries the exit code a command wants. Commands return it through
+// [usageError] and [findingError]; anything else exits 1.
+type ExitError struct {
+	Code int
+	Err  error
+	// Silent: the command already printed what it had to say.
+	Silent bool
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageError marks err as a usage error (exit 2).
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// findingError marks err as a validation or integrity finding (exit 3).
+func findingError(err error) error {
+	return &ExitError{Code: ExitFinding, Err: err}
+}
+
+// silentExit exits with code without printing anything more.
+func silentExit(code int) error {
+	return &ExitError{Code: code, Err: fmt.Errorf("exit %d", code), Silent: true}
+}
+
+// Main runs lineage with the process's arguments and environment and returns
+// the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], ProcessEnv())
+}
+
+// Run executes one lineage command line and returns its exit code. Errors are
+// printed to env.Stderr as "lineage: <message>".
+func Run(ctx context.Context, args []string, env *Env) int {
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	var ee *ExitError
+	if !(errors.As(err, &ee) && ee.Silent) {
+		fmt.Fprintf(env.Stderr, "lineage: %s\n", err)
+	}
+	if code == ExitUsage {
+		fmt.Fprintln(env.Stderr, "Run 'lineage --help' for usage.")
+	}
+	return code
+}
+
+func exitCode(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	// cobra reports these without a type of their own.
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most"} {
+		if strings.HasPrefix(msg, p) {
+			return ExitUsage
+		}
+	}
+	return ExitFailure
+}
+
+// NewRootCmd builds the whole command tree around env.
+func NewRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lineage",
+		Short: "Instructions, agent triads and version-controlled LLM context",
+		Long: `lineage tells coding agents what context applies and keeps that context under
+version control:
+
+  instructions  hierarchical AGENTS.md loading and a resolver for new scopes
+  agents        CLIA triads: discovery, deterministic merge, journal writes
+  tract         git for an LLM's context window: commits, branches, compile
+  mcp           all of the above as an MCP server`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetVersionTemplate("lineage {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err}
+	})
+	root.AddCommand(
+		newInstructionsCmd(env),
+		newAgentsCmd(env),
+		newTractCmd(env),
+		newMCPCmd(env),
+	)
+	return root
+}
+
+// noArgs rejects positional arguments as a usage error; a group command
+// without a subcommand prints its help.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+// exactArgs, rangeArgs and minArgs are cobra's validators with usage exit codes.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			return usageError("%s takes %d to %d arguments, got %d", cmd.CommandPath(), lo, hi, len(args))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError("%s takes at least %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+// groupCmd is a command that only holds subcommands: run without one, it
+// prints its help.
+func groupCmd(use, short, long string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+}

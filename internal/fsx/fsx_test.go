@@ -1,0 +1,199 @@
+package fsx
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestContains(t *testing.T) {
+	tests := []struct {
+		root, path string
+		want       bool
+	}{
+		{"/a", "/a", true},
+		{"/a", "/a/b", true},
+		{"/a/", "/a/b/c", true},
+		{"/a/libs/x", "/a/libs/xy", false},
+		{"/a/libs/x", "/a/libs", false},
+		{"/a", "/b", false},
+		{"/a", "/a/../b", false},
+		{"/", "/anything", true},
+		{"/a/b", "/a/b/../b/c", true},
+	}
+	for _, tt := range tests {
+		if got := Contains(tt.root, tt.path); got != tt.want {
+			t.Errorf("Contains(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestAbsAndAncestors(t *testing.T) {
+	if got := Abs("/w/x", "../y/./z/"); got != "/w/y/z" {
+		t.Errorf("Abs = %q", got)
+	}
+	if got := Abs("/w", "/abs//p/"); got != "/abs/p" {
+		t.Errorf("Abs = %q", got)
+	}
+	if diff := cmp.Diff([]string{"/", "/a", "/a/b"}, Ancestors("/a/b/")); diff != "" {
+		t.Errorf("Ancestors (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"/"}, Ancestors("/")); diff != "" {
+		t.Errorf("Ancestors(/) (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	if err := WriteFileAtomic(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(p, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || string(b) != "two" {
+		t.Fatalf("content = %q, %v", b, err)
+	}
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("perm = %v", fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestWriteFileAtomicFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	// The target is a non-empty directory: the rename fails.
+	target := filepath.Join(dir, "busy")
+	if err := os.MkdirAll(filepath.Join(target, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFileAtomic(target, []byte("data"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), target) {
+		t.Fatalf("err = %v, want an error naming %s", err, target)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil, 0o644); err == nil {
+		t.Error("write into a missing directory succeeded")
+	}
+}
+
+func TestIDOfSeesThroughSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	os.WriteFile(f, []byte("x"), 0o644)
+	os.Symlink(f, filepath.Join(dir, "link"))
+	os.WriteFile(filepath.Join(dir, "g"), []byte("x"), 0o644)
+	id := func(p string) FileID {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := IDOf(fi)
+		if !ok {
+			t.Skip("no file identity on this platform")
+		}
+		return got
+	}
+	if id(f) != id(filepath.Join(dir, "link")) {
+		t.Error("a symlink and its target have different identities")
+	}
+	if id(f) == id(filepath.Join(dir, "g")) {
+		t.Error("two files share an identity")
+	}
+}
+
+// lockWorker is run in a child process by TestLockFileAcrossProcesses: it
+// increments the number in a counter file n times, each under the lock.
+func lockWorker(lockPath, counter string, n int) error {
+	for i := 0; i < n; i++ {
+		l, err := LockFile(context.Background(), lockPath)
+		if err != nil {
+			return err
+		}
+		b, _ := os.ReadFile(counter)
+		v, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err := WriteFileAtomic(counter, []byte(strconv.Itoa(v+1)), 0o644); err != nil {
+			return err
+		}
+		if err := l.Unlock(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv("FSX_LOCK_WORKER"); args != "" {
+		parts := strings.Split(args, "|")
+		n, _ := strconv.Atoi(parts[2])
+		if err := lockWorker(parts[0], parts[1], n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestLockFileAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	lockPath, counter := filepath.Join(dir, "c.lock"), filepath.Join(dir, "c")
+	const procs, each = 6, 40
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	for i := 0; i < procs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("FSX_LOCK_WORKER=%s|%s|%d", lockPath, counter, each))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("%v: %s", err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(counter)
+	if got := strings.TrimSpace(string(b)); got != strconv.Itoa(procs*each) {
+		t.Fatalf("counter = %s, want %d: increments were lost", got, procs*each)
+	}
+}
+
+func TestLockFileHonoursContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "l")
+	held, err := LockFile(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := LockFile(ctx, p); err == nil {
+		t.Fatal("took a lock that another holder has")
+	}
+}
