@@ -1,8 +1,136 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// instructionsFlags are the flags every instructions command takes.
+type instructionsFlags struct {
+	cwd, config, root, markers, fileNames string
+	maxFiles, maxBytes, maxPerResolve     int
+	disable, noResolver                   bool
+}
 
 func newInstructionsCmd(env *Env) *cobra.Command {
-	_ = env
-	return groupCmd("instructions", "Hierarchical AGENTS.md loading and resolving", "")
+	cmd := groupCmd("instructions", "Hierarchical AGENTS.md loading and resolving",
+		`Load the AGENTS.md files from the project root down to the working directory
+once, then resolve only the further ones that apply when work moves elsewhere.
+
+Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
+(only when set and not empty), the --config JSON file, defaults.`)
+	f := &instructionsFlags{}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")
+	pf.StringVar(&f.config, "config", "", "JSON configuration `file`")
+	pf.StringVar(&f.root, "root", "", "project root override (markers are not consulted)")
+	pf.StringVar(&f.markers, "markers", "", "comma-separated root `markers` (default .codelia,.git,.jj)")
+	pf.IntVar(&f.maxFiles, "max-files", 0, "most files in the initial chain (default 16)")
+	pf.IntVar(&f.maxBytes, "max-bytes", 0, "most content bytes in the initial chain (default 262144)")
+	pf.IntVar(&f.maxPerResolve, "max-per-resolve", 0, "most files one resolve returns (default 8)")
+	pf.StringVar(&f.fileNames, "file-names", "", "comma-separated `names` tried in each directory (default AGENTS.md)")
+	pf.BoolVar(&f.disable, "disable", false, "load nothing and resolve nothing")
+	pf.BoolVar(&f.noResolver, "no-resolver", false, "load the initial chain but resolve nothing")
+	cmd.AddCommand(
+		newInstructionsInitialCmd(env, f),
+		newInstructionsResolveCmd(env, f),
+		newInstructionsExplainCmd(env, f),
+		newInstructionsResumeCmd(env, f),
+	)
+	return cmd
+}
+
+// options builds the session options from flags, environment, the config
+// file and defaults, printing environment warnings.
+func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.Options, error) {
+	cwd := env.Dir
+	if f.cwd != "" {
+		cwd = fsx.Abs(env.Dir, f.cwd)
+	}
+	var file instructions.Settings
+	if f.config != "" {
+		p := fsx.Abs(env.Dir, f.config)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return instructions.Options{}, fmt.Errorf("read config: %w", err)
+		}
+		if file, err = instructions.ParseConfig(data); err != nil {
+			return instructions.Options{}, fmt.Errorf("config %s: %w", p, err)
+		}
+	}
+	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	instructionsWarn(env, warnings)
+	flags, err := f.settings(cmd)
+	if err != nil {
+		return instructions.Options{}, err
+	}
+	return instructions.Options{
+		Config: instructions.BuildConfig(cwd, file, fromEnv, flags),
+		Cwd:    cwd,
+		Home:   env.Getenv("HOME"),
+	}, nil
+}
+
+// settings returns the flags the user gave as a configuration layer.
+func (f *instructionsFlags) settings(cmd *cobra.Command) (instructions.Settings, error) {
+	var s instructions.Settings
+	changed := func(name string) bool { fl := cmd.Flag(name); return fl != nil && fl.Changed }
+	root := &instructions.RootSettings{}
+	if changed("root") {
+		if strings.TrimSpace(f.root) == "" {
+			return s, usageError("--root must not be empty")
+		}
+		root.ProjectRootOverride = &f.root
+	}
+	if changed("markers") {
+		if root.Markers = instructions.SplitList(f.markers); root.Markers == nil {
+			return s, usageError("--markers must name at least one marker")
+		}
+	}
+	if root.ProjectRootOverride != nil || root.Markers != nil {
+		s.Root = root
+	}
+	if changed("file-names") {
+		s.FileNames = instructions.SplitList(f.fileNames)
+		if s.FileNames == nil || strings.ContainsAny(f.fileNames, `/\`) {
+			return s, usageError("--file-names must be plain file names, got %q", f.fileNames)
+		}
+	}
+	var bad error
+	positive := func(name string, v int) *int {
+		if !changed(name) || bad != nil {
+			return nil
+		}
+		if v <= 0 {
+			bad = usageError("--%s must be a whole number > 0, got %d", name, v)
+			return nil
+		}
+		return &v
+	}
+	s.Initial = &instructions.InitialSettings{MaxFiles: positive("max-files", f.maxFiles), MaxBytes: positive("max-bytes", f.maxBytes)}
+	s.Resolver = &instructions.ResolverSettings{MaxFilesPerResolve: positive("max-per-resolve", f.maxPerResolve)}
+	if bad != nil {
+		return s, bad
+	}
+	if changed("disable") {
+		enabled := !f.disable
+		s.Enabled = &enabled
+	}
+	if changed("no-resolver") {
+		enabled := !f.noResolver
+		s.Resolver.Enabled = &enabled
+	}
+	return s, nil
+}
+
+func instructionsWarn(env *Env, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", w)
+	}
 }

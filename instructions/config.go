@@ -1,0 +1,276 @@
+package instructions
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// Config is the complete, effective configuration of a session.
+type Config struct {
+	// Enabled false: no initial files, and every resolve returns nothing.
+	Enabled  bool
+	Root     RootConfig
+	Initial  InitialConfig
+	Resolver ResolverConfig
+	// FileNames are tried in each directory, in order; the first regular
+	// file found is that directory's file.
+	FileNames []string
+}
+
+// RootConfig says how the project root is found.
+type RootConfig struct {
+	// ProjectRootOverride, when not empty, is the root; markers are not consulted.
+	ProjectRootOverride string
+	// Markers are names whose presence (file or directory) makes a directory the root.
+	Markers []string
+	// StopAtFsRoot true lets the marker search climb to "/"; false stops it
+	// at the home directory (home itself is still checked).
+	StopAtFsRoot bool
+}
+
+// InitialConfig caps the initial chain.
+type InitialConfig struct {
+	MaxFiles int
+	MaxBytes int
+}
+
+// ResolverConfig governs [Session.Resolve].
+type ResolverConfig struct {
+	Enabled            bool
+	MaxFilesPerResolve int
+}
+
+// DefaultConfig returns the defaults of the spec.
+func DefaultConfig() Config {
+	return Config{
+		Enabled:   true,
+		Root:      RootConfig{Markers: []string{".codelia", ".git", ".jj"}, StopAtFsRoot: true},
+		Initial:   InitialConfig{MaxFiles: 16, MaxBytes: 262144},
+		Resolver:  ResolverConfig{Enabled: true, MaxFilesPerResolve: 8},
+		FileNames: []string{"AGENTS.md"},
+	}
+}
+
+// Settings is one source of configuration: every field is optional, and an
+// unset field leaves the value of a lower source alone. Its JSON form is the
+// --config file.
+type Settings struct {
+	Enabled   *bool             `json:"enabled,omitzero"`
+	Root      *RootSettings     `json:"root,omitzero"`
+	Initial   *InitialSettings  `json:"initial,omitzero"`
+	Resolver  *ResolverSettings `json:"resolver,omitzero"`
+	FileNames []string          `json:"fileNames,omitzero"`
+}
+
+// RootSettings is the optional form of [RootConfig].
+type RootSettings struct {
+	ProjectRootOverride *string  `json:"projectRootOverride,omitzero"`
+	Markers             []string `json:"markers,omitzero"`
+	StopAtFsRoot        *bool    `json:"stopAtFsRoot,omitzero"`
+}
+
+// InitialSettings is the optional form of [InitialConfig].
+type InitialSettings struct {
+	MaxFiles *int `json:"maxFiles,omitzero"`
+	MaxBytes *int `json:"maxBytes,omitzero"`
+}
+
+// ResolverSettings is the optional form of [ResolverConfig].
+type ResolverSettings struct {
+	Enabled            *bool `json:"enabled,omitzero"`
+	MaxFilesPerResolve *int  `json:"maxFilesPerResolve,omitzero"`
+}
+
+// BuildConfig layers sources over the defaults, lowest first: the result of
+// BuildConfig(file, env, flags) has flags winning over env over file. A
+// relative root override is made absolute against cwd.
+func BuildConfig(cwd string, lowestFirst ...Settings) Config {
+	c := DefaultConfig()
+	for _, s := range lowestFirst {
+		s.applyTo(&c)
+	}
+	if o := c.Root.ProjectRootOverride; o != "" {
+		c.Root.ProjectRootOverride = fsx.Abs(cwd, o)
+	}
+	return c
+}
+
+func (s Settings) applyTo(c *Config) {
+	setBool(&c.Enabled, s.Enabled)
+	if len(s.FileNames) > 0 {
+		c.FileNames = clone(s.FileNames)
+	}
+	if r := s.Root; r != nil {
+		if r.ProjectRootOverride != nil && strings.TrimSpace(*r.ProjectRootOverride) != "" {
+			c.Root.ProjectRootOverride = strings.TrimSpace(*r.ProjectRootOverride)
+		}
+		if len(r.Markers) > 0 {
+			c.Root.Markers = clone(r.Markers)
+		}
+		setBool(&c.Root.StopAtFsRoot, r.StopAtFsRoot)
+	}
+	if i := s.Initial; i != nil {
+		setInt(&c.Initial.MaxFiles, i.MaxFiles)
+		setInt(&c.Initial.MaxBytes, i.MaxBytes)
+	}
+	if r := s.Resolver; r != nil {
+		setBool(&c.Resolver.Enabled, r.Enabled)
+		setInt(&c.Resolver.MaxFilesPerResolve, r.MaxFilesPerResolve)
+	}
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func clone(s []string) []string { return append([]string(nil), s...) }
+
+// ParseConfig decodes a --config file strictly: unknown keys, duplicate
+// keys, wrong types, numbers that are not whole and > 0, empty names and
+// file names containing a path separator are errors naming the key.
+func ParseConfig(data []byte) (Settings, error) {
+	var s Settings
+	err := json.Unmarshal(data, &s, json.RejectUnknownMembers(true))
+	if err != nil {
+		return Settings{}, describeJSONError(data, err)
+	}
+	return s, s.validate()
+}
+
+func (s Settings) validate() error {
+	if err := validateNames("fileNames", s.FileNames, true); err != nil {
+		return err
+	}
+	if r := s.Root; r != nil {
+		if r.ProjectRootOverride != nil && strings.TrimSpace(*r.ProjectRootOverride) == "" {
+			return errors.New("root.projectRootOverride: must not be empty")
+		}
+		if err := validateNames("root.markers", r.Markers, false); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	if i := s.Initial; i != nil {
+		errs = append(errs, positive("initial.maxFiles", i.MaxFiles), positive("initial.maxBytes", i.MaxBytes))
+	}
+	if r := s.Resolver; r != nil {
+		errs = append(errs, positive("resolver.maxFilesPerResolve", r.MaxFilesPerResolve))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func positive(key string, v *int) error {
+	if v != nil && *v <= 0 {
+		return fmt.Errorf("%s: must be a whole number > 0, got %d", key, *v)
+	}
+	return nil
+}
+
+// validateNames checks a list of names: present lists must not be empty and
+// must not hold empty entries; file names must be plain names.
+func validateNames(key string, names []string, plain bool) error {
+	if names != nil && len(names) == 0 {
+		return fmt.Errorf("%s: must not be empty", key)
+	}
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return fmt.Errorf("%s[%d]: must not be empty", key, i)
+		}
+		if plain && (strings.ContainsRune(n, '/') || strings.ContainsRune(n, filepath.Separator) || n == "." || n == "..") {
+			return fmt.Errorf("%s[%d]: %q is not a plain file name", key, i, n)
+		}
+	}
+	return nil
+}
+
+// describeJSONError turns a decoding error into a message naming the key
+// (as a dotted path) or the line and column.
+func describeJSONError(data []byte, err error) error {
+	var serr *json.SemanticError
+	if errors.As(err, &serr) {
+		key := dotted(serr.JSONPointer)
+		if errors.Is(serr.Err, json.ErrUnknownName) {
+			return fmt.Errorf("unknown key %q", key)
+		}
+		var syn *jsontext.SyntacticError
+		if !errors.As(serr.Err, &syn) {
+			want := "a valid value"
+			if serr.GoType != nil {
+				want = describeType(serr.GoType.String())
+			}
+			if key == "" {
+				return fmt.Errorf("expected %s", want)
+			}
+			return fmt.Errorf("%s: expected %s", key, want)
+		}
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		line, col := lineCol(data, syn.ByteOffset)
+		msg := strings.TrimPrefix(syn.Err.Error(), "jsontext: ")
+		if errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+			return fmt.Errorf("line %d, column %d: duplicate key %q", line, col, dotted(syn.JSONPointer))
+		}
+		return fmt.Errorf("line %d, column %d: %s", line, col, msg)
+	}
+	return err
+}
+
+func describeType(goType string) string {
+	switch strings.TrimLeft(goType, "*") {
+	case "bool":
+		return "true or false"
+	case "int":
+		return "a whole number"
+	case "string":
+		return "a string"
+	case "[]string":
+		return "an array of strings"
+	default:
+		return "an object"
+	}
+}
+
+func dotted(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil && len(parts) > 0 {
+			parts[len(parts)-1] += "[" + tok + "]"
+			continue
+		}
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
+}
+
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}

@@ -1,0 +1,71 @@
+package instructions
+
+import (
+	"path/filepath"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// Explanation says how the root was chosen and what became of every
+// directory of the chain.
+type Explanation struct {
+	Enabled    bool     `json:"enabled"`
+	Root       string   `json:"root"`
+	RootSource string   `json:"rootSource"`
+	Markers    []string `json:"markers"`
+	Cwd        string   `json:"cwd"`
+	// Target and TargetDir are set when a target was given: the chain then
+	// runs to TargetDir instead of Cwd.
+	Target    string     `json:"target,omitzero"`
+	TargetDir string     `json:"targetDir,omitzero"`
+	Dirs      []ChainDir `json:"dirs"`
+	Warnings  []string   `json:"-"`
+}
+
+// Explain walks the chain from the root to opts.Cwd, or to target's
+// directory when target is not empty, with the initial load's rules and
+// caps, and reports each directory's status. A chain end outside the root
+// is a single outside-root entry.
+func Explain(opts Options, target string) Explanation {
+	fsys := orOS(opts.FS)
+	cwd := filepath.Clean(opts.Cwd)
+	root := EstimateRoot(fsys, opts.Config.Root, cwd, opts.Home)
+	e := Explanation{Enabled: opts.Config.Enabled, Root: root.Dir, RootSource: root.Source,
+		Markers: clone(opts.Config.Root.Markers), Cwd: cwd, Dirs: []ChainDir{}}
+	if e.Markers == nil {
+		e.Markers = []string{}
+	}
+	end := cwd
+	if target != "" {
+		abs := fsx.Abs(cwd, target)
+		end = abs
+		if fi, err := fsys.Stat(abs); err != nil || !fi.IsDir() {
+			end = filepath.Dir(abs)
+		}
+		e.Target, e.TargetDir = abs, end
+	}
+	if !e.Enabled {
+		return e
+	}
+	dirs := chainDirs(root.Dir, end)
+	if dirs == nil {
+		e.Dirs = append(e.Dirs, ChainDir{Dir: end, Status: StatusOutsideRoot})
+		return e
+	}
+	c := loadChain(fsys, dirs, opts.Config)
+	e.Dirs, e.Warnings = c.dirs, c.warnings
+	return e
+}
+
+// Findings are the directories --strict fails on: skipped by a cap or
+// unreadable.
+func (e Explanation) Findings() []ChainDir {
+	var out []ChainDir
+	for _, d := range e.Dirs {
+		switch d.Status {
+		case StatusMaxFiles, StatusMaxBytes, StatusUnreadable:
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+package instructions
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+)
+
+// ResolveReminder renders the agents.resolve.paths reminder for files, or
+// "" when there are none.
+func ResolveReminder(files []File) string {
+	if len(files) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<system-reminder type=\"agents.resolve.paths\">\nAdditional AGENTS.md may apply for this path:\n")
+	for _, f := range files {
+		writeFileLine(&b, f)
+	}
+	b.WriteString("Read and apply these files before editing files in this scope.\n</system-reminder>")
+	return b.String()
+}
+
+func writeFileLine(b *strings.Builder, f File) {
+	b.WriteString("- ")
+	b.WriteString(f.Path)
+	b.WriteString(" (mtime: ")
+	b.WriteString(strconv.FormatInt(f.MtimeMs, 10))
+	b.WriteString(")\n")
+}
+
+// MarkersJSON renders markers as a compact JSON array, as the resume diff
+// prints them.
+func MarkersJSON(m []string) string {
+	if m == nil {
+		m = []string{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "[]"
+	}
+	return string(b)
+}

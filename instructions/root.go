@@ -1,0 +1,57 @@
+package instructions
+
+import (
+	"path/filepath"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// Root is the estimated project root.
+type Root struct {
+	Dir string
+	// Source is "override", "marker:<name>" or "cwd".
+	Source string
+}
+
+// EstimateRoot finds the root for cwd (clean and absolute; symlinks in it
+// are not resolved): the override if set; else the first directory from cwd
+// upwards containing any marker (a file or a directory, so a worktree's
+// ".git" file counts); else cwd. With StopAtFsRoot false the climb ends at
+// home after checking it; a cwd outside home still climbs to "/".
+func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
+	fsys = orOS(fsys)
+	cwd = filepath.Clean(cwd)
+	if cfg.ProjectRootOverride != "" {
+		return Root{Dir: fsx.Abs(cwd, cfg.ProjectRootOverride), Source: "override"}
+	}
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	for dir := cwd; ; {
+		for _, m := range cfg.Markers {
+			if _, err := fsys.Lstat(filepath.Join(dir, m)); err == nil {
+				return Root{Dir: dir, Source: "marker:" + m}
+			}
+		}
+		if !cfg.StopAtFsRoot && home != "" && dir == home {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return Root{Dir: cwd, Source: "cwd"}
+}
+
+// chainDirs returns the directories from root down to dir, both included,
+// or nil when dir is not inside root.
+func chainDirs(root, dir string) []string {
+	if !fsx.Contains(root, dir) {
+		return nil
+	}
+	all := fsx.Ancestors(dir)
+	n := len(fsx.Ancestors(root))
+	return all[n-1:]
+}

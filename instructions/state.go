@@ -1,0 +1,140 @@
+package instructions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// StateVersion is the version of the session state file.
+const StateVersion = 1
+
+// State is a session saved to disk, so separate processes share one
+// session. Lists are sorted.
+type State struct {
+	Version     int         `json:"version"`
+	Root        string      `json:"root"`
+	RootSource  string      `json:"rootSource"`
+	Cwd         string      `json:"cwd"`
+	Markers     []string    `json:"markers"`
+	Files       []StateFile `json:"files"`
+	CoveredDirs []string    `json:"coveredDirs"`
+}
+
+// StateFile is a known file and the version the session knows.
+type StateFile struct {
+	Path      string `json:"path"`
+	MtimeMs   int64  `json:"mtimeMs"`
+	MtimeNs   int64  `json:"mtimeNs"`
+	SizeBytes int64  `json:"sizeBytes"`
+}
+
+// State returns the session as a State.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := State{Version: StateVersion, Root: s.root.Dir, RootSource: s.root.Source, Cwd: s.cwd,
+		Markers: clone(s.markers), Files: make([]StateFile, 0, len(s.known)), CoveredDirs: s.coveredDirs()}
+	if st.Markers == nil {
+		st.Markers = []string{}
+	}
+	for p, k := range s.known {
+		st.Files = append(st.Files, StateFile{Path: p, MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size})
+	}
+	slices.SortFunc(st.Files, func(a, b StateFile) int { return strings.Compare(a.Path, b.Path) })
+	return st
+}
+
+// Restore rebuilds a session from a saved state. The root, cwd and markers
+// are the saved ones (markers are not searched again); the configuration,
+// the filesystem and the base for relative targets (opts.Cwd) are current.
+func Restore(st State, opts Options) *Session {
+	s := newSession(opts, Root{Dir: st.Root, Source: st.RootSource}, st.Cwd, st.Markers)
+	for _, f := range st.Files {
+		s.known[f.Path] = known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}}
+		s.idsPending = true
+	}
+	for _, d := range st.CoveredDirs {
+		s.covered[d] = struct{}{}
+	}
+	return s
+}
+
+// MarshalState encodes st as the state file's bytes.
+func MarshalState(st State) ([]byte, error) {
+	b, err := json.Marshal(st, jsontext.WithIndent("  "), json.Deterministic(true))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseState decodes a state file strictly.
+func ParseState(data []byte) (State, error) {
+	var st State
+	if err := json.Unmarshal(data, &st, json.RejectUnknownMembers(true)); err != nil {
+		return State{}, describeJSONError(data, err)
+	}
+	if st.Version != StateVersion {
+		return State{}, fmt.Errorf("version: unsupported state version %d (want %d)", st.Version, StateVersion)
+	}
+	if st.Root == "" || st.Cwd == "" {
+		return State{}, errors.New("root and cwd must be set")
+	}
+	return st, nil
+}
+
+// ReadState reads the state file at path; ok is false when it does not exist.
+func ReadState(path string) (st State, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}, false, nil
+	}
+	if err != nil {
+		return State{}, false, fmt.Errorf("read state: %w", err)
+	}
+	st, err = ParseState(data)
+	if err != nil {
+		return State{}, false, fmt.Errorf("state %s: %w", path, err)
+	}
+	return st, true, nil
+}
+
+// UpdateState runs fn on the state in path under an exclusive lock on
+// "<path>.lock" and atomically writes what fn returns, so concurrent
+// processes on one state file lose nothing and never see a torn file. fn
+// gets nil when the file does not exist; an error from fn leaves the file
+// as it was.
+func UpdateState(ctx context.Context, path string, fn func(*State) (State, error)) error {
+	lock, err := fsx.LockFile(ctx, path+".lock")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	st, ok, err := ReadState(path)
+	if err != nil {
+		return err
+	}
+	var cur *State
+	if ok {
+		cur = &st
+	}
+	next, err := fn(cur)
+	if err != nil {
+		return err
+	}
+	data, err := MarshalState(next)
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(path, data, 0o644)
+}
