@@ -1,0 +1,75 @@
+package instructions
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestResumeNothingChangedIsEmpty(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a"})
+	s, _ := Start(opts(root + "/a"))
+	r := Resume(s.State(), opts(root+"/a"))
+	if r.Text != "" {
+		t.Errorf("text = %q, want empty", r.Text)
+	}
+}
+
+func TestResumeDiffIsExact(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a", "b/AGENTS.md": "b", "elsewhere/AGENTS.md": "e", "gone/AGENTS.md": "g"})
+	mt := time.UnixMilli(1738973000000)
+	setMtime(t, root+"/b/AGENTS.md", mt)
+	s, _ := Start(opts(root + "/a"))
+	s.Resolve(root + "/elsewhere")
+	s.Resolve(root + "/gone")
+	saved := s.State()
+	os.Remove(root + "/gone/AGENTS.md")
+	r := Resume(saved, opts(root+"/b"))
+	want := `<system-reminder type="session.resume.diff">
+Session resumed with context changes:
+- cwd: ` + root + `/a -> ` + root + `/b
+- root: ` + root + ` -> ` + root + `
+- markers: [".lineage-test-root"] -> [".lineage-test-root"]
+Re-check AGENTS.md for current scope:
+- ` + root + `/b/AGENTS.md (mtime: 1738973000000)
+No longer in scope:
+- ` + root + `/a/AGENTS.md
+- ` + root + `/gone/AGENTS.md
+</system-reminder>`
+	if r.Text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
+	}
+	// The new state knows the current chain and the resolved file that is
+	// still there, and has forgotten the rest.
+	var got []string
+	for _, f := range r.Session.State().Files {
+		got = append(got, f.Path)
+	}
+	want2 := []string{root + "/AGENTS.md", root + "/b/AGENTS.md", root + "/elsewhere/AGENTS.md"}
+	if len(got) != 3 || got[0] != want2[0] || got[1] != want2[1] || got[2] != want2[2] {
+		t.Errorf("new state files = %v, want %v", got, want2)
+	}
+	if again := Resume(r.Session.State(), opts(root+"/b")); again.Text != "" {
+		t.Errorf("resume after resume = %q, want empty", again.Text)
+	}
+}
+
+func TestResumeChangedFileAndMarkers(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", ".git/": ""})
+	s, _ := Start(opts(root))
+	saved := s.State()
+	write(t, root+"/AGENTS.md", "longer now")
+	setMtime(t, root+"/AGENTS.md", time.UnixMilli(1738973000000))
+	r := Resume(saved, opts(root, func(c *Config) { c.Root.Markers = []string{".git", testMarker} }))
+	want := `<system-reminder type="session.resume.diff">
+Session resumed with context changes:
+- cwd: ` + root + ` -> ` + root + `
+- root: ` + root + ` -> ` + root + `
+- markers: [".lineage-test-root"] -> [".git",".lineage-test-root"]
+Re-check AGENTS.md for current scope:
+- ` + root + `/AGENTS.md (mtime: 1738973000000)
+</system-reminder>`
+	if r.Text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
+	}
+}

@@ -1,0 +1,191 @@
+package instructions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStateRoundTripIsSortedAndShaped(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", "z/AGENTS.md": "z", "b/AGENTS.md": "b", "m/AGENTS.md": "m"})
+	s, _ := Start(opts(root))
+	for _, d := range []string{"z", "b", "m"} {
+		s.Resolve(root + "/" + d)
+	}
+	st := s.State()
+	var files []string
+	for _, f := range st.Files {
+		files = append(files, f.Path)
+		if f.MtimeMs != (version{mtimeNs: f.MtimeNs}).mtimeMs() {
+			t.Errorf("%s: mtimeMs %d does not match mtimeNs %d", f.Path, f.MtimeMs, f.MtimeNs)
+		}
+	}
+	if !slices.IsSorted(files) || !slices.IsSorted(st.CoveredDirs) || len(files) != 4 {
+		t.Errorf("lists not sorted or incomplete: %v %v", files, st.CoveredDirs)
+	}
+	data, err := MarshalState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"version": 1`, `"root": `, `"rootSource": "marker:` + testMarker + `"`, `"cwd": `, `"markers": [`, `"files": [`, `"mtimeMs": `, `"mtimeNs": `, `"sizeBytes": `, `"coveredDirs": [`} {
+		if !strings.Contains(string(data), key) {
+			t.Errorf("state lacks %s:\n%s", key, data)
+		}
+	}
+	back, err := ParseState(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(st, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(st, Restore(back, opts(root)).State()); diff != "" {
+		t.Errorf("restore (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseStateRejectsBadInput(t *testing.T) {
+	tests := []struct{ in, wantErr string }{
+		{`{"version": 2, "root": "/r", "cwd": "/r"}`, "unsupported state version 2"},
+		{`{"version": 1, "root": "/r", "cwd": "/r", "extra": 1}`, `unknown key "extra"`},
+		{`{"version": 1, "cwd": "/r"}`, "root and cwd must be set"},
+		{`{"version": 1, "root": "/r", "cwd": "/r", "files": [{"path": 1}]}`, `files[0].path: expected a string`},
+		{`{"version": 1,`, "line 1, column 15: unexpected EOF"},
+	}
+	for _, tt := range tests {
+		if _, err := ParseState([]byte(tt.in)); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("ParseState(%s) = %v, want %q", tt.in, err, tt.wantErr)
+		}
+	}
+}
+
+func TestUpdateStateErrorLeavesFileAlone(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}
+	if err := UpdateState(context.Background(), p, func(cur *State) (State, error) {
+		if cur != nil {
+			t.Error("a missing file came back as a state")
+		}
+		return st, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(p)
+	boom := errors.New("boom")
+	if err := UpdateState(context.Background(), p, func(*State) (State, error) { return State{}, boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	after, _ := os.ReadFile(p)
+	if string(before) != string(after) {
+		t.Error("a failed update changed the file")
+	}
+	write(t, p, "{broken")
+	err := UpdateState(context.Background(), p, func(*State) (State, error) { return st, nil })
+	if err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("broken state: err = %v, want one naming %s", err, p)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{broken" {
+		t.Error("a broken state file was overwritten")
+	}
+}
+
+// resolveWorker runs in a child process (see TestMain): it resolves targets
+// against the state file the way `lineage instructions resolve` does and
+// prints every reported path.
+func resolveWorker(statePath, cwd string, targets []string) error {
+	o := opts(cwd)
+	return UpdateState(context.Background(), statePath, func(st *State) (State, error) {
+		var s *Session
+		if st == nil {
+			s, _ = Start(o)
+		} else {
+			s = Restore(*st, o)
+		}
+		for _, t := range targets {
+			for _, f := range s.Resolve(t).Files {
+				fmt.Println(f.Path)
+			}
+		}
+		return s.State(), nil
+	})
+}
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("INSTRUCTIONS_RESOLVE_WORKER"); spec != "" {
+		parts := strings.Split(spec, "|")
+		if err := resolveWorker(parts[0], parts[1], parts[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Concurrent processes resolving against one state file report each file
+// exactly once overall.
+func TestResolveAcrossProcessesReportsEachFileOnce(t *testing.T) {
+	files := map[string]string{}
+	var targets []string
+	for i := range 12 {
+		d := fmt.Sprintf("p%d/q", i)
+		files[d+"/AGENTS.md"] = d
+		files[fmt.Sprintf("p%d/AGENTS.md", i)] = d
+		targets = append(targets, d)
+	}
+	root := testRepo(t, files)
+	state := filepath.Join(t.TempDir(), "state.json")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const procs = 8
+	outs := make([]string, procs)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			order := slices.Clone(targets)
+			for i := range order { // each process in its own order
+				j := (i*7 + p*5) % len(order)
+				order[i], order[j] = order[j], order[i]
+			}
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Env = append(os.Environ(), "INSTRUCTIONS_RESOLVE_WORKER="+strings.Join(append([]string{state, root}, order...), "|"))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Errorf("worker %d: %v", p, err)
+			}
+			outs[p] = string(out)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for _, o := range outs {
+		for _, line := range strings.Fields(o) {
+			seen[line]++
+		}
+	}
+	if len(seen) != 2*len(targets) {
+		t.Errorf("reported %d distinct files, want %d", len(seen), 2*len(targets))
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Errorf("%s reported %d times", p, n)
+		}
+	}
+	st, ok, err := ReadState(state)
+	if err != nil || !ok || len(st.Files) != 2*len(targets)+0 {
+		t.Errorf("final state: %d files, %v, %v", len(st.Files), ok, err)
+	}
+}
