@@ -3,7 +3,6 @@ package instructions
 import (
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"syscall"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -49,7 +48,7 @@ func (d dirFile) version() version {
 func findFile(fsys FS, dir string, names []string, gone func(path string)) dirFile {
 	skipped := dirFile{status: StatusMissing}
 	for _, name := range names {
-		p := filepath.Join(dir, name)
+		p := joinName(dir, name)
 		d := statFile(fsys, p)
 		if d.status == statusFound {
 			return d

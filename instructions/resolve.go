@@ -34,7 +34,7 @@ func (s *Session) Resolve(target string) Resolution {
 	abs := fsx.Abs(s.base, target)
 	res := Resolution{TargetPath: target, ResolvedPath: abs, Files: []File{}}
 	root := s.Root().Dir
-	if !fsx.Contains(root, abs) {
+	if !within(root, abs) {
 		return res
 	}
 	if fi, err := s.fsys.Stat(abs); err != nil || !fi.IsDir() {

@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 )
@@ -46,12 +47,42 @@ func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 }
 
 // chainDirs returns the directories from root down to dir, both included,
-// or nil when dir is not inside root.
+// or nil when dir is not inside root. Both are clean absolute paths; the
+// result shares dir's memory, as this runs once per resolve.
 func chainDirs(root, dir string) []string {
-	if !fsx.Contains(root, dir) {
+	if !within(root, dir) {
 		return nil
 	}
-	all := fsx.Ancestors(dir)
-	n := len(fsx.Ancestors(root))
-	return all[n-1:]
+	out := make([]string, 0, strings.Count(dir[len(root):], "/")+1)
+	out = append(out, root)
+	for i := len(root) + 1; i < len(dir); i++ {
+		if dir[i] == '/' {
+			out = append(out, dir[:i])
+		}
+	}
+	if dir != root {
+		out = append(out, dir)
+	}
+	return out
+}
+
+// within reports whether the clean absolute path p is root or inside it,
+// comparing whole components.
+func within(root, p string) bool {
+	switch {
+	case p == root || root == "/":
+		return true
+	case len(p) > len(root) && p[len(root)] == '/':
+		return p[:len(root)] == root
+	}
+	return false
+}
+
+// joinName joins a clean absolute directory and a plain file name without
+// filepath.Join's cleaning, which shows in a resolve's profile.
+func joinName(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }

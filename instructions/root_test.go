@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,5 +81,26 @@ func TestEstimateRootKeepsLogicalPaths(t *testing.T) {
 	_, in := Start(Options{Config: DefaultConfig(), Cwd: cwd})
 	if want := []string{filepath.Join(link, "AGENTS.md")}; len(in.Files) != 1 || in.Files[0].Path != want[0] {
 		t.Errorf("files = %v, want %v", paths(in.Files), want)
+	}
+}
+
+func TestChainDirs(t *testing.T) {
+	tests := []struct {
+		root, dir string
+		want      []string
+	}{
+		{"/r", "/r", []string{"/r"}},
+		{"/r", "/r/a/b", []string{"/r", "/r/a", "/r/a/b"}},
+		{"/", "/a/b", []string{"/", "/a", "/a/b"}},
+		{"/", "/", []string{"/"}},
+		{"/r", "/rx/a", nil},
+		{"/r/a", "/r", nil},
+		{"/r", "/", nil},
+	}
+	for _, tt := range tests {
+		got := chainDirs(tt.root, tt.dir)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("chainDirs(%q, %q) = %q, want %q", tt.root, tt.dir, got, tt.want)
+		}
 	}
 }

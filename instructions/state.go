@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -58,7 +59,7 @@ func (s *Session) State() State {
 // are the saved ones (markers are not searched again); the configuration,
 // the filesystem and the base for relative targets (opts.Cwd) are current.
 func Restore(st State, opts Options) *Session {
-	s := newSession(opts, Root{Dir: st.Root, Source: st.RootSource}, st.Cwd, st.Markers)
+	s := newSession(opts, Root{Dir: filepath.Clean(st.Root), Source: st.RootSource}, filepath.Clean(st.Cwd), st.Markers)
 	for _, f := range st.Files {
 		s.known[f.Path] = known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}}
 		s.idsPending = true
