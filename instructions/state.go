@@ -139,3 +139,18 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 	}
 	return fsx.WriteFileAtomic(path, data, 0o644)
 }
+
+// WriteState replaces the state file at path with st under the same lock
+// as [UpdateState], whatever the file held before (even if it is broken).
+func WriteState(ctx context.Context, path string, st State) error {
+	lock, err := fsx.LockFile(ctx, path+".lock")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	data, err := MarshalState(st)
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(path, data, 0o644)
+}

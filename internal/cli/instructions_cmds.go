@@ -29,10 +29,7 @@ is started in FILE (replacing any there).`,
 			sess, in := instructions.Start(opts)
 			instructionsWarn(env, in.Warnings)
 			if state != "" {
-				err := instructions.UpdateState(cmd.Context(), fsx.Abs(env.Dir, state), func(*instructions.State) (instructions.State, error) {
-					return sess.State(), nil
-				})
-				if err != nil {
+				if err := instructions.WriteState(cmd.Context(), fsx.Abs(env.Dir, state), sess.State()); err != nil {
 					return err
 				}
 			}
