@@ -14,7 +14,9 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-// Config is the complete, effective configuration of a session.
+// Config is the complete, effective configuration of a session. Build it
+// with [DefaultConfig] or [BuildConfig]: a zero cap loads nothing initially
+// and puts no limit on a resolve.
 type Config struct {
 	// Enabled false: no initial files, and every resolve returns nothing.
 	Enabled  bool
