@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/agentlineage/lineage/internal/agentstest"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// lineageBinary builds cmd/lineage once per test binary run.
+func lineageBinary(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "lineage-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "lineage")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/agentlineage/lineage/cmd/lineage").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if buildErr != nil {
+		tb.Skipf("cannot build lineage: %v", buildErr)
+	}
+	return builtBin
+}
+
+func runProcess(b *testing.B, bin string, args ...string) {
+	b.Helper()
+	for i := 0; i < b.N; i++ {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}
+
+// BenchmarkProcessHelp is the floor every whole-process benchmark is
+// compared with.
+func BenchmarkProcessHelp(b *testing.B) {
+	runProcess(b, lineageBinary(b), "--help")
+}
+
+// BenchmarkProcessAgentsProfileNested runs "lineage agents profile" inside a
+// submodule of the nested corpus workspace.
+func BenchmarkProcessAgentsProfileNested(b *testing.B) {
+	root, subs := agentstest.Nested(b)
+	bin := lineageBinary(b)
+	b.ResetTimer()
+	runProcess(b, bin, "agents", "profile", "--slug", "product-manager", "--path", filepath.Join(root, subs[0]), "--explain")
+}

@@ -1,0 +1,363 @@
+package triad
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Kind is the JSON type of a [Value].
+type Kind uint8
+
+// The JSON kinds.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Object
+	Array
+)
+
+// Value is one JSON value held losslessly: objects keep their members in file
+// order (duplicates included), numbers keep their exact text, and every shape
+// the file has is representable.
+type Value struct {
+	Kind Kind
+	// Text is the string's value, the number's literal text, or "true"/"false".
+	Text    string
+	Members []Member
+	Items   []*Value
+}
+
+// Member is one name/value pair of an object.
+type Member struct {
+	Key   string
+	Value *Value
+}
+
+// NewString returns a string value.
+func NewString(s string) *Value { return &Value{Kind: String, Text: s} }
+
+// NewNumber returns a number value with the given literal text.
+func NewNumber(text string) *Value { return &Value{Kind: Number, Text: text} }
+
+// NewObject returns an empty object.
+func NewObject() *Value { return &Value{Kind: Object} }
+
+// NewArray returns an array of items.
+func NewArray(items ...*Value) *Value { return &Value{Kind: Array, Items: items} }
+
+// Get returns the value of the last member named key, or nil.
+func (v *Value) Get(key string) *Value {
+	if v == nil || v.Kind != Object {
+		return nil
+	}
+	for i := len(v.Members) - 1; i >= 0; i-- {
+		if v.Members[i].Key == key {
+			return v.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// Str returns the string at key, or "" when it is absent or not a string.
+func (v *Value) Str(key string) string {
+	if m := v.Get(key); m != nil && m.Kind == String {
+		return m.Text
+	}
+	return ""
+}
+
+// Set replaces the value of every member named key (keeping the first one's
+// position) or appends a new member.
+func (v *Value) Set(key string, val *Value) {
+	found := false
+	out := v.Members[:0]
+	for _, m := range v.Members {
+		if m.Key == key {
+			if found {
+				continue
+			}
+			found = true
+			m.Value = val
+		}
+		out = append(out, m)
+	}
+	v.Members = out
+	if !found {
+		v.Members = append(v.Members, Member{Key: key, Value: val})
+	}
+}
+
+// Delete removes every member named key.
+func (v *Value) Delete(key string) {
+	out := v.Members[:0]
+	for _, m := range v.Members {
+		if m.Key != key {
+			out = append(out, m)
+		}
+	}
+	v.Members = out
+}
+
+// Clone returns a deep copy of v.
+func (v *Value) Clone() *Value {
+	if v == nil {
+		return nil
+	}
+	c := &Value{Kind: v.Kind, Text: v.Text}
+	if v.Members != nil {
+		c.Members = make([]Member, len(v.Members))
+		for i, m := range v.Members {
+			c.Members[i] = Member{Key: m.Key, Value: m.Value.Clone()}
+		}
+	}
+	if v.Items != nil {
+		c.Items = make([]*Value, len(v.Items))
+		for i, it := range v.Items {
+			c.Items[i] = it.Clone()
+		}
+	}
+	return c
+}
+
+// IsEmpty reports whether v counts as missing in a merge: nil, null, or a
+// string that is blank after trimming. false, 0, {} and [] are values.
+func (v *Value) IsEmpty() bool {
+	return v == nil || v.Kind == Null || (v.Kind == String && strings.TrimSpace(v.Text) == "")
+}
+
+// SyntaxError is invalid JSON at a position of a file.
+type SyntaxError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *SyntaxError) Error() string {
+	name := e.File
+	if name == "" {
+		name = "input"
+	}
+	return fmt.Sprintf("%s: line %d, column %d: invalid json: %v", name, e.Line, e.Column, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+// Decode parses one JSON document. Duplicate member names are kept in order;
+// invalid UTF-8, trailing data and malformed JSON are a *SyntaxError naming
+// file, line and column (1-based, column counted in characters).
+func Decode(file string, data []byte) (*Value, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
+	v, err := decodeValue(dec, 0)
+	if err == nil {
+		if _, terr := dec.ReadToken(); terr != io.EOF {
+			if terr == nil {
+				terr = errors.New("unexpected data after the top-level value")
+			}
+			err = terr
+		}
+	}
+	if err != nil {
+		return nil, syntaxError(file, data, dec.InputOffset(), err)
+	}
+	return v, nil
+}
+
+func syntaxError(file string, data []byte, off int64, err error) *SyntaxError {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		off = se.ByteOffset
+		err = se.Err
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := lineColumn(data[:off])
+	return &SyntaxError{File: file, Line: line, Column: col, Err: err}
+}
+
+func lineColumn(before []byte) (line, col int) {
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	last := bytes.LastIndexByte(before, '\n')
+	return line, utf8.RuneCount(before[last+1:]) + 1
+}
+
+func decodeValue(dec *jsontext.Decoder, depth int) (*Value, error) {
+	if depth > maxDepth {
+		return nil, errors.New("nesting too deep")
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case 'n':
+		return &Value{Kind: Null}, nil
+	case 't', 'f':
+		return &Value{Kind: Bool, Text: tok.String()}, nil
+	case '0':
+		return &Value{Kind: Number, Text: tok.String()}, nil
+	case '"':
+		return &Value{Kind: String, Text: tok.String()}, nil
+	case '{':
+		v := &Value{Kind: Object, Members: []Member{}}
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			key := k.String()
+			mv, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.Members = append(v.Members, Member{Key: key, Value: mv})
+		}
+		_, err := dec.ReadToken()
+		return v, err
+	case '[':
+		v := &Value{Kind: Array, Items: []*Value{}}
+		for dec.PeekKind() != ']' {
+			it, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.Items = append(v.Items, it)
+		}
+		_, err := dec.ReadToken()
+		return v, err
+	}
+	return nil, fmt.Errorf("unexpected token %q", tok.Kind())
+}
+
+// EncodeOptions chooses the layout of [Encode].
+type EncodeOptions struct {
+	// SortKeys sorts object members by name (byte-wise) instead of keeping
+	// file order.
+	SortKeys bool
+	// Compact writes no whitespace; otherwise 2-space indentation.
+	Compact bool
+}
+
+// Encode writes v as JSON with '/' and HTML characters unescaped and, unless
+// Compact, 2-space indentation and a trailing newline.
+func Encode(v *Value, opts EncodeOptions) []byte {
+	var b []byte
+	b = appendValue(b, v, 0, opts)
+	if !opts.Compact {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Canonical is the merged-output layout: sorted keys, 2-space indent, '/'
+// unescaped, a trailing newline.
+func Canonical(v *Value) []byte { return Encode(v, EncodeOptions{SortKeys: true}) }
+
+func appendIndent(b []byte, depth int, opts EncodeOptions) []byte {
+	if opts.Compact {
+		return b
+	}
+	b = append(b, '\n')
+	for i := 0; i < depth; i++ {
+		b = append(b, "  "...)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	out, err := jsontext.AppendQuote(b, s)
+	if err != nil {
+		// Invalid UTF-8 was replaced by U+FFFD; the quoted text is still valid.
+		return out
+	}
+	return out
+}
+
+func appendValue(b []byte, v *Value, depth int, opts EncodeOptions) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	switch v.Kind {
+	case Null:
+		return append(b, "null"...)
+	case Bool, Number:
+		return append(b, v.Text...)
+	case String:
+		return appendString(b, v.Text)
+	case Array:
+		if len(v.Items) == 0 {
+			return append(b, "[]"...)
+		}
+		b = append(b, '[')
+		for i, it := range v.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendIndent(b, depth+1, opts)
+			b = appendValue(b, it, depth+1, opts)
+		}
+		b = appendIndent(b, depth, opts)
+		return append(b, ']')
+	}
+	if len(v.Members) == 0 {
+		return append(b, "{}"...)
+	}
+	members := v.Members
+	if opts.SortKeys {
+		members = append([]Member(nil), members...)
+		sort.SliceStable(members, func(i, j int) bool { return members[i].Key < members[j].Key })
+	}
+	b = append(b, '{')
+	for i, m := range members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendIndent(b, depth+1, opts)
+		b = appendString(b, m.Key)
+		b = append(b, ':')
+		if !opts.Compact {
+			b = append(b, ' ')
+		}
+		b = appendValue(b, m.Value, depth+1, opts)
+	}
+	b = appendIndent(b, depth, opts)
+	return append(b, '}')
+}
+
+// Equal reports whether a and b are the same JSON value with the same member
+// order and the same number texts.
+func Equal(a, b *Value) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || a.Text != b.Text || len(a.Members) != len(b.Members) || len(a.Items) != len(b.Items) {
+		return false
+	}
+	for i := range a.Members {
+		if a.Members[i].Key != b.Members[i].Key || !Equal(a.Members[i].Value, b.Members[i].Value) {
+			return false
+		}
+	}
+	for i := range a.Items {
+		if !Equal(a.Items[i], b.Items[i]) {
+			return false
+		}
+	}
+	return true
+}
