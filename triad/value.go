@@ -252,13 +252,65 @@ type EncodeOptions struct {
 	SortKeys bool
 	// Compact writes no whitespace; otherwise 2-space indentation.
 	Compact bool
+	// SpaceBeforeColon writes `"key" : value`, the layout of Swift's
+	// JSONEncoder that most CLIA files have.
+	SpaceBeforeColon bool
+	// OpenEmpty writes empty arrays and objects as "[", a blank line and
+	// "]" (Swift's layout) instead of "[]".
+	OpenEmpty bool
+}
+
+// DetectLayout returns the indented layout of an existing file, so a
+// rewrite changes only what it must: key order is kept, and a file written
+// as `"key" : value` keeps that separator.
+func DetectLayout(data []byte) EncodeOptions {
+	return EncodeOptions{
+		SpaceBeforeColon: bytes.Contains(data, []byte(`" : `)),
+		OpenEmpty:        bytes.Contains(data, []byte("[\n\n")) || bytes.Contains(data, []byte("{\n\n")),
+	}
+}
+
+// KeysSorted reports whether every object in v has its members in byte-wise
+// order, so that encoding with SortKeys changes nothing that exists.
+func KeysSorted(v *Value) bool {
+	if v == nil {
+		return true
+	}
+	for i, m := range v.Members {
+		if i > 0 && v.Members[i-1].Key > m.Key {
+			return false
+		}
+		if !KeysSorted(m.Value) {
+			return false
+		}
+	}
+	for _, it := range v.Items {
+		if !KeysSorted(it) {
+			return false
+		}
+	}
+	return true
+}
+
+func appendEmpty(b []byte, open, close byte, depth int, opts EncodeOptions) []byte {
+	if !opts.OpenEmpty || opts.Compact {
+		return append(b, open, close)
+	}
+	b = append(b, open, '\n')
+	b = appendIndent(b, depth, opts)
+	return append(b, close)
 }
 
 // Encode writes v as JSON with '/' and HTML characters unescaped and, unless
 // Compact, 2-space indentation and a trailing newline.
 func Encode(v *Value, opts EncodeOptions) []byte {
-	var b []byte
-	b = appendValue(b, v, 0, opts)
+	return AppendEncode(nil, v, opts)
+}
+
+// AppendEncode is [Encode] appending to dst; pass a buffer with capacity
+// for the expected size to avoid regrowing it.
+func AppendEncode(dst []byte, v *Value, opts EncodeOptions) []byte {
+	b := appendValue(dst, v, 0, opts)
 	if !opts.Compact {
 		b = append(b, '\n')
 	}
@@ -302,7 +354,7 @@ func appendValue(b []byte, v *Value, depth int, opts EncodeOptions) []byte {
 		return appendString(b, v.Text)
 	case Array:
 		if len(v.Items) == 0 {
-			return append(b, "[]"...)
+			return appendEmpty(b, '[', ']', depth, opts)
 		}
 		b = append(b, '[')
 		for i, it := range v.Items {
@@ -316,7 +368,7 @@ func appendValue(b []byte, v *Value, depth int, opts EncodeOptions) []byte {
 		return append(b, ']')
 	}
 	if len(v.Members) == 0 {
-		return append(b, "{}"...)
+		return appendEmpty(b, '{', '}', depth, opts)
 	}
 	members := v.Members
 	if opts.SortKeys {
@@ -330,6 +382,9 @@ func appendValue(b []byte, v *Value, depth int, opts EncodeOptions) []byte {
 		}
 		b = appendIndent(b, depth+1, opts)
 		b = appendString(b, m.Key)
+		if opts.SpaceBeforeColon && !opts.Compact {
+			b = append(b, ' ')
+		}
 		b = append(b, ':')
 		if !opts.Compact {
 			b = append(b, ' ')

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -60,4 +61,29 @@ func BenchmarkProcessAgentsProfileNested(b *testing.B) {
 	bin := lineageBinary(b)
 	b.ResetTimer()
 	runProcess(b, bin, "agents", "profile", "--slug", "product-manager", "--path", filepath.Join(root, subs[0]), "--explain")
+}
+
+// BenchmarkProcessAgentsJournal appends one entry per process to a
+// 1,000-entry agency document.
+func BenchmarkProcessAgentsJournal(b *testing.B) {
+	root := b.TempDir()
+	var sb strings.Builder
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"id":"e%d","timestamp":"2026-01-01T00:00:00Z","kind":"journal","title":"entry %d","summary":"a typical summary"}`, i, i)
+	}
+	dir := filepath.Join(root, ".clia/agents/s")
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "s@ws.agency.triad.json"), []byte(`{"entries":[`+sb.String()+`]}`), 0o644)
+	bin := lineageBinary(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "agents", "journal", "--slug", "s", "--path", root, "--note", fmt.Sprint("n", i), "--signature", "-s")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
 }
