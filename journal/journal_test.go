@@ -80,6 +80,9 @@ func TestResolveTarget(t *testing.T) {
 			t.Errorf("scope %q: %+v", tt.scope, tg)
 		}
 	}
+	if _, err := ResolveTarget(agents.Options{Path: filepath.Join(root, "missing")}, "s", ScopeLocal, ""); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("missing path: %v", err)
+	}
 	if _, err := ResolveTarget(agents.Options{Path: p}, "s", "galaxy", ""); err == nil {
 		t.Error("unknown scope accepted")
 	}

@@ -45,6 +45,9 @@ func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, 
 		return Target{}, err
 	}
 	p := filepath.Clean(opts.Path)
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return Target{}, fmt.Errorf("path %s is not a directory", p)
+	}
 	repo, inRepo := agents.RepoRoot(p)
 	ws, _ := agents.WorkspaceRoot(p)
 	if !inRepo {

@@ -1,5 +1,3 @@
-// Package agentstest gives the agents, triad and journal tests the real CLIA
-// corpus: where it is, and temporary copies of it with .git markers.
 package agentstest
 
 import (

@@ -78,11 +78,12 @@ func requireSlug(slug string) error {
 	return nil
 }
 
-// printFindings writes warnings and errors to stderr; with strict, errors
-// make the command fail with exit 3.
+// printFindings writes the findings of a read to stderr as warnings: a
+// skipped document (invalid JSON) does not stop the others from merging.
+// With strict, those errors make the command fail with exit 3.
 func printFindings(env *Env, rep agents.Report, strict bool) error {
 	for _, e := range rep.Errors {
-		fmt.Fprintf(env.Stderr, "lineage: error: %s\n", e)
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", e)
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", w)
@@ -225,11 +226,12 @@ func newAgentsProfileCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 		cmd.Short = "The merged agenda of a slug (profile --kind agenda)"
 	}
 	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
-	cmd.Flags().StringVar(&kind, "kind", def, "document kind: agent, agenda or agency")
+	if name == "profile" {
+		cmd.Flags().StringVar(&kind, "kind", def, "document kind: agent, agenda or agency")
+	} else {
+		kind = def
+	}
 	cmd.Flags().BoolVar(&rootChain, "root-chain", false, `add "contextChain": [{"prefix","path"}]`)
 	cmd.Flags().BoolVar(&explain, "explain", false, "print {merged, provenance}: the file each value came from")
-	if name == "plan" {
-		cmd.Flags().MarkHidden("kind")
-	}
 	return cmd
 }
