@@ -34,19 +34,7 @@ var directiveKeys = map[string]bool{"inherits": true, "rootChain": true}
 // non-empty instead of merged key by key.
 var wholeKeys = map[string]bool{"notes": true, "extensions": true}
 
-// origin is the file a merged value came from; leaf values are reported
-// as a whole (scalars, array elements, objects taken whole).
-type origin struct {
-	file string
-	leaf bool
-}
-
-type merger struct {
-	// keys indexes the members of the merged objects by name.
-	keys  map[*Value]map[string]int
-	prov  map[*Value]origin
-	index map[*Value]map[string]int
-}
+type merger struct{}
 
 // Merge folds layers into one document by the triad rules: scalars last
 // non-empty wins; objects merge key by key, except notes and extensions which
@@ -56,7 +44,7 @@ type merger struct {
 // is not an object contribute nothing. Merge never reads the clock and its
 // output depends only on the layers' order and content.
 func Merge(slug string, layers []Layer) Result {
-	m := &merger{keys: map[*Value]map[string]int{}, prov: make(map[*Value]origin, 256), index: map[*Value]map[string]int{}}
+	m := &merger{}
 	out := NewObject()
 	out.Members = []Member{}
 	slugFile := ""
@@ -81,7 +69,7 @@ func Merge(slug string, layers []Layer) Result {
 		sv := NewString(slug)
 		m.set(out, "slug", sv)
 		if slugFile != "" {
-			m.prov[sv] = origin{slugFile, true}
+			sv.from, sv.leaf = slugFile, true
 		}
 	}
 	res := Result{Merged: out, Provenance: map[string]string{}}
@@ -94,7 +82,7 @@ func isWholeEmpty(v *Value) bool {
 }
 
 func (m *merger) mark(v *Value, file string) *Value {
-	m.prov[v] = origin{file, true}
+	v.from, v.leaf = file, true
 	return v
 }
 
@@ -114,7 +102,7 @@ func (m *merger) mergeMember(dst *Value, key string, src *Value, file, parent st
 	case Object:
 		if cur == nil || cur.Kind != Object {
 			cur = &Value{Kind: Object, Members: []Member{}}
-			m.prov[cur] = origin{file: file}
+			cur.from = file
 			m.set(dst, key, cur)
 		}
 		for _, mem := range src.Members {
@@ -123,7 +111,7 @@ func (m *merger) mergeMember(dst *Value, key string, src *Value, file, parent st
 	case Array:
 		if cur == nil || cur.Kind != Array {
 			cur = &Value{Kind: Array, Items: []*Value{}}
-			m.prov[cur] = origin{file: file}
+			cur.from = file
 			m.set(dst, key, cur)
 		}
 		m.union(cur, src, key, parent, file)
@@ -135,17 +123,17 @@ func (m *merger) mergeMember(dst *Value, key string, src *Value, file, parent st
 // get and set address the members of a merged object (whose keys are
 // unique) through an index, so wide documents merge in linear time.
 func (m *merger) get(obj *Value, key string) *Value {
-	if i, ok := m.keys[obj][key]; ok {
+	if i, ok := obj.keys[key]; ok {
 		return obj.Members[i].Value
 	}
 	return nil
 }
 
 func (m *merger) set(obj *Value, key string, v *Value) {
-	idx := m.keys[obj]
+	idx := obj.keys
 	if idx == nil {
 		idx = map[string]int{}
-		m.keys[obj] = idx
+		obj.keys = idx
 	}
 	if i, ok := idx[key]; ok {
 		obj.Members[i].Value = v
@@ -158,7 +146,7 @@ func (m *merger) set(obj *Value, key string, v *Value) {
 // union adds src's elements to dst: first occurrence wins the position, a
 // keyed element from a later layer replaces the earlier one in place.
 func (m *merger) union(dst, src *Value, field, parent, file string) {
-	idx := m.index[dst]
+	idx := dst.idx
 	if idx == nil {
 		idx = map[string]int{}
 		for i, it := range dst.Items {
@@ -166,7 +154,7 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 				idx[k] = i
 			}
 		}
-		m.index[dst] = idx
+		dst.idx = idx
 	}
 	for _, el := range src.Items {
 		k, ok := elementKey(field, parent, el)
@@ -262,9 +250,9 @@ func CanonicalString(v *Value) string {
 }
 
 func (m *merger) walk(v *Value, ptr string, out map[string]string) {
-	if o, ok := m.prov[v]; ok && (o.leaf || (len(v.Members) == 0 && len(v.Items) == 0)) {
+	if v.from != "" && (v.leaf || (len(v.Members) == 0 && len(v.Items) == 0)) {
 		if ptr != "" {
-			out[ptr] = o.file
+			out[ptr] = v.from
 		}
 		return
 	}

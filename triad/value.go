@@ -34,6 +34,15 @@ type Value struct {
 	Text    string
 	Members []Member
 	Items   []*Value
+
+	// from and leaf record, in a merge result only, the file a value came
+	// from and whether it is reported as a whole.
+	from string
+	leaf bool
+	// keys indexes the members of a merged object, idx the elements of a
+	// merged array, so wide documents merge in linear time.
+	keys map[string]int
+	idx  map[string]int
 }
 
 // Member is one name/value pair of an object.

@@ -121,7 +121,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		for _, opts := range []EncodeOptions{{}, {Compact: true}, {SortKeys: true}} {
+		for _, opts := range []EncodeOptions{{}, {Compact: true}, {SortKeys: true}, {SpaceBeforeColon: true, OpenEmpty: true}} {
 			out := Encode(v, opts)
 			w, err := Decode("again", out)
 			if err != nil {
