@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestDecodeEncodeLossless(t *testing.T) {
@@ -114,6 +116,9 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Decode("fuzz", data)
+		if err != nil && jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true)) {
+			t.Fatalf("valid JSON rejected: %v", err)
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
