@@ -168,10 +168,10 @@ const maxDepth = 10000
 // invalid UTF-8, trailing data and malformed JSON are a *SyntaxError naming
 // file, line and column (1-based, column counted in characters).
 func Decode(file string, data []byte) (*Value, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
-	v, err := decodeValue(dec, 0)
+	d := &decoder{dec: jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))}
+	v, err := d.value(0)
 	if err == nil {
-		if _, terr := dec.ReadToken(); terr != io.EOF {
+		if _, terr := d.dec.ReadToken(); terr != io.EOF {
 			if terr == nil {
 				terr = errors.New("unexpected data after the top-level value")
 			}
@@ -179,7 +179,7 @@ func Decode(file string, data []byte) (*Value, error) {
 		}
 	}
 	if err != nil {
-		return nil, syntaxError(file, data, dec.InputOffset(), err)
+		return nil, syntaxError(file, data, d.dec.InputOffset(), err)
 	}
 	return v, nil
 }
@@ -206,52 +206,110 @@ func lineColumn(before []byte) (line, col int) {
 	return line, utf8.RuneCount(before[last+1:]) + 1
 }
 
-func decodeValue(dec *jsontext.Decoder, depth int) (*Value, error) {
+// decoder builds a Value tree, allocating nodes in slabs: a document has
+// many small values and one allocation per node dominates decoding.
+type decoder struct {
+	dec  *jsontext.Decoder
+	slab []Value
+	// names interns object names and short strings, which repeat in every
+	// entry of a log.
+	names map[string]string
+}
+
+// str reads the next string (or object name) and returns its value,
+// interned when short and free of escapes.
+func (d *decoder) str() (string, error) {
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	if len(raw) <= 40 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
+		if s, ok := d.names[string(raw[1:len(raw)-1])]; ok {
+			return s, nil
+		}
+		s := string(raw[1 : len(raw)-1])
+		if d.names == nil {
+			d.names = map[string]string{}
+		}
+		d.names[s] = s
+		return s, nil
+	}
+	b, err := jsontext.AppendUnquote(nil, raw)
+	return string(b), err
+}
+
+func (d *decoder) node(k Kind, text string) *Value {
+	if len(d.slab) == 0 {
+		d.slab = make([]Value, 256)
+	}
+	v := &d.slab[0]
+	d.slab = d.slab[1:]
+	v.Kind, v.Text = k, text
+	return v
+}
+
+func (d *decoder) value(depth int) (*Value, error) {
 	if depth > maxDepth {
 		return nil, errors.New("nesting too deep")
 	}
-	tok, err := dec.ReadToken()
+	if d.dec.PeekKind() == '"' {
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		return d.node(String, s), nil
+	}
+	tok, err := d.dec.ReadToken()
 	if err != nil {
 		return nil, err
 	}
 	switch tok.Kind() {
 	case 'n':
-		return &Value{Kind: Null}, nil
+		return d.node(Null, ""), nil
 	case 't', 'f':
-		return &Value{Kind: Bool, Text: tok.String()}, nil
+		return d.node(Bool, tok.String()), nil
 	case '0':
-		return &Value{Kind: Number, Text: tok.String()}, nil
+		return d.node(Number, tok.String()), nil
 	case '"':
-		return &Value{Kind: String, Text: tok.String()}, nil
+		return d.node(String, tok.String()), nil
 	case '{':
-		v := &Value{Kind: Object, Members: []Member{}}
-		for dec.PeekKind() != '}' {
-			k, err := dec.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			key := k.String()
-			mv, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.Members = append(v.Members, Member{Key: key, Value: mv})
-		}
-		_, err := dec.ReadToken()
-		return v, err
+		return d.object(depth)
 	case '[':
-		v := &Value{Kind: Array, Items: []*Value{}}
-		for dec.PeekKind() != ']' {
-			it, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.Items = append(v.Items, it)
-		}
-		_, err := dec.ReadToken()
-		return v, err
+		return d.array(depth)
 	}
 	return nil, fmt.Errorf("unexpected token %q", tok.Kind())
+}
+
+func (d *decoder) object(depth int) (*Value, error) {
+	v := d.node(Object, "")
+	v.Members = []Member{}
+	for d.dec.PeekKind() != '}' {
+		key, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		mv, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.Members = append(v.Members, Member{Key: key, Value: mv})
+	}
+	_, err := d.dec.ReadToken()
+	return v, err
+}
+
+func (d *decoder) array(depth int) (*Value, error) {
+	v := d.node(Array, "")
+	v.Items = []*Value{}
+	for d.dec.PeekKind() != ']' {
+		it, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.Items = append(v.Items, it)
+	}
+	_, err := d.dec.ReadToken()
+	return v, err
 }
 
 // EncodeOptions chooses the layout of [Encode].
