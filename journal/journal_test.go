@@ -227,7 +227,14 @@ func TestAppendInvalidDocumentWritesNothing(t *testing.T) {
 // document, which keeps every other key and every earlier entry.
 func TestAppendIntoCorpusCopies(t *testing.T) {
 	root := corpusOrSkip(t)
-	roots := []string{".clia/agents", ".wrkstrm/clia/agents", "private/.wrkstrm/agents"}
+	// Every agents root of the corpus, including the identity folder
+	// (private/universal/identity holds <slug>@<op>.substrate.* triads) and
+	// the sample and template triads shipped as tool resources.
+	roots := []string{".clia/agents", ".wrkstrm/clia/agents", "private/.wrkstrm/agents", "private/universal",
+		"sources/core/clia-agent-core-cli-commands/resources/templates",
+		"sources/core/clia-agent-core-cli-commands/Resources/templates",
+		"sources/core/clia-agent-core-cli-commands/resources/clia/agent"}
+	schemes := map[string]bool{}
 	n := 0
 	for _, folder := range folders(t, root) {
 		for _, ar := range roots {
@@ -252,6 +259,7 @@ func TestAppendIntoCorpusCopies(t *testing.T) {
 					t.Errorf("%s: wrote %s, want %s", folder, res.File, name)
 				}
 				assertOnlyAppended(t, before, readDoc(t, res.File), res.Entry)
+				schemes[scheme(name)] = true
 				n++
 			}
 		}
@@ -259,6 +267,31 @@ func TestAppendIntoCorpusCopies(t *testing.T) {
 	if n < 15 {
 		t.Errorf("wrote into %d corpus agency documents; expected more", n)
 	}
+	for _, want := range []string{"slug@tag.agency.triad.json", "slug@tag.x.agency.triad.json", "Repo.slug.agency.json", "slug@tag.agency.json"} {
+		if !schemes[want] {
+			t.Errorf("naming scheme %s not exercised (got %v)", want, schemes)
+		}
+	}
+}
+
+// scheme abstracts a file name into its naming scheme.
+func scheme(name string) string {
+	ext := ".agency.triad.json"
+	if !strings.HasSuffix(name, ext) {
+		ext = ".agency.json"
+	}
+	stem := strings.TrimSuffix(name, ext)
+	at := strings.Contains(stem, "@")
+	dots := strings.Count(stem, ".")
+	switch {
+	case at && dots == 0:
+		return "slug@tag" + ext
+	case at:
+		return "slug@tag.x" + ext
+	case dots > 0:
+		return "Repo.slug" + ext
+	}
+	return "slug" + ext
 }
 
 // assertOnlyAppended: after equals before plus the entry, a new "updated"
