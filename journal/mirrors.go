@@ -29,7 +29,7 @@ func Mirrors(opts Options, slugs []string, dryRun bool) ([]Mirror, error) {
 			return nil, err
 		}
 	}
-	t, err := ResolveTarget(opts.Agents, "x", opts.Scope, opts.AgentsDir)
+	t, err := WriteRoot(opts.Agents, opts.Scope, opts.AgentsDir)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,21 @@ func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, 
 	if err := agents.ValidateSlug(slug); err != nil {
 		return Target{}, err
 	}
+	t, err := WriteRoot(opts, scope, agentsDir)
+	if err != nil {
+		return Target{}, err
+	}
+	if t.Workspace == "" {
+		t.Dir = filepath.Join(t.Root, slug)
+	} else {
+		t.Dir = filepath.Join(t.Root, opts.Roots()[0], slug)
+	}
+	return t, nil
+}
+
+// WriteRoot resolves the write root of opts.Path by scope; Dir is left
+// empty. Outside any repository the root is agentsDir itself.
+func WriteRoot(opts agents.Options, scope, agentsDir string) (Target, error) {
 	if err := agents.ValidateRoots(opts.AgentsRoots); err != nil {
 		return Target{}, err
 	}
@@ -52,10 +67,10 @@ func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, 
 	ws, _ := agents.WorkspaceRoot(p)
 	if !inRepo {
 		if agentsDir == "" {
-			return Target{}, fmt.Errorf("%w: no .git directory or file at or above %s; run inside a repository, or pass --agents-dir DIR to write to DIR/%s/", ErrNoWriteRoot, p, slug)
+			return Target{}, fmt.Errorf("%w: no .git directory or file at or above %s; run inside a repository, or pass --agents-dir DIR to write to DIR/<slug>/", ErrNoWriteRoot, p)
 		}
 		dir := fsx.Abs(p, agentsDir)
-		return Target{Root: dir, Dir: filepath.Join(dir, slug), Source: filepath.Base(dir)}, nil
+		return Target{Root: dir, Source: filepath.Base(dir)}, nil
 	}
 	var root string
 	switch scope {
@@ -72,7 +87,7 @@ func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, 
 	if err != nil {
 		return Target{}, err
 	}
-	return Target{Root: root, Dir: filepath.Join(root, opts.Roots()[0], slug), Source: filepath.ToSlash(src), Workspace: ws}, nil
+	return Target{Root: root, Source: filepath.ToSlash(src), Workspace: ws}, nil
 }
 
 // ensureDir creates t.Dir component by component, refusing any existing
