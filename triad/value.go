@@ -400,12 +400,34 @@ func appendIndent(b []byte, depth int, opts EncodeOptions) []byte {
 }
 
 func appendString(b []byte, s string) []byte {
+	if plainString(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	out, err := jsontext.AppendQuote(b, s)
 	if err != nil {
 		// Invalid UTF-8 was replaced by U+FFFD; the quoted text is still valid.
 		return out
 	}
 	return out
+}
+
+// plainString reports whether s needs no escaping: valid UTF-8 without
+// control characters, quotes or backslashes. jsontext.AppendQuote would copy
+// it unchanged.
+func plainString(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(s)
 }
 
 func appendValue(b []byte, v *Value, depth int, opts EncodeOptions) []byte {

@@ -138,3 +138,16 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// The unescaped fast path writes exactly what jsontext.AppendQuote writes.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a/b <&>", "é 😀", "tab\t", "q\"", `back\slash`, "\x7f", "\xff", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := jsontext.AppendQuote(nil, s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
