@@ -18,12 +18,13 @@ var (
 	buildErr  error
 )
 
-// lineageBinary builds cmd/lineage once per test binary run.
+// lineageBinary builds cmd/lineage once per test binary run, into one fixed
+// temporary directory that later runs overwrite (nothing accumulates).
 func lineageBinary(tb testing.TB) string {
 	tb.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lineage-bin-")
-		if err != nil {
+		dir := filepath.Join(os.TempDir(), "lineage-bench-bin")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			buildErr = err
 			return
 		}
@@ -51,7 +52,9 @@ func runProcess(b *testing.B, bin string, args ...string) {
 // BenchmarkProcessHelp is the floor every whole-process benchmark is
 // compared with.
 func BenchmarkProcessHelp(b *testing.B) {
-	runProcess(b, lineageBinary(b), "--help")
+	bin := lineageBinary(b)
+	b.ResetTimer()
+	runProcess(b, bin, "--help")
 }
 
 // BenchmarkProcessAgentsProfileNested runs "lineage agents profile" inside a
