@@ -122,7 +122,7 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 }
 
 func summary(c Content) string {
-	s := c.Text
+	s := strings.TrimSpace(c.Text)
 	if s == "" && len(c.ToolCalls) > 0 {
 		s = c.ToolCalls[0].Name + "(" + c.ToolCalls[0].Arguments + ")"
 	}
@@ -168,37 +168,32 @@ func Graph(entries []LogEntry) string {
 	var cols []Hash // the commit each column waits for
 	for _, e := range entries {
 		col := -1
-		for i, h := range cols {
-			if h == e.Hash {
-				col = i
-				break
+		for i := 0; i < len(cols); i++ {
+			if cols[i] != e.Hash {
+				continue
 			}
+			if col < 0 {
+				col = i
+				continue
+			}
+			// Another line waited for this commit: it joins here.
+			cols = append(cols[:i], cols[i+1:]...)
+			i--
+			b.WriteString(strings.Repeat("| ", len(cols)-1) + "|/\n")
 		}
 		if col < 0 {
 			cols = append(cols, e.Hash)
 			col = len(cols) - 1
 		}
 		b.WriteString(row(len(cols), col, "*") + e.LogLine() + "\n")
-		// Lines that waited for this commit too end here.
-		var joined bool
-		for i := len(cols) - 1; i > col; i-- {
-			if cols[i] == e.Hash {
-				cols = append(cols[:i], cols[i+1:]...)
-				joined = true
-			}
-		}
-		if joined {
-			b.WriteString(strings.TrimRight(row(len(cols)+1, -1, "")[:2*len(cols)]+"/", " ") + "\n")
-		}
-		switch len(e.Parents) {
-		case 0:
+		if len(e.Parents) == 0 {
 			cols = append(cols[:col], cols[col+1:]...)
-		default:
-			cols[col] = e.Parents[0]
-			for _, p := range e.Parents[1:] {
-				cols = append(cols, p)
-				b.WriteString(strings.TrimRight(row(len(cols)-1, -1, ""), " ") + "\\\n")
-			}
+			continue
+		}
+		cols[col] = e.Parents[0]
+		for _, p := range e.Parents[1:] {
+			cols = append(cols, p)
+			b.WriteString(strings.TrimRight(row(len(cols)-1, -1, ""), " ") + "\\\n")
 		}
 	}
 	return b.String()

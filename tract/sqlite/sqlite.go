@@ -134,3 +134,8 @@ func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 func isUnique(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
+
+// Reopen opens a second handle on the same file.
+func (s *Store) Reopen() (tract.Store, error) {
+	return Open(context.Background(), s.path, Options{})
+}

@@ -1,0 +1,128 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+	"pgregory.net/rapid"
+)
+
+func init() {
+	suites = append(suites, []testCase{
+		{"WarmCompileEqualsCold", testWarmEqualsCold},
+	})
+}
+
+// testWarmEqualsCold applies random sequences of appends, edits,
+// annotations, branches, merges and resets, and after each step compares the
+// cached (warm) compile of one long-lived repo with a cold compile.
+func testWarmEqualsCold(t *testing.T, newStore Factory) {
+	rapid.Check(t, func(rt *rapid.T) {
+		ctx := context.Background()
+		s := newStore(t)
+		clk := newClock()
+		warm := tract.New(s, tract.Options{Now: clk.Now})
+		if _, _, err := warm.Init(ctx); err != nil {
+			rt.Fatal(err)
+		}
+		branches := []string{"main"}
+		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
+		for i := 0; i < steps; i++ {
+			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile"}).Draw(rt, "op")
+			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
+				rt.Fatalf("%s: %v", op, err)
+			}
+			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			compareWarmCold(ctx, rt, warm, tract.CompileOptions{Budget: budget})
+		}
+	})
+}
+
+func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, branches *[]string) error {
+	text := rapid.SampledFrom([]string{"a", "bb", "hello there", "one two three four"}).Draw(rt, "text")
+	var err error
+	switch op {
+	case "append":
+		typ := rapid.SampledFrom([]tract.Type{tract.TypeMessage, tract.TypeInstruction, tract.TypeReasoning, tract.TypeMetadata}).Draw(rt, "type")
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: typ, Text: text}})
+	case "named":
+		name := rapid.SampledFrom([]string{"style", "tools"}).Draw(rt, "name")
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeInstruction, Name: name, Text: text}})
+	case "tool":
+		id := fmt.Sprintf("call%d", rapid.IntRange(0, 3).Draw(rt, "call"))
+		if rapid.Bool().Draw(rt, "call or result") {
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "f"}}}})
+		} else {
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
+		}
+	case "edit", "annotate", "reset":
+		target, ok, lerr := pickCommit(ctx, rt, r)
+		if lerr != nil || !ok {
+			return lerr
+		}
+		switch op {
+		case "edit":
+			_, err = r.Edit(ctx, "main", string(target.Hash), text, "")
+			var ve *tract.ValidationError
+			if errors.As(err, &ve) {
+				err = nil // editing an edit or a merge is rejected; fine
+			}
+		case "annotate":
+			p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Normal, tract.Important, tract.Pinned}).Draw(rt, "priority")
+			_, err = r.Annotate(ctx, "main", string(target.Hash), p, "")
+		case "reset":
+			_, err = r.Reset(ctx, "main", string(target.Hash))
+		}
+	case "branch":
+		name := fmt.Sprintf("b%d", len(*branches))
+		if _, err = r.CreateBranch(ctx, "main", name, ""); err == nil {
+			*branches = append(*branches, name)
+		} else if errors.Is(err, tract.ErrNoCommits) {
+			err = nil
+		}
+	case "switch":
+		err = r.Switch(ctx, "main", rapid.SampledFrom(*branches).Draw(rt, "branch"))
+		if errors.Is(err, tract.ErrNotFound) {
+			err = nil // an unborn branch
+		}
+	case "merge":
+		b := rapid.SampledFrom(*branches).Draw(rt, "branch")
+		strategy := rapid.SampledFrom([]string{"", "ours", "theirs"}).Draw(rt, "strategy")
+		_, err = r.Merge(ctx, "main", b, tract.MergeOptions{NoFF: rapid.Bool().Draw(rt, "no-ff"), Strategy: strategy})
+		if errors.Is(err, tract.ErrConflict) || errors.Is(err, tract.ErrNotFound) || errors.Is(err, tract.ErrNoCommits) {
+			err = nil
+		}
+	case "compile":
+	}
+	return err
+}
+
+// pickCommit draws a commit of main's current history.
+func pickCommit(ctx context.Context, rt *rapid.T, r *tract.Repo) (tract.LogEntry, bool, error) {
+	log, err := r.Log(ctx, "main", tract.LogOptions{})
+	if err != nil || len(log) == 0 {
+		return tract.LogEntry{}, false, err
+	}
+	return rapid.SampledFrom(log).Draw(rt, "commit"), true, nil
+}
+
+func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, o tract.CompileOptions) {
+	w, werr := r.Compile(ctx, "main", o)
+	c, cerr := r.CompileCold(ctx, "main", o)
+	if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) {
+		rt.Fatalf("warm error %v, cold error %v", werr, cerr)
+	}
+	if werr != nil {
+		return
+	}
+	if len(w.Messages) == 0 && len(c.Messages) == 0 {
+		w.Messages, c.Messages = nil, nil
+	}
+	if !reflect.DeepEqual(w, c) {
+		rt.Fatalf("warm compile differs from cold:\nwarm: %+v\ncold: %+v", w, c)
+	}
+}
