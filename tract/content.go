@@ -1,12 +1,9 @@
 package tract
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
-
-	"github.com/agentlineage/lineage/internal/canon"
+	"unicode/utf8"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -54,7 +51,7 @@ type Content struct {
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
 	// Seed marks the first commit of a snapshot or empty spawn: the parent
 	// already has this context, so the parent's compile leaves it out.
-	Seed bool `json:"seed,omitempty"`
+	Seed bool `json:"seed,omitzero"`
 }
 
 // defaultRole and allowedRoles encode the spec's role table.
@@ -98,6 +95,11 @@ func (c Content) Normalize() (Content, error) {
 	}
 	if c.Role == "" {
 		c.Role = defaultRole[c.Type]
+	}
+	for _, f := range []struct{ name, value string }{{"text", c.Text}, {"name", c.Name}, {"role", c.Role}, {"tool-call-id", c.ToolCallID}} {
+		if !utf8.ValidString(f.value) {
+			return c, &ValidationError{Field: f.name, Reason: "not valid UTF-8"}
+		}
 	}
 	if !contains(roles, c.Role) {
 		return c, &ValidationError{Field: "role", Value: c.Role, Reason: fmt.Sprintf("not allowed for %s (want %s)", c.Type, strings.Join(nonEmpty(roles), ", "))}
@@ -182,12 +184,11 @@ func (b Blob) Size() int { return len(b.Data) }
 
 // NewBlob encodes c canonically and hashes it.
 func NewBlob(c Content) (Blob, error) {
-	data, err := canon.Marshal(c)
+	data, err := canonicalContent(c)
 	if err != nil {
 		return Blob{}, err
 	}
-	sum := sha256.Sum256(data)
-	return Blob{Hash: Hash(hex.EncodeToString(sum[:])), Data: data, Tokens: -1}, nil
+	return Blob{Hash: sha256Hex(data), Data: data, Tokens: -1}, nil
 }
 
 // DecodeContent decodes a blob's bytes.

@@ -95,7 +95,7 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 			m.Parents = []Hash{other}
 		}
 		m.Hash = m.ComputeHash()
-		if err := tx.PutCommit(ctx, m); err != nil {
+		if err := tx.PutCommits(ctx, m); err != nil {
 			return err
 		}
 		res.Merge, res.Head = m.Hash, m.Hash

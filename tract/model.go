@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
-
-	"github.com/agentlineage/lineage/internal/canon"
 )
 
 // Hash is a lowercase hex SHA-256.
@@ -79,19 +77,7 @@ type hashedCommit struct {
 
 // ComputeHash returns the hash c's fields give (ignoring c.Hash).
 func (c Commit) ComputeHash() Hash {
-	parents := c.Parents
-	if parents == nil {
-		parents = []Hash{}
-	}
-	h, err := canon.SHA256(hashedCommit{
-		Parents: parents, Content: c.Content, Operation: c.Operation, EditTarget: c.EditTarget,
-		Tract: c.Tract, Time: c.Time.UTC().Format(time.RFC3339Nano), Message: c.Message,
-	})
-	if err != nil {
-		// Marshalling this fixed struct of strings cannot fail.
-		panic(err)
-	}
-	return Hash(h)
+	return sha256Hex(canonicalCommit(c))
 }
 
 // Tract is one agent's context history.

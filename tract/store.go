@@ -69,11 +69,13 @@ type Tx interface {
 	// DeleteTract marks a tract deleted (freeing its name) and removes its
 	// refs; its commits stay.
 	DeleteTract(ctx context.Context, id string, at time.Time) error
-	// PutBlob stores b unless a blob with its hash exists.
-	PutBlob(ctx context.Context, b Blob) error
-	// PutCommit stores c unless a commit with its hash exists. Its parents,
-	// edit target and content must exist.
-	PutCommit(ctx context.Context, c Commit) error
+	// PutBlobs stores each blob unless one with its hash exists (a blob
+	// with Tokens >= 0 and an Encoding also records its token count).
+	PutBlobs(ctx context.Context, blobs ...Blob) error
+	// PutCommits stores each commit unless one with its hash exists, in
+	// order. Parents, edit targets and contents must exist or come earlier
+	// in the list; otherwise the call fails.
+	PutCommits(ctx context.Context, commits ...Commit) error
 	// UpdateRef compares and swaps a ref and appends to the reflog; a ref
 	// whose value is not u.Old fails with ErrBranchMoved.
 	UpdateRef(ctx context.Context, u RefUpdate) error

@@ -66,48 +66,51 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 	}
 	var out []Commit
 	err = r.retry(ctx, func() error {
-		out = out[:0]
 		now := r.clock()
 		return r.store.Update(ctx, func(tx Tx) error {
-			out = out[:0]
 			h, err := readHead(ctx, tx, t.ID)
 			if err != nil {
 				return err
 			}
-			parent := h.Commit
-			for _, p := range prepared {
-				c, err := putAppend(ctx, tx, t.ID, parent, p, now)
-				if err != nil {
+			out = chainAppends(t.ID, h.Commit, prepared, now)
+			blobs := make([]Blob, len(prepared))
+			for i, p := range prepared {
+				blobs[i] = p.blob
+			}
+			if err := tx.PutBlobs(ctx, blobs...); err != nil {
+				return err
+			}
+			if err := tx.PutCommits(ctx, out...); err != nil {
+				return err
+			}
+			for i, p := range prepared {
+				if p.req.Priority == "" {
+					continue
+				}
+				a := Annotation{Viewer: t.ID, Commit: out[i].Hash, Priority: p.req.Priority, Reason: p.req.Reason, Time: now, Head: out[i].Hash}
+				if err := tx.AddAnnotation(ctx, a); err != nil {
 					return err
 				}
-				out = append(out, c)
-				parent = c.Hash
 			}
-			return moveHead(ctx, tx, t.ID, h, parent, "commit", now)
+			return moveHead(ctx, tx, t.ID, h, out[len(out)-1].Hash, "commit", now)
 		})
 	})
 	return out, err
 }
 
-func putAppend(ctx context.Context, tx Tx, tractID string, parent Hash, p preparedAppend, now time.Time) (Commit, error) {
-	if err := tx.PutBlob(ctx, p.blob); err != nil {
-		return Commit{}, err
-	}
-	c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Parents: []Hash{}}
-	if parent != "" {
-		c.Parents = []Hash{parent}
-	}
-	c.Hash = c.ComputeHash()
-	if err := tx.PutCommit(ctx, c); err != nil {
-		return c, err
-	}
-	if p.req.Priority != "" {
-		a := Annotation{Viewer: tractID, Commit: c.Hash, Priority: p.req.Priority, Reason: p.req.Reason, Time: now, Head: parent}
-		if err := tx.AddAnnotation(ctx, a); err != nil {
-			return c, err
+// chainAppends builds the commits of prepared appends, each on the previous.
+func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
+	out := make([]Commit, len(prepared))
+	for i, p := range prepared {
+		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Parents: []Hash{}}
+		if parent != "" {
+			c.Parents = []Hash{parent}
 		}
+		c.Hash = c.ComputeHash()
+		out[i] = c
+		parent = c.Hash
 	}
-	return c, nil
+	return out
 }
 
 // Edit records an edit commit replacing the text of the commit ref names.
@@ -195,12 +198,12 @@ func putEdit(ctx context.Context, tx Tx, tractID string, parent, target Hash, co
 	if err != nil {
 		return Commit{}, err
 	}
-	if err := tx.PutBlob(ctx, b); err != nil {
+	if err := tx.PutBlobs(ctx, b); err != nil {
 		return Commit{}, err
 	}
 	c := Commit{Parents: []Hash{parent}, Content: b.Hash, Operation: OpEdit, EditTarget: target, Tract: tractID, Time: now, Message: message}
 	c.Hash = c.ComputeHash()
-	return c, tx.PutCommit(ctx, c)
+	return c, tx.PutCommits(ctx, c)
 }
 
 // Annotate records the tract's priority for the commit ref names; any
@@ -266,7 +269,7 @@ func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, e
 				out.Parents = []Hash{h.Commit}
 			}
 			out.Hash = out.ComputeHash()
-			if err := tx.PutCommit(ctx, out); err != nil {
+			if err := tx.PutCommits(ctx, out); err != nil {
 				return err
 			}
 			return moveHead(ctx, tx, t.ID, h, out.Hash, "cherry-pick", now)

@@ -91,5 +91,5 @@ type Func struct {
 	Fn   func(string) int
 }
 
-func (f Func) Encoding() string       { return f.Name }
+func (f Func) Encoding() string      { return f.Name }
 func (f Func) Count(text string) int { return f.Fn(text) }

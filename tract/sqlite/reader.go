@@ -140,26 +140,20 @@ const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.ti
 
 func scanCommit(sc interface{ Scan(...any) error }) (tract.Commit, error) {
 	var (
-		c               tract.Commit
-		content, target sql.NullString
-		at              int64
-		parents         string
+		c                              tract.Commit
+		hash, content, target, parents []byte
+		at                             int64
 	)
-	if err := sc.Scan(&c.Hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents); err != nil {
+	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents); err != nil {
 		return c, err
 	}
-	c.Content, c.EditTarget, c.Time = tract.Hash(content.String), tract.Hash(target.String), fromNanos(at)
-	c.Parents = []tract.Hash{}
-	if parents != "" {
-		for _, p := range strings.Split(parents, " ") {
-			c.Parents = append(c.Parents, tract.Hash(p))
-		}
-	}
+	c.Hash, c.Content, c.EditTarget, c.Time = hs(hash), hs(content), hs(target), fromNanos(at)
+	c.Parents = unpackHashes(parents)
 	return c, nil
 }
 
 func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) {
-	c, err := scanCommit(r.q.QueryRowContext(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, string(h)))
+	c, err := scanCommit(r.q.QueryRowContext(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, hb(h)))
 	return c, notFound(err, "commit "+h.Short())
 }
 
@@ -191,22 +185,23 @@ func (r reader) Commits(ctx context.Context, hashes []tract.Hash) ([]tract.Commi
 	if len(hashes) == 0 {
 		return nil, nil
 	}
-	return r.queryCommits(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash IN (SELECT value FROM json_each(?))`, hashList(hashes))
+	return r.queryCommits(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash IN (SELECT unhex(value) FROM json_each(?))`, hashList(hashes))
 }
 
 func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT hash FROM commits WHERE hash >= ? AND hash < ? ORDER BY hash LIMIT ?`, prefix, prefix+"g", limit)
+	lo, hi := prefixRange(prefix)
+	rows, err := r.q.QueryContext(ctx, `SELECT hash FROM commits WHERE hash BETWEEN ? AND ? ORDER BY hash LIMIT ?`, lo, hi, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []tract.Hash
 	for rows.Next() {
-		var h string
+		var h []byte
 		if err := rows.Scan(&h); err != nil {
 			return nil, err
 		}
-		out = append(out, tract.Hash(h))
+		out = append(out, hs(h))
 	}
 	return out, rows.Err()
 }
@@ -216,8 +211,9 @@ func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commi
 		return nil, nil
 	}
 	return r.queryCommits(ctx, `WITH RECURSIVE anc(h) AS (
-			SELECT value FROM json_each(?)
-			UNION SELECT p.parent FROM commit_parents p JOIN anc ON p.child = anc.h)
+			SELECT unhex(value) FROM json_each(?)
+			UNION SELECT c.first_parent FROM anc JOIN commits c ON c.hash = anc.h WHERE c.first_parent IS NOT NULL
+			UNION SELECT p.parent FROM anc JOIN merge_parents p ON p.child = anc.h)
 		SELECT `+commitCols+` FROM anc JOIN commits c ON c.hash = anc.h`, hashList(heads))
 }
 
@@ -245,7 +241,7 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 	}
 	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, t.tokens FROM blobs b
 		LEFT JOIN blob_tokens t ON t.blob = b.hash AND t.encoding = ?
-		WHERE b.hash IN (SELECT value FROM json_each(?))`, encoding, hashList(hashes))
+		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, encoding, hashList(hashes))
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +260,13 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 func scanBlob(rows *sql.Rows, encoding string) (tract.Blob, error) {
 	var (
 		b      tract.Blob
+		hash   []byte
 		tokens sql.NullInt64
 	)
-	if err := rows.Scan(&b.Hash, &b.Data, &tokens); err != nil {
+	if err := rows.Scan(&hash, &b.Data, &tokens); err != nil {
 		return b, err
 	}
+	b.Hash = hs(hash)
 	b.Tokens, b.Encoding = -1, encoding
 	if tokens.Valid {
 		b.Tokens = int(tokens.Int64)
@@ -303,7 +301,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		args = append(args, string(b))
 	}
 	if q.Commit != "" {
-		where, args = append(where, "commit_hash = ?"), append(args, string(q.Commit))
+		where, args = append(where, "commit_hash = ?"), append(args, hb(q.Commit))
 	}
 	rows, err := r.q.QueryContext(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY seq`, args...)
@@ -315,12 +313,12 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	for rows.Next() {
 		var a tract.Annotation
 		var at int64
-		if err := rows.Scan(&a.Seq, &a.Viewer, &a.Commit, &a.Priority, &a.Reason, &at, &a.Head); err != nil {
+		var commit, head []byte
+		if err := rows.Scan(&a.Seq, &a.Viewer, &commit, &a.Priority, &a.Reason, &at, &head); err != nil {
 			return nil, err
 		}
-		a.Time = fromNanos(at)
+		a.Commit, a.Head, a.Time = hs(commit), hs(head), fromNanos(at)
 		out = append(out, a)
 	}
 	return out, rows.Err()
 }
-

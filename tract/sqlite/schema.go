@@ -21,35 +21,36 @@ var migrations = []string{
 	);
 	CREATE UNIQUE INDEX tracts_live_name ON tracts(name) WHERE deleted IS NULL;
 	CREATE TABLE blobs (
-		hash TEXT PRIMARY KEY,
+		hash BLOB PRIMARY KEY,
 		data BLOB NOT NULL,
 		size INTEGER NOT NULL
-	);
+	) WITHOUT ROWID;
 	CREATE TABLE blob_tokens (
-		blob TEXT NOT NULL REFERENCES blobs(hash) ON DELETE CASCADE,
+		blob BLOB NOT NULL REFERENCES blobs(hash) ON DELETE CASCADE,
 		encoding TEXT NOT NULL,
 		tokens INTEGER NOT NULL,
 		PRIMARY KEY (blob, encoding)
 	) WITHOUT ROWID;
 	CREATE TABLE commits (
-		hash TEXT PRIMARY KEY,
+		hash BLOB PRIMARY KEY,
 		tract TEXT NOT NULL,
-		content TEXT REFERENCES blobs(hash),
+		content BLOB,
 		operation TEXT NOT NULL,
-		edit_target TEXT REFERENCES commits(hash),
+		edit_target BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		time INTEGER NOT NULL,
 		message TEXT NOT NULL,
-		parents TEXT NOT NULL
-	);
-	CREATE INDEX commits_content ON commits(content);
-	CREATE INDEX commits_edit_target ON commits(edit_target);
-	CREATE TABLE commit_parents (
-		child TEXT NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
+		first_parent BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
+		parents BLOB NOT NULL
+	) WITHOUT ROWID;
+	CREATE INDEX commits_first_parent ON commits(first_parent) WHERE first_parent IS NOT NULL;
+	CREATE INDEX commits_edit_target ON commits(edit_target) WHERE edit_target IS NOT NULL;
+	CREATE TABLE merge_parents (
+		child BLOB NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
 		position INTEGER NOT NULL,
-		parent TEXT NOT NULL REFERENCES commits(hash),
+		parent BLOB NOT NULL REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		PRIMARY KEY (child, position)
 	) WITHOUT ROWID;
-	CREATE INDEX commit_parents_parent ON commit_parents(parent);
+	CREATE INDEX merge_parents_parent ON merge_parents(parent);
 	CREATE TABLE refs (
 		tract TEXT NOT NULL,
 		name TEXT NOT NULL,
@@ -69,11 +70,11 @@ var migrations = []string{
 	CREATE TABLE annotations (
 		seq INTEGER PRIMARY KEY AUTOINCREMENT,
 		viewer TEXT NOT NULL,
-		commit_hash TEXT NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
+		commit_hash BLOB NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
 		priority TEXT NOT NULL,
 		reason TEXT NOT NULL,
 		time INTEGER NOT NULL,
-		head TEXT NOT NULL
+		head BLOB
 	);
 	CREATE INDEX annotations_commit ON annotations(commit_hash);`,
 }

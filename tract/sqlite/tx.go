@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -37,32 +39,76 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	return err
 }
 
-func (t *txn) PutBlob(ctx context.Context, b tract.Blob) error {
-	_, err := t.exec(ctx, `INSERT OR IGNORE INTO blobs (hash, data, size) VALUES (?, ?, ?)`, string(b.Hash), b.Data, len(b.Data))
-	if err == nil && b.Tokens >= 0 && b.Encoding != "" {
-		_, err = t.exec(ctx, `INSERT OR REPLACE INTO blob_tokens (blob, encoding, tokens) VALUES (?, ?, ?)`, string(b.Hash), b.Encoding, b.Tokens)
+// batchRows is how many rows one multi-row INSERT carries.
+const batchRows = 100
+
+// insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
+// batches, reusing one prepared statement per batch size.
+func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) error {
+	for len(rows) > 0 {
+		k := min(len(rows), batchRows)
+		tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
+		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
+		args := make([]any, 0, k*cols)
+		for _, r := range rows[:k] {
+			args = append(args, r...)
+		}
+		if _, err := t.exec(ctx, query, args...); err != nil {
+			return err
+		}
+		rows = rows[k:]
 	}
-	return err
+	return nil
 }
 
-func (t *txn) PutCommit(ctx context.Context, c tract.Commit) error {
-	parents := make([]string, len(c.Parents))
-	for i, p := range c.Parents {
-		parents[i] = string(p)
-	}
-	res, err := t.exec(ctx, `INSERT OR IGNORE INTO commits (hash, tract, content, operation, edit_target, time, message, parents)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, string(c.Hash), c.Tract, nullable(string(c.Content)), string(c.Operation),
-		nullable(string(c.EditTarget)), nanos(c.Time), c.Message, strings.Join(parents, " "))
-	if err != nil {
-		return fmt.Errorf("store commit %s: %w", c.Hash.Short(), err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
-	}
-	for i, p := range c.Parents {
-		if _, err := t.exec(ctx, `INSERT INTO commit_parents (child, position, parent) VALUES (?, ?, ?)`, string(c.Hash), i, string(p)); err != nil {
-			return fmt.Errorf("store parent %d of commit %s: %w", i, c.Hash.Short(), err)
+// Rows are inserted sorted by key: random hashes inserted in order fill
+// B-tree pages one after another instead of splitting pages all over the
+// tree. Foreign keys on hashes are deferred to the commit, so the order
+// within a transaction does not matter to them.
+
+func sortByKey(rows [][]any) {
+	sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i][0].([]byte), rows[j][0].([]byte)) < 0 })
+}
+
+func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
+	rows := make([][]any, len(blobs))
+	var tokens [][]any
+	for i, b := range blobs {
+		rows[i] = []any{hb(b.Hash), b.Data, len(b.Data)}
+		if b.Tokens >= 0 && b.Encoding != "" {
+			tokens = append(tokens, []any{hb(b.Hash), b.Encoding, b.Tokens})
 		}
+	}
+	sortByKey(rows)
+	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data, size)`, `ON CONFLICT DO NOTHING`, 3, rows); err != nil {
+		return fmt.Errorf("store blobs: %w", err)
+	}
+	return t.insertRows(ctx, `INSERT INTO blob_tokens (blob, encoding, tokens)`, `ON CONFLICT DO UPDATE SET tokens = excluded.tokens`, 3, tokens)
+}
+
+func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
+	// A stored commit has the same parents as a new one with its hash, so
+	// conflicts on either table are left alone.
+	var rows, parentRows [][]any
+	for _, c := range commits {
+		var first any
+		for i, p := range c.Parents {
+			if i == 0 {
+				first = hb(p)
+				continue
+			}
+			parentRows = append(parentRows, []any{hb(c.Hash), i, hb(p)})
+		}
+		rows = append(rows, []any{hb(c.Hash), c.Tract, nullHash(c.Content), string(c.Operation),
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents)})
+	}
+	sortByKey(rows)
+	sortByKey(parentRows)
+	if err := t.insertRows(ctx, `INSERT INTO commits (hash, tract, content, operation, edit_target, time, message, first_parent, parents)`, "ON CONFLICT DO NOTHING", 9, rows); err != nil {
+		return fmt.Errorf("store commits: %w", err)
+	}
+	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
+		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
 }
@@ -106,7 +152,7 @@ func short(v string) string {
 
 func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 	_, err := t.exec(ctx, `INSERT INTO annotations (viewer, commit_hash, priority, reason, time, head) VALUES (?, ?, ?, ?, ?, ?)`,
-		a.Viewer, string(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), string(a.Head))
+		a.Viewer, hb(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), nullHash(a.Head))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
 		return fmt.Errorf("annotate commit %s: %w", a.Commit.Short(), tract.ErrNotFound)
 	}
@@ -116,7 +162,7 @@ func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.Hash]int) error {
 	for h, n := range counts {
 		if _, err := t.exec(ctx, `INSERT OR REPLACE INTO blob_tokens (blob, encoding, tokens)
-			SELECT hash, ?, ? FROM blobs WHERE hash = ?`, encoding, n, string(h)); err != nil {
+			SELECT hash, ?, ? FROM blobs WHERE hash = ?`, encoding, n, hb(h)); err != nil {
 			return err
 		}
 	}
@@ -129,9 +175,9 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 	}
 	list := hashList(hashes)
 	for _, q := range []string{
-		`DELETE FROM annotations WHERE commit_hash IN (SELECT value FROM json_each(?))`,
-		`DELETE FROM commit_parents WHERE child IN (SELECT value FROM json_each(?))`,
-		`DELETE FROM commits WHERE hash IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,
+		`DELETE FROM merge_parents WHERE child IN (SELECT unhex(value) FROM json_each(?))`,
+		`DELETE FROM commits WHERE hash IN (SELECT unhex(value) FROM json_each(?))`,
 	} {
 		if _, err := t.q.ExecContext(ctx, q, list); err != nil {
 			return fmt.Errorf("delete commits: %w", err)
@@ -141,7 +187,9 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 }
 
 func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.content = blobs.hash)`)
+	// A scan of commits beats an index on commits.content that every
+	// commit insert would pay for.
+	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE hash NOT IN (SELECT content FROM commits WHERE content IS NOT NULL)`)
 	if err != nil {
 		return 0, err
 	}

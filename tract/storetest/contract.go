@@ -42,10 +42,10 @@ func raw(t *testing.T, s tract.Store, tractID, text string, parents ...tract.Has
 	c := tract.Commit{Parents: append([]tract.Hash{}, parents...), Content: b.Hash, Operation: tract.OpAppend, Tract: tractID, Time: t0, Message: text}
 	c.Hash = c.ComputeHash()
 	update(t, s, func(tx tract.Tx) error {
-		if err := tx.PutBlob(context.Background(), b); err != nil {
+		if err := tx.PutBlobs(context.Background(), b); err != nil {
 			return err
 		}
-		return tx.PutCommit(context.Background(), c)
+		return tx.PutCommits(context.Background(), c)
 	})
 	return c
 }
@@ -97,8 +97,8 @@ func testStoreTracts(t *testing.T, newStore Factory) {
 func testStoreBlobs(t *testing.T, newStore Factory) {
 	ctx, s := context.Background(), newStore(t)
 	b, _ := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: "user", Text: "hi"})
-	update(t, s, func(tx tract.Tx) error { return tx.PutBlob(ctx, b) })
-	update(t, s, func(tx tract.Tx) error { return tx.PutBlob(ctx, b) })
+	update(t, s, func(tx tract.Tx) error { return tx.PutBlobs(ctx, b) })
+	update(t, s, func(tx tract.Tx) error { return tx.PutBlobs(ctx, b) })
 	got, err := s.Blobs(ctx, []tract.Hash{b.Hash, "missing"}, "o200k_base")
 	if err != nil || len(got) != 1 || string(got[0].Data) != string(b.Data) || got[0].Tokens != -1 || got[0].Size() != len(b.Data) {
 		t.Fatalf("Blobs = %+v, %v", got, err)
@@ -126,8 +126,8 @@ func testStoreCommits(t *testing.T, newStore Factory) {
 	b := raw(t, s, "t1", "b")
 	m := tract.Commit{Parents: []tract.Hash{b.Hash, a.Hash}, Operation: tract.OpMerge, Tract: "t2", Time: t0, Message: "merge"}
 	m.Hash = m.ComputeHash()
-	update(t, s, func(tx tract.Tx) error { return tx.PutCommit(ctx, m) })
-	update(t, s, func(tx tract.Tx) error { return tx.PutCommit(ctx, m) }) // insert or ignore
+	update(t, s, func(tx tract.Tx) error { return tx.PutCommits(ctx, m) })
+	update(t, s, func(tx tract.Tx) error { return tx.PutCommits(ctx, m) }) // insert or ignore
 	got, err := s.Commit(ctx, m.Hash)
 	if err != nil || !slices.Equal(got.Parents, m.Parents) || !got.Time.Equal(t0) || got.ComputeHash() != m.Hash || got.Content != "" {
 		t.Fatalf("Commit = %+v, %v", got, err)
@@ -148,12 +148,12 @@ func testStoreCommits(t *testing.T, newStore Factory) {
 	}
 	orphan := tract.Commit{Parents: []tract.Hash{"0000"}, Operation: tract.OpMerge, Tract: "t1", Time: t0}
 	orphan.Hash = orphan.ComputeHash()
-	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.PutCommit(ctx, orphan) }); err == nil {
+	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.PutCommits(ctx, orphan) }); err == nil {
 		t.Fatal("commit with a missing parent was stored")
 	}
 	noBlob := tract.Commit{Content: "ffff", Operation: tract.OpAppend, Tract: "t1", Time: t0}
 	noBlob.Hash = noBlob.ComputeHash()
-	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.PutCommit(ctx, noBlob) }); err == nil {
+	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.PutCommits(ctx, noBlob) }); err == nil {
 		t.Fatal("commit with a missing blob was stored")
 	}
 }
@@ -211,7 +211,7 @@ func testStoreRollback(t *testing.T, newStore Factory) {
 		if err := tx.CreateTract(ctx, tract.Tract{ID: "t1", Name: "one", Created: t0}); err != nil {
 			return err
 		}
-		if err := tx.PutBlob(ctx, b); err != nil {
+		if err := tx.PutBlobs(ctx, b); err != nil {
 			return err
 		}
 		if _, err := tx.Tract(ctx, "one"); err != nil {
@@ -238,7 +238,7 @@ func testStoreAncestry(t *testing.T, newStore Factory) {
 	p2 := raw(t, s, "parent", "p2", p1.Hash)
 	m := tract.Commit{Parents: []tract.Hash{p2.Hash, c2.Hash}, Operation: tract.OpMerge, Tract: "parent", Time: t0}
 	m.Hash = m.ComputeHash()
-	update(t, s, func(tx tract.Tx) error { return tx.PutCommit(ctx, m) })
+	update(t, s, func(tx tract.Tx) error { return tx.PutCommits(ctx, m) })
 	other := raw(t, s, "x", "unrelated")
 	anc, err := s.Ancestry(ctx, []tract.Hash{m.Hash})
 	if err != nil || len(anc) != 5 {
