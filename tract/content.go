@@ -2,10 +2,10 @@ package tract
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"strings"
+	"unicode/utf8"
 )
 
 // Type is a content type.

@@ -37,7 +37,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 		`UPDATE blobs SET data = '{"type":"message","role":"user","text":"forged"}' WHERE hash = (SELECT content FROM commits WHERE hash = unhex('` + string(hashes[1]) + `'))`,
 		`UPDATE commits SET message = 'rewritten' WHERE hash = unhex('` + string(hashes[3]) + `')`,
 		`DELETE FROM blobs WHERE hash = unhex('` + string(c2.Content) + `')`,
-		
+
 		`DELETE FROM commits WHERE hash = unhex('` + string(hashes[0]) + `')`,
 		`INSERT INTO refs (tract, name, value) SELECT tract, 'ghost', 'deadbeef' FROM refs LIMIT 1`,
 	} {
