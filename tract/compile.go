@@ -150,26 +150,31 @@ func newView(t Tract, counter tokens.Counter) *view {
 		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}
 }
 
-// coldView builds a view from scratch: one query for the history, batched
-// blob reads, one query for annotations.
+// coldView builds a view from scratch from one History read (the backend
+// fetches commits and blobs in bulk) and one query for annotations.
 func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
 	v := newView(t, counter)
 	v.head = head
+	var blobs map[Hash]*Blob
 	if head != "" {
-		anc, err := r.store.Ancestry(ctx, []Hash{head})
+		hist, err := r.store.History(ctx, []Hash{head}, counter.Encoding())
 		if err != nil {
 			return nil, err
 		}
-		m := make(map[Hash]*Commit, len(anc))
-		for i := range anc {
-			m[anc[i].Hash] = &anc[i]
+		m := make(map[Hash]*Commit, len(hist))
+		blobs = make(map[Hash]*Blob, len(hist))
+		for i := range hist {
+			m[hist[i].Commit.Hash] = &hist[i].Commit
+			if b := &hist[i].Blob; b.Hash != "" {
+				blobs[b.Hash] = b
+			}
 		}
 		v.lin.get = mapSource(m)
 		if err := v.lin.add(head); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.loadEntries(ctx, v, 0); err != nil {
+	if err := r.loadEntriesFrom(ctx, v, 0, blobs); err != nil {
 		return nil, err
 	}
 	if _, err := r.loadAnnotations(ctx, v, 0); err != nil {
@@ -200,6 +205,13 @@ func (r *Repo) loadEntries(ctx context.Context, v *view, from int) error {
 	for i := range blobs {
 		byHash[blobs[i].Hash] = &blobs[i]
 	}
+	return r.loadEntriesFrom(ctx, v, from, byHash)
+}
+
+// loadEntriesFrom decodes the contents of v.lin.order[from:] from byHash.
+func (r *Repo) loadEntriesFrom(ctx context.Context, v *view, from int, byHash map[Hash]*Blob) error {
+	order := v.lin.order[from:]
+	var err error
 	counted := map[Hash]int{}
 	for _, c := range order {
 		var e entry

@@ -131,7 +131,11 @@ func Text(msgs []Message) string {
 		if m.ToolCallID != "" {
 			label += " [" + m.ToolCallID + "]"
 		}
-		fmt.Fprintf(&b, "%s: %s\n", label, m.Content)
+		if m.Content == "" {
+			fmt.Fprintf(&b, "%s:\n", label)
+		} else {
+			fmt.Fprintf(&b, "%s: %s\n", label, m.Content)
+		}
 		for _, tc := range m.ToolCalls {
 			fmt.Fprintf(&b, "  -> %s %s(%s)\n", tc.ID, tc.Name, tc.Arguments)
 		}

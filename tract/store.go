@@ -46,6 +46,11 @@ type Reader interface {
 	// Ancestry returns every commit reachable from heads through parents,
 	// heads included, in one round trip, in no particular order.
 	Ancestry(ctx context.Context, heads []Hash) ([]Commit, error)
+	// History returns what compiling heads needs in as few round trips as
+	// the backend can manage: every commit reachable from heads (as
+	// Ancestry) with its content blob and the blob's token count in encoding
+	// (Blob.Hash is "" for merges). Order is unspecified.
+	History(ctx context.Context, heads []Hash, encoding string) ([]HistoryCommit, error)
 	// ScanCommits calls fn for every stored commit, in no particular order.
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 
@@ -89,6 +94,12 @@ type Tx interface {
 	DeleteUnusedBlobs(ctx context.Context) (int, error)
 	// PruneReflog removes reflog entries older than before.
 	PruneReflog(ctx context.Context, before time.Time) (int, error)
+}
+
+// HistoryCommit is a commit with its content.
+type HistoryCommit struct {
+	Commit Commit
+	Blob   Blob
 }
 
 // ReflogQuery selects reflog entries.

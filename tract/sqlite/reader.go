@@ -322,3 +322,29 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	}
 	return out, rows.Err()
 }
+
+func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string) ([]tract.HistoryCommit, error) {
+	commits, err := r.Ancestry(ctx, heads)
+	if err != nil {
+		return nil, err
+	}
+	hashes := make([]tract.Hash, 0, len(commits))
+	for _, c := range commits {
+		if c.Content != "" {
+			hashes = append(hashes, c.Content)
+		}
+	}
+	blobs, err := r.Blobs(ctx, hashes, encoding)
+	if err != nil {
+		return nil, err
+	}
+	byHash := make(map[tract.Hash]tract.Blob, len(blobs))
+	for _, b := range blobs {
+		byHash[b.Hash] = b
+	}
+	out := make([]tract.HistoryCommit, len(commits))
+	for i, c := range commits {
+		out[i] = tract.HistoryCommit{Commit: c, Blob: byHash[c.Content]}
+	}
+	return out, nil
+}

@@ -34,7 +34,7 @@ var migrations = []string{
 	CREATE TABLE commits (
 		hash BLOB PRIMARY KEY,
 		tract TEXT NOT NULL,
-		content BLOB,
+		content BLOB REFERENCES blobs(hash) DEFERRABLE INITIALLY DEFERRED,
 		operation TEXT NOT NULL,
 		edit_target BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		time INTEGER NOT NULL,

@@ -248,6 +248,29 @@ func testStoreAncestry(t *testing.T, newStore Factory) {
 	if len(anc) != 3 {
 		t.Fatalf("Ancestry of two heads = %d commits", len(anc))
 	}
+	update(t, s, func(tx tract.Tx) error {
+		return tx.SetTokens(ctx, "o200k_base", map[tract.Hash]int{c2.Content: 9})
+	})
+	hist, err := s.History(ctx, []tract.Hash{m.Hash}, "o200k_base")
+	if err != nil || len(hist) != 5 {
+		t.Fatalf("History = %d commits, %v", len(hist), err)
+	}
+	for _, hc := range hist {
+		switch hc.Commit.Hash {
+		case m.Hash:
+			if hc.Blob.Hash != "" || len(hc.Commit.Parents) != 2 {
+				t.Errorf("merge in history: %+v", hc)
+			}
+		case c2.Hash:
+			if hc.Blob.Hash != c2.Content || hc.Blob.Tokens != 9 || len(hc.Blob.Data) == 0 {
+				t.Errorf("c2 in history: %+v", hc.Blob)
+			}
+		default:
+			if hc.Blob.Hash != hc.Commit.Content || hc.Blob.Tokens != -1 {
+				t.Errorf("commit %s in history: blob %+v", hc.Commit.Message, hc.Blob)
+			}
+		}
+	}
 }
 
 func testStoreAnnotations(t *testing.T, newStore Factory) {
