@@ -32,12 +32,14 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 		branches := []string{"main"}
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
-			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile"}).Draw(rt, "op")
+			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
+				"spawn", "child", "child", "merge-from", "child-annotate", "gc"}).Draw(rt, "op")
 			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
 				rt.Fatalf("%s: %v", op, err)
 			}
 			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
-			compareWarmCold(ctx, rt, warm, tract.CompileOptions{Budget: budget})
+			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
+			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
 		}
 	})
 }
@@ -97,6 +99,35 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 			err = nil
 		}
 	case "compile":
+	case "spawn":
+		name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
+		mode := rapid.SampledFrom([]tract.SpawnMode{tract.SpawnReference, tract.SpawnSnapshot, tract.SpawnEmpty}).Draw(rt, "mode")
+		_, err = r.Spawn(ctx, "main", name, tract.SpawnOptions{Purpose: "p", Mode: mode})
+		if errors.Is(err, tract.ErrExists) {
+			err = nil
+		}
+	case "child", "merge-from", "child-annotate":
+		name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
+		if _, terr := r.Tract(ctx, name); terr != nil {
+			return nil
+		}
+		switch op {
+		case "child":
+			_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: text}})
+		case "merge-from":
+			_, err = r.MergeFrom(ctx, name, "")
+			if errors.Is(err, tract.ErrNoCommits) {
+				err = nil
+			}
+		case "child-annotate":
+			p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
+			_, err = r.Annotate(ctx, name, name+":HEAD", p, "")
+			if errors.Is(err, tract.ErrNoCommits) {
+				err = nil
+			}
+		}
+	case "gc":
+		_, err = r.GC(ctx, tract.GCOptions{})
 	}
 	return err
 }
@@ -110,9 +141,12 @@ func pickCommit(ctx context.Context, rt *rapid.T, r *tract.Repo) (tract.LogEntry
 	return rapid.SampledFrom(log).Draw(rt, "commit"), true, nil
 }
 
-func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, o tract.CompileOptions) {
-	w, werr := r.Compile(ctx, "main", o)
-	c, cerr := r.CompileCold(ctx, "main", o)
+func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o tract.CompileOptions) {
+	if _, err := r.Tract(ctx, name); err != nil {
+		return
+	}
+	w, werr := r.Compile(ctx, name, o)
+	c, cerr := r.CompileCold(ctx, name, o)
 	if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) {
 		rt.Fatalf("warm error %v, cold error %v", werr, cerr)
 	}
