@@ -34,11 +34,13 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 	cmd.PersistentFlags().StringVar(&f.store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	cmd.PersistentFlags().StringVar(&f.tract, "tract", "", "tract name (default: LINEAGE_TRACT, then main)")
 	cmd.AddCommand(
-		newTractInitCmd(env, f), newTractNewCmd(env, f), newTractListCmd(env, f),
+		newTractInitCmd(env, f), newTractNewCmd(env, f), newTractListCmd(env, f), newTractRmCmd(env, f),
 		newTractCommitCmd(env, f), newTractImportCmd(env, f), newTractEditCmd(env, f), newTractAnnotateCmd(env, f),
-		newTractLogCmd(env, f), newTractShowCmd(env, f), newTractCompileCmd(env, f),
+		newTractLogCmd(env, f), newTractShowCmd(env, f), newTractCompileCmd(env, f), newTractBlameCmd(env, f),
 		newTractBranchCmd(env, f), newTractSwitchCmd(env, f), newTractCheckoutCmd(env, f), newTractResetCmd(env, f),
-		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f), newTractVerifyCmd(env, f),
+		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
+		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
+		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
 	)
 	return cmd
 }

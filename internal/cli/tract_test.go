@@ -51,3 +51,29 @@ func TestTractVerifyDamage(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
+
+// TestTractGCProgress: on a terminal gc draws its progress on stderr and
+// clears it; elsewhere it prints none.
+func TestTractGCProgress(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}} {
+		if code, _, stderr := runTract(t, dir, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+	}
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Dir: dir, StdoutTerminal: true, StderrTerminal: true}
+	if code := Run(context.Background(), []string{"tract", "gc"}, env); code != 0 {
+		t.Fatalf("gc exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "\rgc: scan 1/1") || !strings.HasSuffix(errb.String(), "\r\x1b[K") {
+		t.Errorf("progress %q", errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "removed 0 commits, 0 blobs, ") {
+		t.Errorf("stdout %q", out.String())
+	}
+	code, _, stderr := runTract(t, dir, "tract", "gc")
+	if code != 0 || stderr != "" {
+		t.Errorf("gc off a terminal printed progress: %q", stderr)
+	}
+}
