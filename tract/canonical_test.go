@@ -2,10 +2,12 @@ package tract
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/agentlineage/lineage/internal/canon"
+	"github.com/go-json-experiment/json"
 )
 
 // FuzzCanonical checks the hand-written canonical encoders against
@@ -46,4 +48,31 @@ func TestCanonicalEmptyParents(t *testing.T) {
 	if got := canonicalCommit(c); !bytes.Equal(got, want) {
 		t.Fatalf("fast %s canon %s", got, want)
 	}
+}
+
+// FuzzDecodeContent checks the direct blob scanner against the JSON
+// decoder, on canonical blobs and on arbitrary bytes.
+func FuzzDecodeContent(f *testing.F) {
+	f.Add("hello\n\"x\" \\ \x01 é", "user", "n", "id", false, []byte(`{"type":"message"}`))
+	f.Add("", "", "", "", true, []byte(`{"text":"a\u0041","type":"message"}`))
+	f.Fuzz(func(t *testing.T, text, role, name, callID string, seed bool, raw []byte) {
+		c := Content{Type: TypeMessage, Role: role, Name: name, Text: text, ToolCallID: callID, Seed: seed}
+		if b, err := canonicalContent(c); err == nil {
+			got, err := DecodeContent(b)
+			if err != nil || !reflect.DeepEqual(got, c) {
+				t.Fatalf("round trip of %s: %+v %v", b, got, err)
+			}
+		}
+		fast, ok := decodeCanonical(raw)
+		if !ok {
+			return
+		}
+		var want Content
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("scanner accepted %q, json rejects it: %v", raw, err)
+		}
+		if !reflect.DeepEqual(fast, want) {
+			t.Fatalf("%q: scanner %+v, json %+v", raw, fast, want)
+		}
+	})
 }

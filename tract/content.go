@@ -2,10 +2,10 @@ package tract
 
 import (
 	"fmt"
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Type is a content type.
@@ -189,13 +189,4 @@ func NewBlob(c Content) (Blob, error) {
 		return Blob{}, err
 	}
 	return Blob{Hash: sha256Hex(data), Data: data, Tokens: -1}, nil
-}
-
-// DecodeContent decodes a blob's bytes.
-func DecodeContent(data []byte) (Content, error) {
-	var c Content
-	if err := json.Unmarshal(data, &c); err != nil {
-		return c, fmt.Errorf("decode blob: %w", err)
-	}
-	return c, nil
 }

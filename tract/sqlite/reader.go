@@ -206,17 +206,6 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 	return out, rows.Err()
 }
 
-func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
-	if len(heads) == 0 {
-		return nil, nil
-	}
-	return r.queryCommits(ctx, `WITH RECURSIVE anc(h) AS (
-			SELECT unhex(value) FROM json_each(?)
-			UNION SELECT c.first_parent FROM anc JOIN commits c ON c.hash = anc.h WHERE c.first_parent IS NOT NULL
-			UNION SELECT p.parent FROM anc JOIN merge_parents p ON p.child = anc.h)
-		SELECT `+commitCols+` FROM anc JOIN commits c ON c.hash = anc.h`, hashList(heads))
-}
-
 func (r reader) ScanCommits(ctx context.Context, fn func(tract.Commit) error) error {
 	rows, err := r.q.QueryContext(ctx, `SELECT `+commitCols+` FROM commits c`)
 	if err != nil {
@@ -239,9 +228,8 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 	if len(hashes) == 0 {
 		return nil, nil
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, t.tokens FROM blobs b
-		LEFT JOIN blob_tokens t ON t.blob = b.hash AND t.encoding = ?
-		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, encoding, hashList(hashes))
+	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, b.tokens ->> ? FROM blobs b
+		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, tokensPath(encoding), hashList(hashes))
 	if err != nil {
 		return nil, err
 	}
@@ -323,28 +311,3 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	return out, rows.Err()
 }
 
-func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string) ([]tract.HistoryCommit, error) {
-	commits, err := r.Ancestry(ctx, heads)
-	if err != nil {
-		return nil, err
-	}
-	hashes := make([]tract.Hash, 0, len(commits))
-	for _, c := range commits {
-		if c.Content != "" {
-			hashes = append(hashes, c.Content)
-		}
-	}
-	blobs, err := r.Blobs(ctx, hashes, encoding)
-	if err != nil {
-		return nil, err
-	}
-	byHash := make(map[tract.Hash]tract.Blob, len(blobs))
-	for _, b := range blobs {
-		byHash[b.Hash] = b
-	}
-	out := make([]tract.HistoryCommit, len(commits))
-	for i, c := range commits {
-		out[i] = tract.HistoryCommit{Commit: c, Blob: byHash[c.Content]}
-	}
-	return out, nil
-}

@@ -21,26 +21,24 @@ var migrations = []string{
 	);
 	CREATE UNIQUE INDEX tracts_live_name ON tracts(name) WHERE deleted IS NULL;
 	CREATE TABLE blobs (
-		hash BLOB PRIMARY KEY,
+		id INTEGER PRIMARY KEY,
+		hash BLOB NOT NULL UNIQUE,
 		data BLOB NOT NULL,
-		size INTEGER NOT NULL
-	) WITHOUT ROWID;
-	CREATE TABLE blob_tokens (
-		blob BLOB NOT NULL REFERENCES blobs(hash) ON DELETE CASCADE,
-		encoding TEXT NOT NULL,
-		tokens INTEGER NOT NULL,
-		PRIMARY KEY (blob, encoding)
-	) WITHOUT ROWID;
+		tokens TEXT
+	);
 	CREATE TABLE commits (
-		hash BLOB PRIMARY KEY,
 		tract TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		hash BLOB NOT NULL UNIQUE,
 		content BLOB REFERENCES blobs(hash) DEFERRABLE INITIALLY DEFERRED,
+		content_id INTEGER,
 		operation TEXT NOT NULL,
 		edit_target BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		time INTEGER NOT NULL,
 		message TEXT NOT NULL,
 		first_parent BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
-		parents BLOB NOT NULL
+		parents BLOB NOT NULL,
+		PRIMARY KEY (tract, seq)
 	) WITHOUT ROWID;
 	CREATE INDEX commits_first_parent ON commits(first_parent) WHERE first_parent IS NOT NULL;
 	CREATE INDEX commits_edit_target ON commits(edit_target) WHERE edit_target IS NOT NULL;

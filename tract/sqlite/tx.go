@@ -1,12 +1,10 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -45,9 +43,13 @@ const batchRows = 100
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
 // batches, reusing one prepared statement per batch size.
 func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) error {
+	return t.insertRowsTuple(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, rows)
+}
+
+// insertRowsTuple is insertRows with a given value tuple.
+func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) error {
 	for len(rows) > 0 {
 		k := min(len(rows), batchRows)
-		tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
 		args := make([]any, 0, k*cols)
 		for _, r := range rows[:k] {
@@ -61,36 +63,40 @@ func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, r
 	return nil
 }
 
-// Rows are inserted sorted by key: random hashes inserted in order fill
-// B-tree pages one after another instead of splitting pages all over the
-// tree. Foreign keys on hashes are deferred to the commit, so the order
-// within a transaction does not matter to them.
-
-func sortByKey(rows [][]any) {
-	sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i][0].([]byte), rows[j][0].([]byte)) < 0 })
-}
-
 func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	rows := make([][]any, len(blobs))
-	var tokens [][]any
+	var counted []tract.Blob
 	for i, b := range blobs {
-		rows[i] = []any{hb(b.Hash), b.Data, len(b.Data)}
+		rows[i] = []any{hb(b.Hash), b.Data}
 		if b.Tokens >= 0 && b.Encoding != "" {
-			tokens = append(tokens, []any{hb(b.Hash), b.Encoding, b.Tokens})
+			counted = append(counted, b)
 		}
 	}
-	sortByKey(rows)
-	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data, size)`, `ON CONFLICT DO NOTHING`, 3, rows); err != nil {
+	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data)`, `ON CONFLICT DO NOTHING`, 2, rows); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
-	return t.insertRows(ctx, `INSERT INTO blob_tokens (blob, encoding, tokens)`, `ON CONFLICT DO UPDATE SET tokens = excluded.tokens`, 3, tokens)
+	for _, b := range counted {
+		if err := t.SetTokens(ctx, b.Encoding, map[tract.Hash]int{b.Hash: b.Tokens}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
+// PutCommits numbers each tract's new commits after its last one, so a
+// tract's history is a range of its clustered key.
 func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
-	// A stored commit has the same parents as a new one with its hash, so
-	// conflicts on either table are left alone.
+	next := map[string]int64{}
 	var rows, parentRows [][]any
 	for _, c := range commits {
+		seq, ok := next[c.Tract]
+		if !ok {
+			if err := t.q.QueryRowContext(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
+				return err
+			}
+		}
+		seq++
+		next[c.Tract] = seq
 		var first any
 		for i, p := range c.Parents {
 			if i == 0 {
@@ -99,12 +105,11 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			}
 			parentRows = append(parentRows, []any{hb(c.Hash), i, hb(p)})
 		}
-		rows = append(rows, []any{hb(c.Hash), c.Tract, nullHash(c.Content), string(c.Operation),
+		rows = append(rows, []any{c.Tract, seq, hb(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
 			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents)})
 	}
-	sortByKey(rows)
-	sortByKey(parentRows)
-	if err := t.insertRows(ctx, `INSERT INTO commits (hash, tract, content, operation, edit_target, time, message, first_parent, parents)`, "ON CONFLICT DO NOTHING", 9, rows); err != nil {
+	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents)`,
+		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 11, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
@@ -160,9 +165,9 @@ func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 }
 
 func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.Hash]int) error {
+	path := tokensPath(encoding)
 	for h, n := range counts {
-		if _, err := t.exec(ctx, `INSERT OR REPLACE INTO blob_tokens (blob, encoding, tokens)
-			SELECT hash, ?, ? FROM blobs WHERE hash = ?`, encoding, n, hb(h)); err != nil {
+		if _, err := t.exec(ctx, `UPDATE blobs SET tokens = json_set(IFNULL(tokens, '{}'), ?, ?) WHERE hash = ?`, path, n, hb(h)); err != nil {
 			return err
 		}
 	}
