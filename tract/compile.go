@@ -155,27 +155,34 @@ func newView(t Tract, counter tokens.Counter) *view {
 func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
 	v := newView(t, counter)
 	v.head = head
-	var blobs map[Hash]*Blob
 	if head != "" {
 		hist, err := r.store.History(ctx, []Hash{head}, counter.Encoding())
 		if err != nil {
 			return nil, err
 		}
-		m := make(map[Hash]*Commit, len(hist))
-		blobs = make(map[Hash]*Blob, len(hist))
+		m := make(map[Hash]*HistoryCommit, len(hist))
 		for i := range hist {
-			m[hist[i].Commit.Hash] = &hist[i].Commit
-			if b := &hist[i].Blob; b.Hash != "" {
-				blobs[b.Hash] = b
-			}
+			m[hist[i].Commit.Hash] = &hist[i]
 		}
-		v.lin.get = mapSource(m)
+		v.lin.get = func(h Hash) (*Commit, error) {
+			hc, ok := m[h]
+			if !ok {
+				return nil, fmt.Errorf("commit %s: %w", h.Short(), ErrNotFound)
+			}
+			return &hc.Commit, nil
+		}
 		if err := v.lin.add(head); err != nil {
 			return nil, err
 		}
-	}
-	if err := r.loadEntriesFrom(ctx, v, 0, blobs); err != nil {
-		return nil, err
+		blobs := make([]*Blob, len(v.lin.order))
+		for i, c := range v.lin.order {
+			if c.Content != "" {
+				blobs[i] = &m[c.Hash].Blob
+			}
+		}
+		if err := r.decodeEntries(ctx, v, 0, blobs); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := r.loadAnnotations(ctx, v, 0); err != nil {
 		return nil, err
@@ -205,19 +212,24 @@ func (r *Repo) loadEntries(ctx context.Context, v *view, from int) error {
 	for i := range blobs {
 		byHash[blobs[i].Hash] = &blobs[i]
 	}
-	return r.loadEntriesFrom(ctx, v, from, byHash)
+	list := make([]*Blob, len(order))
+	for i, c := range order {
+		list[i] = byHash[c.Content]
+	}
+	return r.decodeEntries(ctx, v, from, list)
 }
 
-// loadEntriesFrom decodes the contents of v.lin.order[from:] from byHash.
-func (r *Repo) loadEntriesFrom(ctx context.Context, v *view, from int, byHash map[Hash]*Blob) error {
+// decodeEntries decodes the contents of v.lin.order[from:], whose blobs
+// (nil for merges) are given in the same order.
+func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Blob) error {
 	order := v.lin.order[from:]
 	var err error
 	counted := map[Hash]int{}
-	for _, c := range order {
+	for i, c := range order {
 		var e entry
 		if c.Content != "" {
-			b, ok := byHash[c.Content]
-			if !ok {
+			b := blobs[i]
+			if b == nil || b.Hash == "" {
 				return fmt.Errorf("blob %s of commit %s: %w", c.Content.Short(), c.Hash.Short(), ErrNotFound)
 			}
 			if e.content, err = DecodeContent(b.Data); err != nil {

@@ -19,6 +19,8 @@ type Repo struct {
 	counter func(encoding string) (tokens.Counter, error)
 	retries int
 	cache   *compileCache
+	// eager counts tokens of new blobs; nil means only when already loaded.
+	eager func() (tokens.Counter, bool)
 }
 
 // Options configure a [Repo]. Zero values pick the defaults.
@@ -30,6 +32,11 @@ type Options struct {
 	// Retries bounds how often an append is retried on a moved branch
 	// (default 100).
 	Retries int
+	// CountTokens counts the default encoding's tokens of new blobs when
+	// they are written. Without it they are counted on first compile, or at
+	// write time when the process has the tokenizer loaded anyway (loading
+	// it costs tens of milliseconds, too much for a one-commit process).
+	CountTokens bool
 }
 
 // New returns a Repo over s.
@@ -43,6 +50,17 @@ func New(s Store, o Options) *Repo {
 	}
 	if r.retries <= 0 {
 		r.retries = 100
+	}
+	switch {
+	case o.CountTokens:
+		r.eager = func() (tokens.Counter, bool) {
+			c, err := r.counter("")
+			return c, err == nil
+		}
+	case o.Tokenizer == nil:
+		r.eager = func() (tokens.Counter, bool) { return tokens.Loaded("") }
+	default:
+		r.eager = func() (tokens.Counter, bool) { return nil, false }
 	}
 	return r
 }

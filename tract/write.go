@@ -45,6 +45,8 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 		return nil, err
 	}
 	prepared := make([]preparedAppend, len(reqs))
+	counter, count := r.eager()
+	count = count && len(reqs) <= eagerCountMax
 	for i, req := range reqs {
 		c, err := req.Content.Normalize()
 		if err != nil {
@@ -61,6 +63,9 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 		b, err := NewBlob(c)
 		if err != nil {
 			return nil, err
+		}
+		if count {
+			b.Tokens, b.Encoding = counter.Count(c.RenderedText()), counter.Encoding()
 		}
 		prepared[i] = preparedAppend{req: req, blob: b}
 	}
@@ -277,3 +282,7 @@ func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, e
 	})
 	return out, err
 }
+
+// eagerCountMax bounds the appends whose tokens are counted at write time:
+// an import of thousands of messages leaves counting to the first compile.
+const eagerCountMax = 16

@@ -65,6 +65,18 @@ func Get(encoding string) (Counter, error) {
 	return c, nil
 }
 
+// Loaded returns encoding's counter when this process has already loaded
+// it, without loading it: callers that only want counts when they are cheap.
+func Loaded(encoding string) (Counter, bool) {
+	if encoding == "" {
+		encoding = Default
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := loaded[encoding]
+	return c, ok
+}
+
 type codecCounter struct {
 	name  string
 	codec tokenizer.Codec

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/agentlineage/lineage/tract"
 )
@@ -28,9 +30,6 @@ type historyLoader struct {
 	rows     map[tract.Hash]*historyRow
 	order    []*historyRow // in the order read
 	fetched  map[string]int64
-	// names interns hex hashes: a parent read after its child's range
-	// reuses the string.
-	names map[[32]byte]tract.Hash
 }
 
 type historyRow struct {
@@ -56,7 +55,7 @@ func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commi
 
 func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string, blobs bool) ([]tract.HistoryCommit, error) {
 	l := &historyLoader{r: r, encoding: encoding, blobs: blobs, rows: map[tract.Hash]*historyRow{},
-		fetched: map[string]int64{}, names: map[[32]byte]tract.Hash{}}
+		fetched: map[string]int64{}}
 	stack := append([]tract.Hash(nil), heads...)
 	reached := 0
 	for len(stack) > 0 {
@@ -122,50 +121,104 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 		FROM commits c LEFT JOIN blobs b ON b.id = c.content_id WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 		args = append([]any{tokensPath(l.encoding)}, args...)
 	}
-	rows, err := l.r.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			hash, content, target, parents, data []byte
-			at                                   int64
-			tokens                               sql.NullInt64
-		)
+	return l.r.eachRow(ctx, query, args, 9, func(v []any) error {
+		hash, _ := v[0].([]byte)
+		content, _ := v[1].([]byte)
+		target, _ := v[3].([]byte)
+		parents, _ := v[6].([]byte)
+		data, _ := v[7].([]byte)
+		at, _ := v[4].(int64)
 		row := &historyRow{}
 		c := &row.Commit
-		if err := rows.Scan(&hash, &content, &c.Operation, &target, &at, &c.Message, &parents, &data, &tokens); err != nil {
-			return err
-		}
-		c.Hash, c.Content, c.EditTarget, c.Time, c.Tract = l.name(hash), hs(content), l.name(target), fromNanos(at), tractID
-		c.Parents = make([]tract.Hash, 0, len(parents)/32)
-		for len(parents) >= 32 {
-			c.Parents = append(c.Parents, l.name(parents[:32]))
-			parents = parents[32:]
-		}
+		c.Operation = tract.Operation(asString(v[2]))
+		c.Message = asString(v[5])
+		c.Hash, c.Content, c.EditTarget, c.Time, c.Tract = hs(hash), hs(content), hs(target), fromNanos(at), tractID
+		c.Parents = unpackHashes(parents)
 		if data != nil {
 			row.Blob = tract.Blob{Hash: c.Content, Data: data, Tokens: -1, Encoding: l.encoding}
-			if tokens.Valid {
-				row.Blob.Tokens = int(tokens.Int64)
+			if n, ok := v[8].(int64); ok {
+				row.Blob.Tokens = int(n)
 			}
 		}
 		l.rows[c.Hash] = row
 		l.order = append(l.order, row)
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
-// name returns the hex form of a stored hash, interned.
-func (l *historyLoader) name(b []byte) tract.Hash {
-	if len(b) != 32 {
-		return hs(b)
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
 	}
-	k := [32]byte(b)
-	if h, ok := l.names[k]; ok {
-		return h
+	return ""
+}
+
+// eachRow runs a query and calls fn with each row's n values (int64,
+// float64, string, []byte or nil). Outside a transaction it talks to the
+// driver connection directly, skipping database/sql's per-row conversions
+// (a cold compile reads every commit of a history).
+func (r reader) eachRow(ctx context.Context, query string, args []any, n int, fn func([]any) error) error {
+	if r.db == nil {
+		return r.eachRowSQL(ctx, query, args, n, fn)
 	}
-	h := hs(b)
-	l.names[k] = h
-	return h
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return r.eachRowSQL(ctx, query, args, n, fn)
+		}
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := qc.QueryContext(ctx, query, named)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		dest := make([]driver.Value, n)
+		vals := make([]any, n)
+		for {
+			if err := rows.Next(dest); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			for i := range dest {
+				vals[i] = dest[i]
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+func (r reader) eachRowSQL(ctx context.Context, query string, args []any, n int, fn func([]any) error) error {
+	rows, err := r.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if err := fn(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -14,6 +14,9 @@ import (
 // reader implements tract.Reader over a database or a transaction.
 type reader struct {
 	q querier
+	// db is set outside transactions: bulk reads then use the driver
+	// connection directly (see rawRows).
+	db *sql.DB
 }
 
 const tractCols = `id, name, created, deleted, spawn_parent, spawn_commit, spawn_purpose, spawn_mode, spawn_time`

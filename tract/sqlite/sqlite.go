@@ -62,7 +62,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path}
-	s.reader = reader{q: db}
+	s.reader = reader{q: db, db: db}
 	return s, nil
 }
 
