@@ -313,4 +313,3 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	}
 	return out, rows.Err()
 }
-
