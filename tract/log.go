@@ -78,24 +78,13 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 			return nil, err
 		}
 	}
-	blobs, err := r.store.Blobs(ctx, contents, "")
+	byHash, err := r.contents(ctx, contents)
 	if err != nil {
 		return nil, err
 	}
-	byHash := map[Hash]Content{}
-	for _, b := range blobs {
-		c, err := DecodeContent(b.Data)
-		if err != nil {
-			return nil, err
-		}
-		byHash[b.Hash] = c
-	}
 	names := map[string]string{}
 	out := []LogEntry{}
-	for i := len(l.order) - 1; i >= 0; i-- {
-		if o.N > 0 && len(out) == o.N {
-			break
-		}
+	for i := len(l.order) - 1; i >= 0 && (o.N <= 0 || len(out) < o.N); i-- {
 		c := l.order[i]
 		name, ok := names[c.Tract]
 		if !ok {
@@ -105,18 +94,36 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 			}
 			names[c.Tract] = name
 		}
-		e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: name,
-			Time: c.Time, Message: c.Message, Refs: labels[c.Hash]}
-		if e.Refs == nil {
-			e.Refs = []string{}
+		out = append(out, newLogEntry(c, name, labels[c.Hash], byHash))
+	}
+	return out, nil
+}
+
+func newLogEntry(c *Commit, tractName string, refs []string, byHash map[Hash]Content) LogEntry {
+	e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: tractName,
+		Time: c.Time, Message: c.Message, Refs: append([]string{}, refs...)}
+	sort.Strings(e.Refs)
+	if content, ok := byHash[c.Content]; ok {
+		e.Type, e.Role, e.Summary = content.Type, content.Role, summary(content)
+	} else if c.Operation == OpMerge {
+		e.Summary = c.Message
+	}
+	return e
+}
+
+// contents decodes the blobs of hashes.
+func (r *Repo) contents(ctx context.Context, hashes []Hash) (map[Hash]Content, error) {
+	blobs, err := r.store.Blobs(ctx, hashes, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[Hash]Content, len(blobs))
+	for _, b := range blobs {
+		c, err := DecodeContent(b.Data)
+		if err != nil {
+			return nil, err
 		}
-		sort.Strings(e.Refs)
-		if content, ok := byHash[c.Content]; ok {
-			e.Type, e.Role, e.Summary = content.Type, content.Role, summary(content)
-		} else if c.Operation == OpMerge {
-			e.Summary = c.Message
-		}
-		out = append(out, e)
+		out[b.Hash] = c
 	}
 	return out, nil
 }

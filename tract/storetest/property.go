@@ -107,25 +107,7 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 			err = nil
 		}
 	case "child", "merge-from", "child-annotate":
-		name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
-		if _, terr := r.Tract(ctx, name); terr != nil {
-			return nil
-		}
-		switch op {
-		case "child":
-			_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: text}})
-		case "merge-from":
-			_, err = r.MergeFrom(ctx, name, "")
-			if errors.Is(err, tract.ErrNoCommits) {
-				err = nil
-			}
-		case "child-annotate":
-			p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
-			_, err = r.Annotate(ctx, name, name+":HEAD", p, "")
-			if errors.Is(err, tract.ErrNoCommits) {
-				err = nil
-			}
-		}
+		err = childStep(ctx, rt, r, op, text)
 	case "gc":
 		_, err = r.GC(ctx, tract.GCOptions{})
 	}
@@ -159,4 +141,26 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 	if !reflect.DeepEqual(w, c) {
 		rt.Fatalf("warm compile differs from cold:\nwarm: %+v\ncold: %+v", w, c)
 	}
+}
+
+// childStep works in a spawned child: commits, merges it back, annotates.
+func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string) error {
+	name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
+	if _, err := r.Tract(ctx, name); err != nil {
+		return nil
+	}
+	var err error
+	switch op {
+	case "child":
+		_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: text}})
+	case "merge-from":
+		_, err = r.MergeFrom(ctx, name, "")
+	case "child-annotate":
+		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
+		_, err = r.Annotate(ctx, name, name+":HEAD", p, "")
+	}
+	if errors.Is(err, tract.ErrNoCommits) {
+		return nil
+	}
+	return err
 }
