@@ -164,6 +164,8 @@ func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, he
 		for i := range hist {
 			m[hist[i].Commit.Hash] = &hist[i]
 		}
+		v.lin.emitted = make(map[Hash]int, len(hist))
+		v.lin.order = make([]*Commit, 0, len(hist))
 		v.lin.get = func(h Hash) (*Commit, error) {
 			hc, ok := m[h]
 			if !ok {

@@ -11,13 +11,21 @@ import (
 	"github.com/agentlineage/lineage/tract"
 )
 
-// tokensPath is the JSON path of an encoding's count in blobs.tokens; NULL
-// (no count) for the empty encoding.
-func tokensPath(encoding string) any {
-	if encoding == "" {
-		return nil
+// Token counts of the two encodings internal/tokens knows have their own
+// columns (a compile reads one per commit); any other encoding goes into the
+// JSON object in blobs.tokens.
+var tokenColumns = map[string]string{"o200k_base": "tokens_o200k", "cl100k_base": "tokens_cl100k"}
+
+// tokensExpr is the SQL expression of blob b's count in encoding, with its
+// arguments.
+func tokensExpr(encoding string) (string, []any) {
+	if col, ok := tokenColumns[encoding]; ok {
+		return "b." + col, nil
 	}
-	return `$."` + encoding + `"`
+	if encoding == "" {
+		return "NULL", nil
+	}
+	return "b.tokens ->> ?", []any{`$."` + encoding + `"`}
 }
 
 // historyLoader reads the commits reachable from some heads tract range by
@@ -30,6 +38,7 @@ type historyLoader struct {
 	rows     map[tract.Hash]*historyRow
 	order    []*historyRow // in the order read
 	fetched  map[string]int64
+	slab     []historyRow // rows are allocated in batches
 }
 
 type historyRow struct {
@@ -100,6 +109,11 @@ func (l *historyLoader) load(ctx context.Context, h tract.Hash) (*historyRow, er
 		return nil, err
 	}
 	if from := l.fetched[tractID]; seq > from {
+		if len(l.rows) == 0 {
+			n := int(min(seq-from, 1<<20))
+			l.rows = make(map[tract.Hash]*historyRow, n)
+			l.order = make([]*historyRow, 0, n)
+		}
 		if err := l.fetchRange(ctx, tractID, from, seq); err != nil {
 			return nil, err
 		}
@@ -117,9 +131,10 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 		FROM commits c WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 	args := []any{tractID, from, to}
 	if l.blobs {
-		query = `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, b.data, b.tokens ->> ?
+		expr, targs := tokensExpr(l.encoding)
+		query = `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, b.data, ` + expr + `
 		FROM commits c LEFT JOIN blobs b ON b.id = c.content_id WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
-		args = append([]any{tokensPath(l.encoding)}, args...)
+		args = append(targs, args...)
 	}
 	return l.r.eachRow(ctx, query, args, 9, func(v []any) error {
 		hash, _ := v[0].([]byte)
@@ -128,7 +143,11 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 		parents, _ := v[6].([]byte)
 		data, _ := v[7].([]byte)
 		at, _ := v[4].(int64)
-		row := &historyRow{}
+		if len(l.slab) == 0 {
+			l.slab = make([]historyRow, 256)
+		}
+		row := &l.slab[0]
+		l.slab = l.slab[1:]
 		c := &row.Commit
 		c.Operation = tract.Operation(asString(v[2]))
 		c.Message = asString(v[5])

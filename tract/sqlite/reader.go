@@ -231,8 +231,9 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 	if len(hashes) == 0 {
 		return nil, nil
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, b.tokens ->> ? FROM blobs b
-		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, tokensPath(encoding), hashList(hashes))
+	expr, args := tokensExpr(encoding)
+	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b
+		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, append(args, hashList(hashes))...)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,8 @@ var migrations = []string{
 		id INTEGER PRIMARY KEY,
 		hash BLOB NOT NULL UNIQUE,
 		data BLOB NOT NULL,
+		tokens_o200k INTEGER,
+		tokens_cl100k INTEGER,
 		tokens TEXT
 	);
 	CREATE TABLE commits (

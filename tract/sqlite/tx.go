@@ -165,9 +165,13 @@ func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 }
 
 func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.Hash]int) error {
-	path := tokensPath(encoding)
+	query := `UPDATE blobs SET tokens = json_set(IFNULL(tokens, '{}'), ?, ?) WHERE hash = ?`
+	args := []any{`$."` + encoding + `"`}
+	if col, ok := tokenColumns[encoding]; ok {
+		query, args = `UPDATE blobs SET `+col+` = ? WHERE hash = ?`, nil
+	}
 	for h, n := range counts {
-		if _, err := t.exec(ctx, `UPDATE blobs SET tokens = json_set(IFNULL(tokens, '{}'), ?, ?) WHERE hash = ?`, path, n, hb(h)); err != nil {
+		if _, err := t.exec(ctx, query, append(args, n, hb(h))...); err != nil {
 			return err
 		}
 	}

@@ -114,6 +114,13 @@ func testStoreBlobs(t *testing.T, newStore Factory) {
 	if got[0].Tokens != -1 {
 		t.Fatalf("tokens in another encoding %d", got[0].Tokens)
 	}
+	update(t, s, func(tx tract.Tx) error { return tx.SetTokens(ctx, "some_future_base", map[tract.Hash]int{b.Hash: 11}) })
+	update(t, s, func(tx tract.Tx) error { return tx.SetTokens(ctx, "cl100k_base", map[tract.Hash]int{b.Hash: 8}) })
+	for enc, want := range map[string]int{"some_future_base": 11, "cl100k_base": 8, "o200k_base": 7, "": -1} {
+		if got, _ := s.Blobs(ctx, []tract.Hash{b.Hash}, enc); got[0].Tokens != want {
+			t.Errorf("tokens in %q: %d, want %d", enc, got[0].Tokens, want)
+		}
+	}
 	n := 0
 	if err := s.ScanBlobs(ctx, func(tract.Blob) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("ScanBlobs %d %v", n, err)
