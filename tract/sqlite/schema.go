@@ -32,17 +32,19 @@ var migrations = []string{
 		tract TEXT NOT NULL,
 		seq INTEGER NOT NULL,
 		hash BLOB NOT NULL UNIQUE,
-		content BLOB REFERENCES blobs(hash) DEFERRABLE INITIALLY DEFERRED,
-		content_id INTEGER,
+		content BLOB,
+		content_id INTEGER REFERENCES blobs(id) DEFERRABLE INITIALLY DEFERRED,
 		operation TEXT NOT NULL,
 		edit_target BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		time INTEGER NOT NULL,
 		message TEXT NOT NULL,
 		first_parent BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
 		parents BLOB NOT NULL,
-		PRIMARY KEY (tract, seq)
+		PRIMARY KEY (tract, seq),
+		CHECK (content IS NULL OR content_id IS NOT NULL)
 	) WITHOUT ROWID;
 	CREATE INDEX commits_first_parent ON commits(first_parent) WHERE first_parent IS NOT NULL;
+	CREATE INDEX commits_content_id ON commits(content_id) WHERE content_id IS NOT NULL;
 	CREATE INDEX commits_edit_target ON commits(edit_target) WHERE edit_target IS NOT NULL;
 	CREATE TABLE merge_parents (
 		child BLOB NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,

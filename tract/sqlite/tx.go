@@ -196,9 +196,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 }
 
 func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
-	// A scan of commits beats an index on commits.content that every
-	// commit insert would pay for.
-	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE hash NOT IN (SELECT content FROM commits WHERE content IS NOT NULL)`)
+	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.content_id = blobs.id)`)
 	if err != nil {
 		return 0, err
 	}
