@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentlineage/lineage/internal/tokens"
 )
@@ -227,6 +228,7 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 	order := v.lin.order[from:]
 	var err error
 	counted := map[Hash]int{}
+	v.entries = slices.Grow(v.entries, len(order))
 	for i, c := range order {
 		var e entry
 		if c.Content != "" {

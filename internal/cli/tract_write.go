@@ -176,6 +176,10 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON {
 				return writeJSON(env.Stdout, res)
 			}
+			if res.Count == 0 {
+				fmt.Fprintln(env.Stdout, "imported 0 messages")
+				return nil
+			}
 			fmt.Fprintf(env.Stdout, "imported %d messages; head %s\n", res.Count, res.Head)
 			return nil
 		},
