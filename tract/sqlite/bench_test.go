@@ -177,3 +177,22 @@ func BenchmarkGC100kNothingToCollect(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHistory10k: the store's share of a cold compile (one History
+// read of 10k commits with their blobs).
+func BenchmarkHistory10k(b *testing.B) {
+	r := filled(b, 10_000)
+	ctx := context.Background()
+	_, head, err := r.Head(ctx, "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hist, err := r.Store().History(ctx, []tract.Hash{head.Commit}, "o200k_base")
+		if err != nil || len(hist) != 10_000 {
+			b.Fatal(err, len(hist))
+		}
+	}
+}
