@@ -324,7 +324,19 @@ func testStoreDeletes(t *testing.T, newStore Factory) {
 	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.DeleteCommits(ctx, []tract.Hash{a.Hash}) }); err == nil {
 		t.Fatal("deleted a commit another tract's commit builds on")
 	}
-	update(t, s, func(tx tract.Tx) error { return tx.DeleteCommits(ctx, []tract.Hash{b.Hash, a.Hash, c.Hash}) })
+	eb, _ := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: "user", Text: "C"})
+	edit := tract.Commit{Parents: []tract.Hash{b.Hash}, Content: eb.Hash, Operation: tract.OpEdit, EditTarget: c.Hash, Tract: "t1", Time: t0}
+	edit.Hash = edit.ComputeHash()
+	update(t, s, func(tx tract.Tx) error {
+		if err := tx.PutBlobs(ctx, eb); err != nil {
+			return err
+		}
+		return tx.PutCommits(ctx, edit)
+	})
+	if err := s.Update(ctx, func(tx tract.Tx) error { return tx.DeleteCommits(ctx, []tract.Hash{c.Hash}) }); err == nil {
+		t.Fatal("deleted the target of a surviving edit")
+	}
+	update(t, s, func(tx tract.Tx) error { return tx.DeleteCommits(ctx, []tract.Hash{b.Hash, a.Hash, edit.Hash, c.Hash}) })
 	if _, err := s.Commit(ctx, a.Hash); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatal("commit survived delete")
 	}
@@ -337,8 +349,8 @@ func testStoreDeletes(t *testing.T, newStore Factory) {
 		n, err = tx.DeleteUnusedBlobs(ctx)
 		return err
 	})
-	if n != 3 {
-		t.Fatalf("deleted %d blobs, want 3", n)
+	if n != 4 {
+		t.Fatalf("deleted %d blobs, want 4", n)
 	}
 	update(t, s, func(tx tract.Tx) error {
 		if err := tx.UpdateRef(ctx, tract.RefUpdate{Tract: "t1", Name: "r", New: "x", Time: t0}); err != nil {
