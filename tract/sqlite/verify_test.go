@@ -3,10 +3,12 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // TestVerifyFindsDamage tampers with rows behind the store's back (foreign
@@ -69,5 +71,31 @@ func TestVerifyFindsDamage(t *testing.T) {
 	}
 	if len(rep.Damage) != 6 {
 		t.Errorf("got %d problems, want 6:\n%s", len(rep.Damage), text)
+	}
+}
+
+// TestSchemaVersion: a new store records the schema version; a store from a
+// newer lineage is refused rather than misread.
+func TestSchemaVersion(t *testing.T) {
+	db, _, s := newDB(t)
+	s.Close()
+	raw, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var v int
+	if err := raw.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, sqlite.SchemaVersion)
+	}
+	if _, err := raw.Exec(`UPDATE schema_version SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlite.Open(context.Background(), db, sqlite.Options{})
+	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this lineage understands") {
+		t.Fatalf("open of a newer store: %v", err)
+	}
+	if _, err := sqlite.Open(context.Background(), db+"-missing", sqlite.Options{}); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("open of a missing store: %v", err)
 	}
 }
