@@ -72,7 +72,7 @@ type AnthropicBlock struct {
 	Text      string         `json:"text,omitempty"`
 	ID        string         `json:"id,omitempty"`
 	Name      string         `json:"name,omitempty"`
-	Input     jsontext.Value `json:"input,omitempty"`
+	Input     jsontext.Value `json:"input,omitzero"`
 	ToolUseID string         `json:"tool_use_id,omitempty"`
 	Content   string         `json:"content,omitempty"`
 }
