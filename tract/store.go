@@ -37,10 +37,8 @@ type Reader interface {
 	// Reflog lists entries oldest first. Empty query fields match everything.
 	Reflog(ctx context.Context, q ReflogQuery) ([]ReflogEntry, error)
 
-	// Commit finds one commit. Commits returns those of hashes that exist, in
-	// no particular order.
+	// Commit finds one commit.
 	Commit(ctx context.Context, h Hash) (Commit, error)
-	Commits(ctx context.Context, hashes []Hash) ([]Commit, error)
 	// CommitsWithPrefix returns up to limit hashes starting with prefix, sorted.
 	CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]Hash, error)
 	// Ancestry returns every commit reachable from heads through parents,

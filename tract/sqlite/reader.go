@@ -184,13 +184,6 @@ func hashList(hashes []tract.Hash) string {
 	return string(b)
 }
 
-func (r reader) Commits(ctx context.Context, hashes []tract.Hash) ([]tract.Commit, error) {
-	if len(hashes) == 0 {
-		return nil, nil
-	}
-	return r.queryCommits(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash IN (SELECT unhex(value) FROM json_each(?))`, hashList(hashes))
-}
-
 func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
 	lo, hi := prefixRange(prefix)
 	rows, err := r.q.QueryContext(ctx, `SELECT hash FROM commits WHERE hash BETWEEN ? AND ? ORDER BY hash LIMIT ?`, lo, hi, limit)
