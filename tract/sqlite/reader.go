@@ -160,23 +160,6 @@ func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) 
 	return c, notFound(err, "commit "+h.Short())
 }
 
-func (r reader) queryCommits(ctx context.Context, query string, args ...any) ([]tract.Commit, error) {
-	rows, err := r.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []tract.Commit
-	for rows.Next() {
-		c, err := scanCommit(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
 // hashList encodes hashes as a JSON array for json_each: one parameter
 // however many hashes.
 func hashList(hashes []tract.Hash) string {
