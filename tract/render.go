@@ -88,7 +88,8 @@ func (v *view) render() {
 			lastNamed[content.Name] = i
 		}
 	}
-	v.rendered = make([]Message, 0, n)
+	// Room to grow: warm compiles append to this slice.
+	v.rendered = make([]Message, 0, n+n/8+64)
 	v.tokens = 0
 	for i := range v.lin.order {
 		if !ok[i] {
