@@ -53,7 +53,7 @@ type tractOpener func(ctx context.Context, url string, create bool) (tract.Store
 //
 //	func init() { tractOpeners["postgres"] = openPostgres; tractOpeners["postgresql"] = openPostgres }
 var tractOpeners = map[string]tractOpener{
-	"sqlite": openSQLiteStore,
+	"sqlite": tractOpenSQLite,
 }
 
 // tractSession is an open store with the repo and tract a command works on.
@@ -115,7 +115,7 @@ func (f *tractFlags) tractName(env *Env) string {
 }
 
 // openStore opens the store url names.
-func openTractStore(ctx context.Context, env *Env, url string, create bool) (tract.Store, string, error) {
+func tractOpenStore(ctx context.Context, env *Env, url string, create bool) (tract.Store, string, error) {
 	scheme, rest := "sqlite", url
 	if i := strings.Index(url, "://"); i > 0 {
 		scheme = url[:i]
@@ -180,7 +180,7 @@ func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create 
 	if err != nil {
 		return nil, err
 	}
-	s, where, err := openTractStore(cmd.Context(), env, url, create)
+	s, where, err := tractOpenStore(cmd.Context(), env, url, create)
 	if err != nil {
 		if errors.Is(err, tract.ErrNotFound) {
 			return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// buildLineage builds the real binary once per benchmark.
-func buildLineage(b *testing.B) string {
+// tractBuildLineage builds the real binary once per benchmark.
+func tractBuildLineage(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lineage")
 	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/lineage").CombinedOutput()
@@ -18,7 +18,7 @@ func buildLineage(b *testing.B) string {
 	return bin
 }
 
-func runBin(b *testing.B, dir, bin string, args ...string) {
+func tractRunBin(b *testing.B, dir, bin string, args ...string) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LINEAGE_STORE=", "LINEAGE_TRACT=")
@@ -27,20 +27,20 @@ func runBin(b *testing.B, dir, bin string, args ...string) {
 	}
 }
 
-// BenchmarkProcess compares a whole `lineage tract commit` process with
+// BenchmarkTractProcess compares a whole `lineage tract commit` process with
 // `lineage --help` (target: commit ≤ 2× help).
-func BenchmarkProcess(b *testing.B) {
-	bin := buildLineage(b)
+func BenchmarkTractProcess(b *testing.B) {
+	bin := tractBuildLineage(b)
 	dir := b.TempDir()
-	runBin(b, dir, bin, "tract", "init")
+	tractRunBin(b, dir, bin, "tract", "init")
 	b.Run("help", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runBin(b, dir, bin, "--help")
+			tractRunBin(b, dir, bin, "--help")
 		}
 	})
 	b.Run("tract-commit", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runBin(b, dir, bin, "tract", "commit", "--text", "hello")
+			tractRunBin(b, dir, bin, "tract", "commit", "--text", "hello")
 		}
 	})
 }

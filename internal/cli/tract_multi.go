@@ -142,7 +142,7 @@ func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 		Short: "Remove commits no tract reaches (older than the retention)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			keep, err := parseRetention(retention)
+			keep, err := tractParseRetention(retention)
 			if err != nil {
 				return err
 			}
@@ -189,8 +189,8 @@ func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 	return cmd
 }
 
-// parseRetention accepts Go durations plus a "d" (days) unit.
-func parseRetention(s string) (time.Duration, error) {
+// tractParseRetention accepts Go durations plus a "d" (days) unit.
+func tractParseRetention(s string) (time.Duration, error) {
 	if d, ok := strings.CutSuffix(s, "d"); ok {
 		var days int
 		if _, err := fmt.Sscanf(d, "%d", &days); err == nil && days >= 0 && fmt.Sprint(days) == d {

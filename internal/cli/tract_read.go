@@ -117,7 +117,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON {
 				return writeJSON(env.Stdout, sh)
 			}
-			fmt.Fprint(env.Stdout, renderShown(sh))
+			fmt.Fprint(env.Stdout, tractRenderShown(sh))
 			return nil
 		},
 	}
@@ -125,7 +125,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 	return cmd
 }
 
-func renderShown(sh tract.Shown) string {
+func tractRenderShown(sh tract.Shown) string {
 	var b strings.Builder
 	c := sh.Commit
 	fmt.Fprintf(&b, "commit %s\n", c.Hash)

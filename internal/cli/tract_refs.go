@@ -157,7 +157,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON {
 				return writeJSON(env.Stdout, res)
 			}
-			printMerge(env, res, args[0], o.Strategy)
+			tractPrintMerge(env, res, args[0], o.Strategy)
 			return nil
 		},
 	}
@@ -167,7 +167,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 	return cmd
 }
 
-func printMerge(env *Env, res tract.MergeResult, what, strategy string) {
+func tractPrintMerge(env *Env, res tract.MergeResult, what, strategy string) {
 	switch res.Kind {
 	case tract.MergeUpToDate:
 		fmt.Fprintln(env.Stdout, "already up to date")

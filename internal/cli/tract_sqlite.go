@@ -7,6 +7,6 @@ import (
 	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
-func openSQLiteStore(ctx context.Context, path string, create bool) (tract.Store, error) {
+func tractOpenSQLite(ctx context.Context, path string, create bool) (tract.Store, error) {
 	return sqlite.Open(ctx, path, sqlite.Options{Create: create})
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func runTract(t *testing.T, dir string, args ...string) (int, string, string) {
+func tractRun(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Dir: dir,
@@ -28,7 +28,7 @@ func runTract(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestTractVerifyDamage(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}, {"tract", "commit", "--text", "two"}} {
-		if code, _, stderr := runTract(t, dir, args...); code != 0 {
+		if code, _, stderr := tractRun(t, dir, args...); code != 0 {
 			t.Fatalf("%v: %d %s", args, code, stderr)
 		}
 	}
@@ -40,7 +40,7 @@ func TestTractVerifyDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	code, stdout, stderr := runTract(t, dir, "tract", "verify")
+	code, stdout, stderr := tractRun(t, dir, "tract", "verify")
 	if code != ExitFinding {
 		t.Fatalf("verify exit %d, want 3; stderr %s", code, stderr)
 	}
@@ -57,7 +57,7 @@ func TestTractVerifyDamage(t *testing.T) {
 func TestTractGCProgress(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}} {
-		if code, _, stderr := runTract(t, dir, args...); code != 0 {
+		if code, _, stderr := tractRun(t, dir, args...); code != 0 {
 			t.Fatalf("%v: %d %s", args, code, stderr)
 		}
 	}
@@ -72,7 +72,7 @@ func TestTractGCProgress(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "removed 0 commits, 0 blobs, ") {
 		t.Errorf("stdout %q", out.String())
 	}
-	code, _, stderr := runTract(t, dir, "tract", "gc")
+	code, _, stderr := tractRun(t, dir, "tract", "gc")
 	if code != 0 || stderr != "" {
 		t.Errorf("gc off a terminal printed progress: %q", stderr)
 	}
