@@ -109,8 +109,9 @@ func (r reader) Ref(ctx context.Context, tractID, name string) (tract.Ref, error
 	return ref, notFound(err, "ref "+name)
 }
 
-// Refs inside a transaction share-locks the rows it returns, so no ref
-// moves under a collection that decided what they reach.
+// Refs takes no locks, even in a transaction: a collection reads them
+// after locking the commits table, and waiting there for a writer that
+// holds a ref and waits for the table would deadlock.
 func (r reader) Refs(ctx context.Context, tractID string) ([]tract.Ref, error) {
 	query := `SELECT r.tract, r.name, r.value FROM refs r JOIN tracts t ON t.id = r.tract WHERE t.deleted IS NULL`
 	var args []any
@@ -118,11 +119,7 @@ func (r reader) Refs(ctx context.Context, tractID string) ([]tract.Ref, error) {
 		query += ` AND r.tract = $1`
 		args = append(args, tractID)
 	}
-	query += ` ORDER BY r.tract, r.name`
-	if r.inTx {
-		query += ` FOR SHARE OF r`
-	}
-	rows, err := r.q.Query(ctx, query, args...)
+	rows, err := r.q.Query(ctx, query+` ORDER BY r.tract, r.name`, args...)
 	if err != nil {
 		return nil, err
 	}
