@@ -49,6 +49,9 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 // OpenConfig is [Open] with a parsed pool configuration.
 func OpenConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, error) {
 	cfg = cfg.Copy()
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}

@@ -108,7 +108,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create bool) error {
 	case err == nil && current > len(migrations):
 		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", current, len(migrations))
 	case err != nil && sqlState(err) != "42P01" && !errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("read schema version: %w", err)
+		return err
 	case err != nil && !create:
 		return fmt.Errorf("no lineage schema in this database: %w", tract.ErrNotFound)
 	}
