@@ -2,13 +2,32 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
+
+func binary64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
+
+func binary32(b []byte) uint32 { return binary.BigEndian.Uint32(b) }
+
+// operationOf maps a stored operation to its constant without allocating.
+func operationOf(b []byte) tract.Operation {
+	switch string(b) {
+	case "append":
+		return tract.OpAppend
+	case "edit":
+		return tract.OpEdit
+	case "merge":
+		return tract.OpMerge
+	}
+	return tract.Operation(b)
+}
 
 // Token counts of the two encodings internal/tokens knows have their own
 // columns (a compile reads one per commit); any other encoding goes into the
@@ -142,30 +161,43 @@ func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args .
 		return err
 	}
 	defer rows.Close()
-	var (
-		hash, content, target, parents, data []byte
-		op, message                          string
-		at                                   int64
-		tokens                               *int32
-	)
+	binary := true
+	for _, fd := range rows.FieldDescriptions() {
+		binary = binary && (fd.Format == pgx.BinaryFormatCode || fd.DataTypeOID == pgtype.TextOID || fd.DataTypeOID == pgtype.ByteaOID)
+	}
+	if !binary {
+		return fmt.Errorf("history: unexpected text result format")
+	}
+	var slab []historyRow
+	var dataSlab []byte
 	for rows.Next() {
-		data, tokens = nil, nil
-		if err := rows.Scan(&hash, &content, &op, &target, &at, &message, &parents, &data, &tokens); err != nil {
-			return err
-		}
-		h := hs(hash)
+		// Raw values skip the driver's per-column scan plans: a cold
+		// compile reads every commit of a history.
+		v := rows.RawValues()
+		h := hs(v[0])
 		if _, dup := l.rows[h]; dup {
 			continue
 		}
-		row := &historyRow{}
+		if len(slab) == 0 {
+			slab = make([]historyRow, 256)
+		}
+		row := &slab[0]
+		slab = slab[1:]
 		c := &row.Commit
-		c.Hash, c.Content, c.EditTarget, c.Time, c.Tract = h, hs(content), hs(target), fromNanos(at), tractID
-		c.Operation, c.Message = tract.Operation(op), message
-		c.Parents = unpackHashes(parents)
-		if data != nil {
+		c.Hash, c.Content, c.EditTarget, c.Tract = h, hs(v[1]), hs(v[3]), tractID
+		c.Time = fromNanos(int64(binary64(v[4])))
+		c.Operation, c.Message = operationOf(v[2]), string(v[5])
+		c.Parents = unpackHashes(v[6])
+		if v[7] != nil {
+			if len(dataSlab) < len(v[7]) {
+				dataSlab = make([]byte, max(64<<10, len(v[7])))
+			}
+			data := dataSlab[:len(v[7]):len(v[7])]
+			dataSlab = dataSlab[len(v[7]):]
+			copy(data, v[7])
 			row.Blob = tract.Blob{Hash: c.Content, Data: data, Tokens: -1, Encoding: l.encoding}
-			if tokens != nil {
-				row.Blob.Tokens = int(*tokens)
+			if len(v[8]) == 4 {
+				row.Blob.Tokens = int(int32(binary32(v[8])))
 			}
 		}
 		l.rows[h] = row
