@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
@@ -75,7 +76,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return nil
 	}
 	sorted := slices.Clone(blobs)
-	slices.SortFunc(sorted, func(a, b tract.Blob) int { return bytes.Compare(hb(a.Hash), hb(b.Hash)) })
+	// Lowercase hex of one length sorts as its bytes do.
+	slices.SortFunc(sorted, func(a, b tract.Blob) int { return strings.Compare(string(a.Hash), string(b.Hash)) })
 	sorted = slices.CompactFunc(sorted, func(a, b tract.Blob) bool { return a.Hash == b.Hash })
 	var (
 		hashes, data  = make([][]byte, len(sorted)), make([][]byte, len(sorted))
