@@ -211,3 +211,64 @@ func TestUpdateRetriesSerializationFailure(t *testing.T) {
 		t.Fatal("Retryable")
 	}
 }
+
+// TestBulkWrites: an import large enough to go through COPY (with repeated
+// contents, counted tokens, and blobs that already exist) reads back as
+// the same history as small writes give.
+func TestBulkWrites(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r := tract.New(s, tract.Options{CountTokens: true})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: "m 3"}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1200
+	reqs := make([]tract.CommitRequest, n)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("m %d", i%700)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tract.New(s, tract.Options{}).CompileCold(ctx, "main", tract.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Messages) != n+1 || res.Messages[n].Content != fmt.Sprintf("m %d", (n-1)%700) {
+		t.Fatalf("compiled %d messages, last %+v", len(res.Messages), res.Messages[len(res.Messages)-1])
+	}
+	blobs := 0
+	if err := s.ScanBlobs(ctx, func(tract.Blob) error { blobs++; return nil }); err != nil || blobs != 700 {
+		t.Fatalf("%d blobs (%v), want 700", blobs, err)
+	}
+	b, _ := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: "user", Text: "m 3"})
+	got, err := s.Blobs(ctx, []tract.Hash{b.Hash}, "o200k_base")
+	if err != nil || len(got) != 1 || got[0].Tokens <= 0 {
+		t.Fatalf("tokens of a blob stored before the import: %+v %v", got, err)
+	}
+	rep, err := r.Verify(ctx)
+	if err != nil || len(rep.Damage) != 0 || rep.Commits != n+1 {
+		t.Fatalf("verify %+v %v", rep, err)
+	}
+}
+
+// TestPutBlobsRecordsTokensOfExistingBlob: a blob stored without a count
+// gets one when it is put again with one.
+func TestPutBlobsRecordsTokensOfExistingBlob(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	b, _ := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: "user", Text: "hi"})
+	for _, put := range []tract.Blob{b, {Hash: b.Hash, Data: b.Data, Tokens: 5, Encoding: "cl100k_base"}, {Hash: b.Hash, Data: b.Data, Tokens: 6, Encoding: "future"}} {
+		if err := s.Update(ctx, func(tx tract.Tx) error { return tx.PutBlobs(ctx, put) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for enc, want := range map[string]int{"cl100k_base": 5, "future": 6, "o200k_base": -1} {
+		if got, _ := s.Blobs(ctx, []tract.Hash{b.Hash}, enc); len(got) != 1 || got[0].Tokens != want {
+			t.Errorf("tokens in %s: %+v, want %d", enc, got, want)
+		}
+	}
+}
