@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unsafe"
 
 	"github.com/agentlineage/lineage/tract"
@@ -170,13 +171,54 @@ func (l *historyLoader) grow(n int) {
 	l.reached = make([]bool, 0, n)
 }
 
+// parallelRows is the length of a range from which, outside a transaction,
+// History reads it as two halves on two connections at once (SQLite's
+// virtual machine, not the disk, bounds a cold compile).
+const parallelRows = 8192
+
+// rangePart collects the rows of part of a range, in sequence order.
+type rangePart struct {
+	rows []tract.HistoryCommit
+	raw  []rawHashes
+}
+
 func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to int64) error {
-	query := `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, c.message, NULL, NULL
+	start := len(l.rows)
+	first := &rangePart{rows: l.rows, raw: l.raw}
+	if l.r.db != nil && to-from >= parallelRows {
+		mid := from + (to-from)/2
+		second := &rangePart{rows: make([]tract.HistoryCommit, 0, min(to-mid, 1<<20)),
+			raw: make([]rawHashes, 0, min(to-mid, 1<<20))}
+		var wg sync.WaitGroup
+		var err1, err2 error
+		wg.Go(func() { err1 = l.fetchPart(ctx, tractID, from, mid, first) })
+		wg.Go(func() { err2 = l.fetchPart(ctx, tractID, mid, to, second) })
+		wg.Wait()
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		first.rows = append(first.rows, second.rows...)
+		first.raw = append(first.raw, second.raw...)
+	} else if err := l.fetchPart(ctx, tractID, from, to, first); err != nil {
+		return err
+	}
+	l.rows, l.raw = first.rows, first.raw
+	for i := start; i < len(l.rows); i++ {
+		l.index[[32]byte(l.raw[i].hash)] = int32(i)
+		l.reached = append(l.reached, false)
+	}
+	return nil
+}
+
+// fetchPart reads the commits of tractID with sequence numbers in
+// (from, to] into p.
+func (l *historyLoader) fetchPart(ctx context.Context, tractID string, from, to int64, p *rangePart) error {
+	query := `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), NULL, NULL
 		FROM commits c WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 	args := []any{tractID, from, to}
 	if l.blobs {
 		expr, targs := tokensExpr(l.encoding)
-		query = `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, c.message, b.data, ` + expr + `
+		query = `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), b.data, ` + expr + `
 		FROM commits c LEFT JOIN blobs b ON b.id = c.content_id WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 		args = append(targs, args...)
 	}
@@ -200,10 +242,8 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 				hc.Blob.Tokens = int(n)
 			}
 		}
-		l.index[[32]byte(raw.hash)] = int32(len(l.rows))
-		l.rows = append(l.rows, hc)
-		l.raw = append(l.raw, raw)
-		l.reached = append(l.reached, false)
+		p.rows = append(p.rows, hc)
+		p.raw = append(p.raw, raw)
 		return nil
 	})
 }
