@@ -54,7 +54,9 @@ func TestHistoryLongRange(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	byHash := func(a, b tract.HistoryCommit) int { return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash)) }
+	byHash := func(a, b tract.HistoryCommit) int {
+		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
+	}
 	slices.SortFunc(got, byHash)
 	slices.SortFunc(want, byHash)
 	if len(got) != 18_002 {
