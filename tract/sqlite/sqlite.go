@@ -49,7 +49,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 30 * time.Second
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_pragma=mmap_size(268435456)&_txlock=immediate",
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",
 		strings.ReplaceAll(path, "?", "%3F"), o.BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
