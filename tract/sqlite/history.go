@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -173,7 +174,8 @@ func (l *historyLoader) grow(n int) {
 
 // parallelRows is the length of a range from which, outside a transaction,
 // History reads it as two halves on two connections at once (SQLite's
-// virtual machine, not the disk, bounds a cold compile).
+// virtual machine, not the disk, bounds a cold compile) when it can run on
+// two processors.
 const parallelRows = 8192
 
 // rangePart collects the rows of part of a range, in sequence order.
@@ -185,7 +187,7 @@ type rangePart struct {
 func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to int64) error {
 	start := len(l.rows)
 	first := &rangePart{rows: l.rows, raw: l.raw}
-	if l.r.db != nil && to-from >= parallelRows {
+	if l.r.db != nil && to-from >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
 		mid := from + (to-from)/2
 		second := &rangePart{rows: make([]tract.HistoryCommit, 0, min(to-mid, 1<<20)),
 			raw: make([]rawHashes, 0, min(to-mid, 1<<20))}
