@@ -161,26 +161,17 @@ func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, he
 		if err != nil {
 			return nil, err
 		}
-		m := make(map[Hash]*HistoryCommit, len(hist))
-		for i := range hist {
-			m[hist[i].Commit.Hash] = &hist[i]
-		}
 		v.lin.emitted = make(map[Hash]int, len(hist))
 		v.lin.order = make([]*Commit, 0, len(hist))
-		v.lin.get = func(h Hash) (*Commit, error) {
-			hc, ok := m[h]
-			if !ok {
-				return nil, fmt.Errorf("commit %s: %w", h.Short(), ErrNotFound)
-			}
-			return &hc.Commit, nil
-		}
+		src := newHistorySource(hist)
+		v.lin.get = src.get
 		if err := v.lin.add(head); err != nil {
 			return nil, err
 		}
 		blobs := make([]*Blob, len(v.lin.order))
 		for i, c := range v.lin.order {
 			if c.Content != "" {
-				blobs[i] = &m[c.Hash].Blob
+				blobs[i] = src.blob(c)
 			}
 		}
 		if err := r.decodeEntries(ctx, v, 0, blobs); err != nil {
@@ -195,6 +186,54 @@ func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, he
 	}
 	v.render()
 	return v, nil
+}
+
+// historySource serves the commits of one History read to a linearizer.
+// Backends tend to return a history in storage order, a commit's first
+// parent just before it and the head last, so the entries around the last
+// one found are tried before a map of the whole history is built.
+type historySource struct {
+	hist []HistoryCommit
+	last int
+	m    map[Hash]int
+}
+
+func newHistorySource(hist []HistoryCommit) *historySource {
+	return &historySource{hist: hist, last: len(hist) - 1}
+}
+
+func (s *historySource) index(h Hash) (int, bool) {
+	for _, i := range [3]int{s.last, s.last - 1, s.last + 1} {
+		if i >= 0 && i < len(s.hist) && s.hist[i].Commit.Hash == h {
+			s.last = i
+			return i, true
+		}
+	}
+	if s.m == nil {
+		s.m = make(map[Hash]int, len(s.hist))
+		for i := range s.hist {
+			s.m[s.hist[i].Commit.Hash] = i
+		}
+	}
+	i, ok := s.m[h]
+	if ok {
+		s.last = i
+	}
+	return i, ok
+}
+
+func (s *historySource) get(h Hash) (*Commit, error) {
+	i, ok := s.index(h)
+	if !ok {
+		return nil, fmt.Errorf("commit %s: %w", h.Short(), ErrNotFound)
+	}
+	return &s.hist[i].Commit, nil
+}
+
+// blob is the blob read with c, a commit of the history.
+func (s *historySource) blob(c *Commit) *Blob {
+	i, _ := s.index(c.Hash)
+	return &s.hist[i].Blob
 }
 
 // loadEntries reads and decodes the contents of v.lin.order[from:], counting

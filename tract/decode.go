@@ -39,7 +39,7 @@ func decodeCanonical(data []byte) (c Content, ok bool) {
 			return c, false
 		}
 		key := s[i+1 : i+1+end]
-		rank := strings.Index(canonicalKeys, ","+key+",")
+		rank := canonicalRank(key)
 		if rank <= last {
 			return c, false // not in canonical order, or repeated
 		}
@@ -85,8 +85,27 @@ func decodeCanonical(data []byte) (c Content, ok bool) {
 	return c, c.Type != ""
 }
 
-// canonicalKeys lists Content's members in canonical order.
-const canonicalKeys = ",name,role,seed,text,toolCallId,toolCalls,type,"
+// canonicalRank is the position of a member of Content in canonical order,
+// -1 for anything else.
+func canonicalRank(key string) int {
+	switch key {
+	case "name":
+		return 0
+	case "role":
+		return 1
+	case "seed":
+		return 2
+	case "text":
+		return 3
+	case "toolCallId":
+		return 4
+	case "toolCalls":
+		return 5
+	case "type":
+		return 6
+	}
+	return -1
+}
 
 // scanString reads a JSON string at the start of s as canonical JSON writes
 // it (escapes only for '"', '\\' and control characters) and returns its

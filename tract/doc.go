@@ -29,6 +29,16 @@
 //   - Tokens: 3 per message plus its text (plus 1 with a name), plus 3 for
 //     the reply primer, with a real tokenizer (internal/tokens).
 //
+// A compiled context renders as OpenAI chat messages ([OpenAI]), as an
+// Anthropic Messages API body ([ToAnthropic]) or as text ([Text]). The
+// Anthropic rendering is always a valid request: system text goes to the
+// system field, turns of one role are merged so roles alternate, a context
+// that starts with the assistant gets a first user turn saying
+// "(context continues)" (the API wants a user turn first, and a placeholder
+// keeps the assistant's words where they were rather than moving them),
+// tool results become tool_result blocks at the front of a user turn, and a
+// tool call or result whose other half is not beside it becomes text.
+//
 // A compile is cached per tract and encoding and extended incrementally when
 // the head moves forward; a property test in tract/storetest checks that it
 // always equals a cold compile.

@@ -16,5 +16,11 @@
 // always have lower sequence numbers, so History reads a tract's history as
 // one range scan joined to its blobs by row id, and follows parents into
 // other tracts with one more range scan per tract reached; commits of the
-// range that the heads do not reach are dropped in memory.
+// range that the heads do not reach are dropped in memory. The walk runs on
+// the raw 32-byte hashes the driver returns; hex hashes are made only for
+// the commits reached, in one string they all share (a parent's hash is its
+// commit's string), which keeps a cold compile at a few allocations per
+// commit. Outside a transaction a long range is read as two halves on two
+// connections at once: SQLite's virtual machine, not the disk, is what a
+// cold compile waits for.
 package sqlite

@@ -1,12 +1,17 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"unsafe"
 
 	"github.com/agentlineage/lineage/tract"
 )
@@ -31,19 +36,26 @@ func tokensExpr(encoding string) (string, []any) {
 // historyLoader reads the commits reachable from some heads tract range by
 // tract range (see doc.go): fetched[t] is the highest sequence number of
 // tract t read so far.
+//
+// Ranges are walked by raw 32-byte hashes (the driver's own copies, no
+// conversion per row); hex hashes are made only for the rows reached, all
+// inside one string, so a history of n commits costs a handful of
+// allocations per commit rather than two per hash.
 type historyLoader struct {
 	r        reader
 	encoding string
 	blobs    bool
-	rows     map[tract.Hash]*historyRow
-	order    []*historyRow // in the order read
+	index    map[[32]byte]int32 // raw commit hash → position in rows
+	rows     []tract.HistoryCommit
+	raw      []rawHashes // parallel to rows
+	reached  []bool      // parallel to rows
 	fetched  map[string]int64
-	slab     []historyRow // rows are allocated in batches
 }
 
-type historyRow struct {
-	tract.HistoryCommit
-	reached bool
+// rawHashes are a row's hashes as stored (content and target nil when
+// absent, parents back to back).
+type rawHashes struct {
+	hash, content, target, parents []byte
 }
 
 func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string) ([]tract.HistoryCommit, error) {
@@ -63,106 +75,272 @@ func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commi
 }
 
 func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string, blobs bool) ([]tract.HistoryCommit, error) {
-	l := &historyLoader{r: r, encoding: encoding, blobs: blobs, rows: map[tract.Hash]*historyRow{},
-		fetched: map[string]int64{}}
-	stack := append([]tract.Hash(nil), heads...)
+	l := &historyLoader{r: r, encoding: encoding, blobs: blobs, index: map[[32]byte]int32{}, fetched: map[string]int64{}}
+	var stack []int32
+	for _, h := range heads {
+		i, err := l.find(ctx, hb(h))
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			stack = append(stack, i)
+		}
+	}
 	reached := 0
 	for len(stack) > 0 {
-		h := stack[len(stack)-1]
+		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		row, ok := l.rows[h]
-		if !ok {
-			var err error
-			if row, err = l.load(ctx, h); err != nil {
-				return nil, err
-			}
-			if row == nil {
-				continue // a missing commit is not part of any history
-			}
-		}
-		if row.reached {
+		if l.reached[i] {
 			continue
 		}
-		row.reached = true
+		l.reached[i] = true
 		reached++
-		stack = append(stack, row.Commit.Parents...)
-	}
-	out := make([]tract.HistoryCommit, 0, reached)
-	for _, row := range l.order {
-		if row.reached {
-			out = append(out, row.HistoryCommit)
+		for p := l.raw[i].parents; len(p) >= 32; p = p[32:] {
+			j, err := l.parentOf(ctx, i, p[:32])
+			if err != nil {
+				return nil, err
+			}
+			if j >= 0 {
+				stack = append(stack, j)
+			}
 		}
 	}
-	return out, nil
+	return l.result(reached), nil
 }
 
-// load reads the range of h's tract up to h and returns h's row (nil when
-// h is not stored).
-func (l *historyLoader) load(ctx context.Context, h tract.Hash) (*historyRow, error) {
+// find returns the position of the commit with raw hash h, reading its
+// tract's range when needed; -1 when the commit is not stored (a missing
+// commit is not part of any history).
+func (l *historyLoader) find(ctx context.Context, h []byte) (int32, error) {
+	if len(h) != 32 {
+		return -1, nil
+	}
+	key := [32]byte(h)
+	if i, ok := l.index[key]; ok {
+		return i, nil
+	}
 	var tractID string
 	var seq int64
-	err := l.r.q.QueryRowContext(ctx, `SELECT tract, seq FROM commits WHERE hash = ?`, hb(h)).Scan(&tractID, &seq)
+	err := l.r.q.QueryRowContext(ctx, `SELECT tract, seq FROM commits WHERE hash = ?`, h).Scan(&tractID, &seq)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return -1, nil
 	}
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if from := l.fetched[tractID]; seq > from {
 		if len(l.rows) == 0 {
-			n := int(min(seq-from, 1<<20))
-			l.rows = make(map[tract.Hash]*historyRow, n)
-			l.order = make([]*historyRow, 0, n)
+			l.grow(int(min(seq-from, 1<<20)))
 		}
 		if err := l.fetchRange(ctx, tractID, from, seq); err != nil {
-			return nil, err
+			return 0, err
 		}
 		l.fetched[tractID] = seq
 	}
-	row, ok := l.rows[h]
+	i, ok := l.index[key]
 	if !ok {
-		return nil, fmt.Errorf("commit %s vanished while reading tract %s", h.Short(), tractID)
+		return 0, fmt.Errorf("commit %s vanished while reading tract %s", hs(h).Short(), tractID)
 	}
-	return row, nil
+	return i, nil
+}
+
+// parentOf is find for a parent of row i: in a range read in sequence order
+// a first parent is most often the row just before.
+func (l *historyLoader) parentOf(ctx context.Context, i int32, p []byte) (int32, error) {
+	if i > 0 && bytes.Equal(l.raw[i-1].hash, p) {
+		return i - 1, nil
+	}
+	return l.find(ctx, p)
+}
+
+// rowOf is the position of the row with raw hash p, a parent of row i, or
+// -1.
+func (l *historyLoader) rowOf(i int, p []byte) int {
+	if i > 0 && bytes.Equal(l.raw[i-1].hash, p) {
+		return i - 1
+	}
+	if k, ok := l.index[[32]byte(p)]; ok {
+		return int(k)
+	}
+	return -1
+}
+
+func (l *historyLoader) grow(n int) {
+	l.index = make(map[[32]byte]int32, n)
+	l.rows = make([]tract.HistoryCommit, 0, n)
+	l.raw = make([]rawHashes, 0, n)
+	l.reached = make([]bool, 0, n)
+}
+
+// parallelRows is the length of a range from which, outside a transaction,
+// History reads it as two halves on two connections at once (SQLite's
+// virtual machine, not the disk, bounds a cold compile) when it can run on
+// two processors.
+const parallelRows = 8192
+
+// rangePart collects the rows of part of a range, in sequence order.
+type rangePart struct {
+	rows []tract.HistoryCommit
+	raw  []rawHashes
 }
 
 func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to int64) error {
-	query := `SELECT c.hash, c.content, ` + opCode + `, c.edit_target, c.time, c.message, c.parents, NULL, NULL
+	start := len(l.rows)
+	first := &rangePart{rows: l.rows, raw: l.raw}
+	if l.r.db != nil && to-from >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
+		mid := from + (to-from)/2
+		second := &rangePart{rows: make([]tract.HistoryCommit, 0, min(to-mid, 1<<20)),
+			raw: make([]rawHashes, 0, min(to-mid, 1<<20))}
+		var wg sync.WaitGroup
+		var err1, err2 error
+		wg.Go(func() { err1 = l.fetchPart(ctx, tractID, from, mid, first) })
+		wg.Go(func() { err2 = l.fetchPart(ctx, tractID, mid, to, second) })
+		wg.Wait()
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		first.rows = append(first.rows, second.rows...)
+		first.raw = append(first.raw, second.raw...)
+	} else if err := l.fetchPart(ctx, tractID, from, to, first); err != nil {
+		return err
+	}
+	l.rows, l.raw = first.rows, first.raw
+	for i := start; i < len(l.rows); i++ {
+		l.index[[32]byte(l.raw[i].hash)] = int32(i)
+		l.reached = append(l.reached, false)
+	}
+	return nil
+}
+
+// fetchPart reads the commits of tractID with sequence numbers in
+// (from, to] into p.
+func (l *historyLoader) fetchPart(ctx context.Context, tractID string, from, to int64, p *rangePart) error {
+	query := `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), NULL, NULL
 		FROM commits c WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 	args := []any{tractID, from, to}
 	if l.blobs {
 		expr, targs := tokensExpr(l.encoding)
-		query = `SELECT c.hash, c.content, ` + opCode + `, c.edit_target, c.time, c.message, c.parents, b.data, ` + expr + `
+		query = `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), b.data, ` + expr + `
 		FROM commits c LEFT JOIN blobs b ON b.id = c.content_id WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 		args = append(targs, args...)
 	}
 	return l.r.eachRow(ctx, query, args, 9, func(v []any) error {
-		hash, _ := v[0].([]byte)
-		content, _ := v[1].([]byte)
-		target, _ := v[3].([]byte)
-		parents, _ := v[6].([]byte)
-		data, _ := v[7].([]byte)
-		at, _ := v[4].(int64)
-		if len(l.slab) == 0 {
-			l.slab = make([]historyRow, 256)
+		var raw rawHashes
+		raw.hash, _ = v[0].([]byte)
+		raw.content, _ = v[1].([]byte)
+		raw.target, _ = v[2].([]byte)
+		raw.parents, _ = v[3].([]byte)
+		if !rawHash(raw.hash) || !(raw.content == nil || rawHash(raw.content)) ||
+			!(raw.target == nil || rawHash(raw.target)) || len(raw.parents)%32 != 0 {
+			return fmt.Errorf("tract %s: malformed hashes in commits %d..%d", tractID, from, to)
 		}
-		row := &l.slab[0]
-		l.slab = l.slab[1:]
-		c := &row.Commit
-		c.Operation = operationOf(v[2])
-		c.Message = asString(v[5])
-		c.Hash, c.Content, c.EditTarget, c.Time, c.Tract = hs(hash), hs(content), hs(target), fromNanos(at), tractID
-		c.Parents = unpackHashes(parents)
+		at, _ := v[5].(int64)
+		data, _ := v[7].([]byte)
+		hc := tract.HistoryCommit{Commit: tract.Commit{Operation: operationOf(v[4]), Message: asString(v[6]),
+			Time: fromNanos(at), Tract: tractID}}
 		if data != nil {
-			row.Blob = tract.Blob{Hash: c.Content, Data: data, Tokens: -1, Encoding: l.encoding}
+			hc.Blob = tract.Blob{Data: data, Tokens: -1, Encoding: l.encoding}
 			if n, ok := v[8].(int64); ok {
-				row.Blob.Tokens = int(n)
+				hc.Blob.Tokens = int(n)
 			}
 		}
-		l.rows[c.Hash] = row
-		l.order = append(l.order, row)
+		p.rows = append(p.rows, hc)
+		p.raw = append(p.raw, raw)
 		return nil
 	})
+}
+
+func rawHash(b []byte) bool { return len(b) == 32 }
+
+// result gives the reached rows their hex hashes and returns them.
+func (l *historyLoader) result(reached int) []tract.HistoryCommit {
+	// Hex for every hash the reached rows name, except parents that are rows
+	// themselves (they share their row's string), in one string.
+	size, nParents := 0, 0
+	l.eachHash(func([]byte) { size += 64 }, func() { nParents++ })
+	buf := make([]byte, size)
+	at := 0
+	l.eachHash(func(raw []byte) { at += hex.Encode(buf[at:], raw) }, func() {})
+	// buf is never written again: the string can share it.
+	arena := unsafe.String(unsafe.SliceData(buf), len(buf))
+	next := func() tract.Hash {
+		h := tract.Hash(arena[:64])
+		arena = arena[64:]
+		return h
+	}
+	for i := range l.rows {
+		if !l.reached[i] {
+			continue
+		}
+		raw, c := &l.raw[i], &l.rows[i].Commit
+		c.Hash = next()
+		if raw.content != nil {
+			c.Content = next()
+		}
+		if raw.target != nil {
+			c.EditTarget = next()
+		}
+		if l.rows[i].Blob.Data != nil {
+			l.rows[i].Blob.Hash = c.Content
+		}
+	}
+	parents := make([]tract.Hash, nParents)
+	for i := range l.rows {
+		if !l.reached[i] {
+			continue
+		}
+		n := len(l.raw[i].parents) / 32
+		c := &l.rows[i].Commit
+		c.Parents, parents = parents[:n:n], parents[n:]
+		for j, p := 0, l.raw[i].parents; j < n; j, p = j+1, p[32:] {
+			if k := l.rowOf(i, p[:32]); k >= 0 {
+				c.Parents[j] = l.rows[k].Commit.Hash
+			} else {
+				c.Parents[j] = next()
+			}
+		}
+	}
+	if reached == len(l.rows) {
+		return l.rows
+	}
+	out := l.rows[:0]
+	for i := range l.rows {
+		if l.reached[i] {
+			out = append(out, l.rows[i])
+		}
+	}
+	return out
+}
+
+// eachHash calls own with the raw hashes the reached rows need as hex, in
+// the order result takes them: each row's own, content and edit target
+// hashes, then the parents that are not rows; parent is called once per
+// parent.
+func (l *historyLoader) eachHash(own func(raw []byte), parent func()) {
+	for i := range l.raw {
+		if !l.reached[i] {
+			continue
+		}
+		raw := &l.raw[i]
+		own(raw.hash)
+		if raw.content != nil {
+			own(raw.content)
+		}
+		if raw.target != nil {
+			own(raw.target)
+		}
+	}
+	for i := range l.raw {
+		if !l.reached[i] {
+			continue
+		}
+		for p := l.raw[i].parents; len(p) >= 32; p = p[32:] {
+			parent()
+			if l.rowOf(i, p[:32]) < 0 {
+				own(p[:32])
+			}
+		}
+	}
 }
 
 func asString(v any) string {

@@ -1,0 +1,131 @@
+package tract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"pgregory.net/rapid"
+)
+
+func TestToAnthropic(t *testing.T) {
+	call := func(id string) []ToolCall { return []ToolCall{{ID: id, Name: "f", Arguments: `{"x":1}`}} }
+	tests := []struct {
+		name string
+		msgs []Message
+		want string
+	}{
+		{"starts with the assistant",
+			[]Message{{Role: "system", Content: "s"}, {Role: "assistant", Content: "hello"}, {Role: "user", Content: "hi"}},
+			`{"system":"s","messages":[{"role":"user","content":[{"type":"text","text":"(context continues)"}]},` +
+				`{"role":"assistant","content":[{"type":"text","text":"hello"}]},{"role":"user","content":[{"type":"text","text":"hi"}]}]}`},
+		{"only the assistant",
+			[]Message{{Role: "assistant", Content: "a"}, {Role: "assistant", Content: "b"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"(context continues)"}]},` +
+				`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`},
+		{"tool results before text in a merged user turn",
+			[]Message{{Role: "user", Content: "go"}, {Role: "assistant", ToolCalls: call("t1")},
+				{Role: "user", Content: "and hurry"}, {Role: "tool", ToolCallID: "t1", Content: "42"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"x":1}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"42"},{"type":"text","text":"and hurry"}]}]}`},
+		{"tool result without its call",
+			[]Message{{Role: "tool", ToolCallID: "t9", Content: "late"}, {Role: "user", Content: "so?"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"(result of tool call t9) late"},{"type":"text","text":"so?"}]}]}`},
+		{"tool call without its result",
+			[]Message{{Role: "user", Content: "go"}, {Role: "assistant", Content: "trying", ToolCalls: call("t1")}, {Role: "user", Content: "never mind"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},` +
+				`{"role":"assistant","content":[{"type":"text","text":"trying"},{"type":"text","text":"(tool call t1: f {\"x\":1}, no result)"}]},` +
+				`{"role":"user","content":[{"type":"text","text":"never mind"}]}]}`},
+		{"pending tool call at the end stays",
+			[]Message{{Role: "user", Content: "go"}, {Role: "assistant", ToolCalls: []ToolCall{{ID: "t1", Name: "now"}}}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"now","input":{}}]}]}`},
+		{"blank text left out, final assistant trimmed",
+			[]Message{{Role: "user", Content: "q"}, {Role: "user", Content: " \n"}, {Role: "assistant", Content: "a \n"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"q"}]},{"role":"assistant","content":[{"type":"text","text":"a"}]}]}`},
+		{"nothing but system",
+			[]Message{{Role: "system", Content: "a"}, {Role: "system", Content: "b"}},
+			`{"system":"a\n\nb","messages":[]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(ToAnthropic(tt.msgs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Errorf("got  %s\nwant %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// TestToAnthropicValid: whatever the messages, the body keeps the Messages
+// API's rules.
+func TestToAnthropicValid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 12).Draw(t, "n")
+		var msgs []Message
+		for range n {
+			role := rapid.SampledFrom([]string{"system", "user", "assistant", "tool"}).Draw(t, "role")
+			m := Message{Role: role, Content: rapid.SampledFrom([]string{"", " ", "x", "y \n"}).Draw(t, "text")}
+			id := fmt.Sprint("t", rapid.IntRange(0, 3).Draw(t, "id"))
+			switch {
+			case role == "tool":
+				m.ToolCallID = id
+			case role == "assistant" && rapid.Bool().Draw(t, "calls"):
+				m.ToolCalls = []ToolCall{{ID: id, Name: "f", Arguments: "{}"}}
+			}
+			msgs = append(msgs, m)
+		}
+		checkAnthropic(t, ToAnthropic(msgs))
+	})
+}
+
+func checkAnthropic(t *rapid.T, a Anthropic) {
+	if _, err := json.Marshal(a); err != nil {
+		t.Fatal(err)
+	}
+	turns := a.Messages
+	for i, turn := range turns {
+		want := []string{"user", "assistant"}[i%2]
+		if turn.Role != want {
+			t.Fatalf("turn %d is %s, want %s", i, turn.Role, want)
+		}
+		if len(turn.Content) == 0 {
+			t.Fatalf("turn %d is empty", i)
+		}
+		seenOther := false
+		for _, b := range turn.Content {
+			switch b.Type {
+			case "text":
+				if strings.TrimSpace(b.Text) == "" {
+					t.Fatalf("turn %d has a blank text block", i)
+				}
+				seenOther = true
+			case "tool_use":
+				if turn.Role != "assistant" || len(b.Input) == 0 {
+					t.Fatalf("turn %d: bad tool_use %+v", i, b)
+				}
+				if i+1 < len(turns) && !toolIDs(turns[i+1], "tool_result")[b.ID] {
+					t.Fatalf("turn %d: tool_use %s without result", i, b.ID)
+				}
+			case "tool_result":
+				if turn.Role != "user" || seenOther {
+					t.Fatalf("turn %d: tool_result misplaced", i)
+				}
+				if i == 0 || !toolIDs(turns[i-1], "tool_use")[b.ToolUseID] {
+					t.Fatalf("turn %d: tool_result %s without call", i, b.ToolUseID)
+				}
+			}
+		}
+	}
+	if n := len(turns); n > 0 && turns[n-1].Role == "assistant" {
+		blocks := turns[n-1].Content
+		if last := blocks[len(blocks)-1]; last.Type == "text" && strings.TrimRight(last.Text, " \n") != last.Text {
+			t.Fatalf("final assistant text ends with white space: %q", last.Text)
+		}
+	}
+}
