@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,7 +65,11 @@ func (s *Server) addInstructionTools() {
 func ptr[T any](v T) *T { return &v }
 
 func (s *Server) toolInitial(ctx context.Context, req *mcp.CallToolRequest, in InitialInput) (*mcp.CallToolResult, InitialOutput, error) {
-	base := s.workDir(ctx, req.Session)
+	roots, ask := s.clientRoots(req)
+	if ask != nil {
+		return ask, InitialOutput{}, nil
+	}
+	base := s.workDir(roots)
 	cwd := base
 	if in.Cwd != "" {
 		cwd = fsx.Abs(base, in.Cwd)
@@ -92,22 +95,29 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 			return nil, ResolveOutput{}, fmt.Errorf("paths[%d]: must not be empty", i)
 		}
 	}
+	roots, ask := s.clientRoots(req)
+	if ask != nil {
+		return ask, ResolveOutput{}, nil
+	}
 	out := ResolveOutput{Targets: []instructions.Resolution{}}
-	// Resolve target by target and stop while the result is still well
-	// under the cap: one more target adds at most maxFilesPerResolve files.
+	// Resolve target by target and stop while the result (with the paths
+	// left over) is still well under the cap: one more target adds at most
+	// maxFilesPerResolve files.
 	limit := s.opts.MaxResultTokens * 4 / 5
-	err := s.withInstructionSession(ctx, req.Session, func(sess *instructions.Session) {
+	err := s.withInstructionSession(ctx, req.Session, s.workDir(roots), func(sess *instructions.Session) {
+		var files []instructions.File
 		for i, p := range in.Paths {
-			if i > 0 && resultTokens(s.opts.Tokens, out) > limit {
-				out.Remaining = append([]string(nil), in.Paths[i:]...)
-				return
-			}
-			out.Targets = append(out.Targets, sess.Resolve(p))
-			var files []instructions.File
-			for _, r := range out.Targets {
-				files = append(files, r.Files...)
-			}
+			r := sess.Resolve(p)
+			out.Targets = append(out.Targets, r)
+			files = append(files, r.Files...)
 			out.Reminder = instructions.ResolveReminder(files)
+			if rest := in.Paths[i+1:]; len(rest) > 0 {
+				out.Remaining = rest
+				if resultTokens(s.opts.Tokens, out) > limit {
+					return
+				}
+				out.Remaining = nil
+			}
 		}
 	})
 	if err != nil {
@@ -144,7 +154,7 @@ func (s *Server) setInstructionSession(ctx context.Context, ss *mcp.ServerSessio
 // starting one with the initial load when there is none. When stateless
 // the saved session is loaded and saved under its file lock, so servers
 // and CLI calls sharing it lose nothing.
-func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSession, fn func(*instructions.Session)) error {
+func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSession, cwd string, fn func(*instructions.Session)) error {
 	if s.opts.Stateless {
 		if err := ensureDir(s.opts.StateDir); err != nil {
 			return err
@@ -164,7 +174,7 @@ func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSessi
 	sess, ok := s.sessions[ss]
 	s.mu.Unlock()
 	if !ok {
-		sess, _ = instructions.Start(s.instructionOptions(s.workDir(ctx, ss)))
+		sess, _ = instructions.Start(s.instructionOptions(cwd))
 		s.mu.Lock()
 		s.pruneLocked()
 		if cur, raced := s.sessions[ss]; raced {
@@ -179,9 +189,9 @@ func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSessi
 }
 
 // workDir is the server's working directory, narrowed to the first of the
-// client's roots that lies inside it (when the client has roots).
-func (s *Server) workDir(ctx context.Context, ss *mcp.ServerSession) string {
-	for _, r := range s.clientRoots(ctx, ss) {
+// client's roots that lies inside it.
+func (s *Server) workDir(roots []string) string {
+	for _, r := range roots {
 		if fsx.Contains(s.opts.Cwd, r) {
 			return r
 		}
@@ -189,38 +199,47 @@ func (s *Server) workDir(ctx context.Context, ss *mcp.ServerSession) string {
 	return s.opts.Cwd
 }
 
-// clientRoots asks the client for its roots once per session (again after
-// it says they changed). A client that does not answer quickly has none.
-func (s *Server) clientRoots(ctx context.Context, ss *mcp.ServerSession) []string {
-	if ss == nil || s.opts.Stateless {
-		return nil
+// rootsKey labels the roots request in a multi-round-trip tool call.
+const rootsKey = "roots"
+
+// clientRoots returns the client's file roots. A client that has roots and
+// has not told them yet in this session is asked: ask is the result to
+// return, and the SDK calls the tool again with the answer (on older
+// protocol versions the SDK asks the client itself).
+func (s *Server) clientRoots(req *mcp.CallToolRequest) (roots []string, ask *mcp.CallToolResult) {
+	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+		return nil, nil
 	}
-	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
-		return nil
+	if r, ok := req.Params.InputResponses[rootsKey].(*mcp.ListRootsResult); ok {
+		roots = fileRoots(r)
+		s.mu.Lock()
+		s.roots[req.Session] = roots
+		s.mu.Unlock()
+		return roots, nil
 	}
 	s.mu.Lock()
-	roots, ok := s.roots[ss]
+	roots, ok := s.roots[req.Session]
 	s.mu.Unlock()
 	if ok {
-		return roots
+		return roots, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	res, err := ss.ListRoots(ctx, nil)
-	roots = []string{}
-	if err == nil {
-		for _, r := range res.Roots {
-			if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && filepath.IsAbs(u.Path) {
-				roots = append(roots, filepath.Clean(u.Path))
-			}
-		}
-	} else {
-		s.opts.Logger.Warn("list roots", "error", err)
-	}
+	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsKey: &mcp.ListRootsParams{}}}
+}
+
+// cachedRoots are the roots a session has told, for handlers that cannot ask.
+func (s *Server) cachedRoots(ss *mcp.ServerSession) []string {
 	s.mu.Lock()
-	s.roots[ss] = roots
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return s.roots[ss]
+}
+
+func fileRoots(r *mcp.ListRootsResult) []string {
+	roots := []string{}
+	for _, root := range r.Roots {
+		if u, err := url.Parse(root.URI); err == nil && u.Scheme == "file" && filepath.IsAbs(u.Path) {
+			roots = append(roots, filepath.Clean(u.Path))
+		}
+	}
 	return roots
 }
 

@@ -89,3 +89,12 @@ func fitPage[T any](items []T, max int, measure func([]T) int) (kept []T, more b
 	}
 	return items[:lo], lo < len(items)
 }
+
+// remarshal converts v to out through JSON.
+func remarshal(v, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

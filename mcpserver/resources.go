@@ -47,7 +47,7 @@ func (s *Server) readInitial(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if err != nil || u.Scheme+"://"+u.Host+u.Path != InitialResourceURI {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	cwd := s.workDir(ctx, req.Session)
+	cwd := s.workDir(s.cachedRoots(req.Session))
 	if c := u.Query().Get("cwd"); c != "" {
 		cwd = fsx.Abs(cwd, c)
 	}

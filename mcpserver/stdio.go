@@ -24,7 +24,7 @@ import (
 // notifications/cancelled is not waited for.
 func StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
 	p := &pending{ids: map[string]struct{}{}}
-	p.cond = sync.NewCond(&p.mu)
+	p.cond = newCond(p)
 	return &mcp.IOTransport{
 		Reader: &drainReader{r: in, p: p},
 		Writer: &answerWriter{w: out, p: p},
@@ -38,6 +38,8 @@ type pending struct {
 	ids    map[string]struct{}
 	closed bool
 }
+
+func newCond(p *pending) *sync.Cond { return sync.NewCond(&p.mu) }
 
 func (p *pending) add(id string) {
 	p.mu.Lock()
