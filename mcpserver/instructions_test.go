@@ -1,8 +1,8 @@
 package mcpserver
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
