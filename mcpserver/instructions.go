@@ -20,7 +20,7 @@ type InitialInput struct {
 // InitialOutput is instructions initial --json, plus where to read the text
 // when it was too long to inline.
 type InitialOutput struct {
-	instructions.Initial
+	instructions.Initial `json:",inline"`
 	// TextResource is set when Text was left out to keep the result small:
 	// read this resource for the block.
 	TextResource string `json:"textResource,omitempty" jsonschema:"set when text was too long to inline: read this resource for it"`
@@ -43,7 +43,7 @@ type ResolveOutput struct {
 }
 
 func (s *Server) addInstructionTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:  "instructions_initial",
 		Title: "Load the initial AGENTS.md chain",
 		Description: "Load the AGENTS.md files from the project root down to the working directory " +
@@ -51,7 +51,7 @@ func (s *Server) addInstructionTools() {
 			"later instructions_resolve calls report only what this load did not give you.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.toolInitial)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:  "instructions_resolve",
 		Title: "Resolve AGENTS.md for paths",
 		Description: "Report the AGENTS.md files that apply to the given paths and that this session has not " +

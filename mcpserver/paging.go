@@ -23,15 +23,6 @@ type estimateTokens struct{}
 
 func (estimateTokens) Count(text string) int { return (len(text) + 2) / 3 }
 
-// resultTokens is the size of v as the client receives it (its JSON).
-func resultTokens(c TokenCounter, v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
-	}
-	return c.Count(string(b))
-}
-
 // cursor is the opaque position of a paged list: the key of the next item
 // and a tag naming what was listed, so a cursor is not reused for another
 // list by mistake.
