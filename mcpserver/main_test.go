@@ -53,7 +53,7 @@ type serverProc struct {
 	maxTokens     int
 }
 
-func (p serverProc) command(t *testing.T) *exec.Cmd {
+func (p serverProc) command(t testing.TB) *exec.Cmd {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -76,7 +76,7 @@ func (p serverProc) command(t *testing.T) *exec.Cmd {
 
 // connectStdio starts a server process and connects an SDK client to it
 // over its stdin/stdout.
-func connectStdio(t *testing.T, p serverProc, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStdio(t testing.TB, p serverProc, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: p.command(t)}, nil)
@@ -89,7 +89,7 @@ func connectStdio(t *testing.T, p serverProc, opts *mcp.ClientOptions) *mcp.Clie
 
 // project makes a repository with AGENTS.md at its root and in sub/ and
 // returns its directory.
-func project(t *testing.T) string {
+func project(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
@@ -100,7 +100,7 @@ func project(t *testing.T) string {
 	return dir
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

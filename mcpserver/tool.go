@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,7 +22,7 @@ type toolHandler[In, Out any] func(ctx context.Context, req *mcp.CallToolRequest
 // output schema is derived from Out unless the tool sets one.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 	if t.OutputSchema == nil {
-		schema, err := jsonschema.For[Out](nil)
+		schema, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{TypeSchemas: anySchemaTypes})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 		}
@@ -40,6 +42,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 		}
 		return res, b, nil
 	})
+}
+
+// anySchemaTypes hold raw JSON: any value is valid.
+var anySchemaTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[jsontext.Value](): {},
 }
 
 // marshalResult is the CLI's JSON of v, compact.
