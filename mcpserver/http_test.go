@@ -33,9 +33,12 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func connectHTTP(t *testing.T, url string, headers map[string]string) (*mcp.ClientSession, error) {
+func connectHTTP(t *testing.T, url string, headers map[string]string, roots ...string) (*mcp.ClientSession, error) {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	for _, r := range roots {
+		client.AddRoots(&mcp.Root{URI: "file://" + r})
+	}
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   url + HTTPPath,
 		HTTPClient: &http.Client{Transport: headerTransport(headers)},
@@ -70,7 +73,8 @@ func TestHTTPStatelessSharesTheSavedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := connectHTTP(t, ts.URL, nil)
+	// A client with roots works too: a stateless server cannot ask for them.
+	b, err := connectHTTP(t, ts.URL, nil, filepath.Join(dir, "sub"))
 	if err != nil {
 		t.Fatal(err)
 	}

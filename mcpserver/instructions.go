@@ -207,6 +207,11 @@ const rootsKey = "roots"
 // return, and the SDK calls the tool again with the answer (on older
 // protocol versions the SDK asks the client itself).
 func (s *Server) clientRoots(req *mcp.CallToolRequest) (roots []string, ask *mcp.CallToolResult) {
+	if s.opts.Stateless {
+		// One shared session for everybody: it is rooted at the server's
+		// directory, and a stateless server cannot ask a client anything.
+		return nil, nil
+	}
 	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
 		return nil, nil
 	}
