@@ -84,6 +84,13 @@ func TestHTTPStatelessSharesTheSavedSession(t *testing.T) {
 	if len(pathsOf(ra)) != 1 || len(pathsOf(rb)) != 0 {
 		t.Fatalf("a %v, b %v: stateless clients share one session", pathsOf(ra), pathsOf(rb))
 	}
+	// The shared session is rooted at the server's directory, whatever a
+	// client's roots say.
+	var in InitialOutput
+	call(t, b, "instructions_initial", nil, &in)
+	if len(in.Files) != 1 {
+		t.Fatalf("stateless initial = %+v", in.Files)
+	}
 }
 
 func TestHTTPRefusesForeignOrigin(t *testing.T) {
