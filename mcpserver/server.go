@@ -41,7 +41,7 @@ type Options struct {
 	// PollInterval is how often loaded AGENTS.md files are checked for
 	// changes while a client is subscribed; 0 means 2 seconds.
 	PollInterval time.Duration
-	// Now is the clock; nil means time.Now.
+	// Now is the clock of journal entries; nil means time.Now.
 	Now func() time.Time
 	// Logger receives diagnostics (stderr in the CLI); nil discards them.
 	Logger *slog.Logger
@@ -149,11 +149,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
-// now is the injected clock.
-func (s *Server) now() time.Time { return s.opts.Now() }
-
-// live reports whether ss is still connected, and forgets what was kept
-// for sessions that are gone. Callers hold s.mu.
+// pruneLocked forgets what was kept for MCP sessions that are gone.
+// Callers hold s.mu.
 func (s *Server) pruneLocked() {
 	alive := map[*mcp.ServerSession]bool{}
 	for ss := range s.srv.Sessions() {
