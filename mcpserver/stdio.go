@@ -21,25 +21,46 @@ import (
 // answers to all but the first few. Here the reader stops only when the
 // writer has sent a response for every request ID it saw (or the
 // connection is closed); a request the client cancels with
-// notifications/cancelled is not waited for.
+// notifications/cancelled is not waited for. A request the server sends the
+// client after its end of input can never be answered, so the reader
+// answers it with an error itself instead of letting the server wait.
 func StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
-	p := &pending{ids: map[string]struct{}{}}
-	p.cond = newCond(p)
+	p := newPending()
 	return &mcp.IOTransport{
 		Reader: &drainReader{r: in, p: p},
 		Writer: &answerWriter{w: out, p: p},
 	}
 }
 
-// pending is the set of request IDs read and not yet answered.
+// pending is the set of request IDs read and not yet answered, and of the
+// server's own requests to the client not yet answered.
 type pending struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	ids    map[string]struct{}
 	closed bool
+	// outgoing maps the key of each unanswered server request to its raw ID.
+	outgoing map[string]json.RawMessage
 }
 
-func newCond(p *pending) *sync.Cond { return sync.NewCond(&p.mu) }
+func newPending() *pending {
+	p := &pending{ids: map[string]struct{}{}, outgoing: map[string]json.RawMessage{}}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *pending) call(key string, id json.RawMessage) {
+	p.mu.Lock()
+	p.outgoing[key] = id
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+func (p *pending) answered(key string) {
+	p.mu.Lock()
+	delete(p.outgoing, key)
+	p.mu.Unlock()
+}
 
 func (p *pending) add(id string) {
 	p.mu.Lock()
@@ -63,13 +84,25 @@ func (p *pending) close() {
 	p.mu.Unlock()
 }
 
-// wait blocks until nothing is pending or the connection is closed.
-func (p *pending) wait() {
+// wait blocks until nothing is pending or the connection is closed
+// (done), or until the server has asked the client something, which it
+// returns answered with an error: the client can no longer answer.
+func (p *pending) wait() (answers []byte, done bool) {
 	p.mu.Lock()
-	for len(p.ids) > 0 && !p.closed {
+	defer p.mu.Unlock()
+	for len(p.ids) > 0 && !p.closed && len(p.outgoing) == 0 {
 		p.cond.Wait()
 	}
-	p.mu.Unlock()
+	if len(p.outgoing) == 0 || p.closed {
+		return nil, true
+	}
+	for key, id := range p.outgoing {
+		answers = append(answers, `{"jsonrpc":"2.0","id":`...)
+		answers = append(answers, id...)
+		answers = append(answers, `,"error":{"code":-32000,"message":"the client closed its input"}}`+"\n"...)
+		delete(p.outgoing, key)
+	}
+	return answers, false
 }
 
 // drainReader passes input through, noting the request IDs in it.
@@ -78,12 +111,14 @@ type drainReader struct {
 	p    *pending
 	line []byte
 	eof  bool
+	// extra is input made up after the end of input: error answers to the
+	// server's requests.
+	extra []byte
 }
 
 func (d *drainReader) Read(b []byte) (int, error) {
 	if d.eof {
-		d.p.wait()
-		return 0, io.EOF
+		return d.afterEOF(b)
 	}
 	n, err := d.r.Read(b)
 	d.scan(b[:n])
@@ -102,8 +137,21 @@ func (d *drainReader) Read(b []byte) (int, error) {
 		// The requests in b must reach the server before EOF is reported.
 		return n, nil
 	}
-	d.p.wait()
-	return 0, io.EOF
+	return d.afterEOF(b)
+}
+
+// afterEOF holds the end of input back until every request is answered.
+func (d *drainReader) afterEOF(b []byte) (int, error) {
+	for len(d.extra) == 0 {
+		answers, done := d.p.wait()
+		if done {
+			return 0, io.EOF
+		}
+		d.extra = answers
+	}
+	n := copy(b, d.extra)
+	d.extra = d.extra[n:]
+	return n, nil
 }
 
 // scan notes the requests of every complete line in b.
@@ -140,9 +188,13 @@ type answerWriter struct {
 }
 
 func (a *answerWriter) Write(b []byte) (int, error) {
+	// The SDK writes one message (or one batch) per call. A request is
+	// noted before it is written (its answer may come back at once), a
+	// response after (the reader must not report EOF before it is out).
+	msgs := decodeMessages(b)
+	noteCalls(msgs, a.p)
 	n, err := a.w.Write(b)
-	// The SDK writes one message (or one batch) per call.
-	noteResponses(b, a.p)
+	noteResponses(msgs, a.p)
 	return n, err
 }
 
@@ -190,16 +242,28 @@ func noteRequests(line []byte, p *pending) {
 			if id, ok := idKey(m.ID); ok {
 				p.add(id)
 			}
+		default:
+			// The client's answer to a request of the server.
+			if id, ok := idKey(m.ID); ok {
+				p.answered(id)
+			}
 		}
 	}
 }
 
-func noteResponses(b []byte, p *pending) {
-	for _, m := range decodeMessages(b) {
-		if m.Method != "" {
-			continue
+// noteCalls records the server's requests to the client.
+func noteCalls(msgs []wireMessage, p *pending) {
+	for _, m := range msgs {
+		if id, ok := idKey(m.ID); ok && m.Method != "" {
+			p.call(id, m.ID)
 		}
-		if id, ok := idKey(m.ID); ok {
+	}
+}
+
+// noteResponses records the server's answers to the client's requests.
+func noteResponses(msgs []wireMessage, p *pending) {
+	for _, m := range msgs {
+		if id, ok := idKey(m.ID); ok && m.Method == "" {
 			p.done(id)
 		}
 	}

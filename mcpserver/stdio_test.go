@@ -67,10 +67,37 @@ func TestStdioAnswersEveryRequestBeforeExit(t *testing.T) {
 	}
 }
 
+// TestServerRequestAfterEndOfInputIsAnswered: a client with roots closes
+// its input right after a tool call; the server's roots/list can never be
+// answered by it, so the transport answers it and the call completes.
+func TestServerRequestAfterEndOfInputIsAnswered(t *testing.T) {
+	dir := project(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"pipe","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instructions_initial","arguments":{}}}` + "\n"
+	cmd := serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)
+	cmd.Stdin = strings.NewReader(in)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server hangs waiting for an answer the client cannot give")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"method":"roots/list"`) || !strings.Contains(string(out), `{"jsonrpc":"2.0","id":2,`) {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
 func TestDrainReaderPassesInputThroughUnchanged(t *testing.T) {
 	input := `{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `[{"jsonrpc":"2.0","id":"x","method":"b"}]` + "\n" + `not json` + "\n" + `{"id":2,"method":"c"}`
-	p := &pending{ids: map[string]struct{}{}}
-	p.cond = newCond(p)
+	p := newPending()
 	r := &drainReader{r: &oneByteReader{strings.NewReader(input)}, p: p}
 	go func() {
 		// Answer everything, one by one, as the server would.
@@ -94,8 +121,7 @@ func TestDrainReaderPassesInputThroughUnchanged(t *testing.T) {
 }
 
 func TestDrainReaderStopsWaitingWhenClosed(t *testing.T) {
-	p := &pending{ids: map[string]struct{}{}}
-	p.cond = newCond(p)
+	p := newPending()
 	r := &drainReader{r: strings.NewReader(`{"id":7,"method":"slow"}` + "\n"), p: p}
 	done := make(chan error)
 	go func() { _, err := io.ReadAll(r); done <- err }()
@@ -106,8 +132,7 @@ func TestDrainReaderStopsWaitingWhenClosed(t *testing.T) {
 }
 
 func TestCancelledRequestIsNotWaitedFor(t *testing.T) {
-	p := &pending{ids: map[string]struct{}{}}
-	p.cond = newCond(p)
+	p := newPending()
 	in := `{"id":7,"method":"slow"}` + "\n" + `{"method":"notifications/cancelled","params":{"requestId":7}}` + "\n"
 	r := &drainReader{r: strings.NewReader(in), p: p}
 	if _, err := io.ReadAll(r); err != nil {
@@ -150,8 +175,7 @@ func FuzzDrainReader(f *testing.F) {
 	f.Add(`[{"id":"x","method":"b"},{"method":"notifications/cancelled","params":{"requestId":"x"}}]`)
 	f.Add("\n\n{\"id\":")
 	f.Fuzz(func(t *testing.T, input string) {
-		p := &pending{ids: map[string]struct{}{}}
-		p.cond = newCond(p)
+		p := newPending()
 		// Answer whatever the input asked, so the reader never blocks.
 		noteRequests([]byte(input), p)
 		p.mu.Lock()
@@ -163,6 +187,7 @@ func FuzzDrainReader(f *testing.F) {
 		if err != nil || string(got) != input {
 			t.Fatalf("read %q, %v; want the input unchanged", got, err)
 		}
-		noteResponses([]byte(input), p)
+		noteCalls(decodeMessages([]byte(input)), p)
+		noteResponses(decodeMessages([]byte(input)), p)
 	})
 }
