@@ -1,0 +1,114 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// DefaultAgentsRoot is the agents root searched when none is configured.
+const DefaultAgentsRoot = ".clia/agents"
+
+// Options says where to look and how strictly.
+type Options struct {
+	// Path is P, the working path; made absolute and clean by [Options.Norm].
+	Path string
+	// AgentsRoots are searched in every domain root, in order; empty means
+	// [DefaultAgentsRoot].
+	AgentsRoots []string
+	// AllowOutsideInherits lets inherits reach files outside the workspace.
+	AllowOutsideInherits bool
+}
+
+// Roots returns the agents roots in use.
+func (o Options) Roots() []string {
+	if len(o.AgentsRoots) == 0 {
+		return []string{DefaultAgentsRoot}
+	}
+	return o.AgentsRoots
+}
+
+// ValidateSlug rejects slugs that would escape a context directory.
+func ValidateSlug(slug string) error {
+	if strings.TrimSpace(slug) == "" {
+		return errors.New("slug is required")
+	}
+	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) || strings.ContainsRune(slug, 0) {
+		return fmt.Errorf("invalid slug %q: it names a single directory", slug)
+	}
+	return nil
+}
+
+// ValidateRoots rejects agents roots that are absolute or climb out.
+func ValidateRoots(roots []string) error {
+	for _, r := range roots {
+		c := filepath.Clean(r)
+		if r == "" || filepath.IsAbs(r) || c == "." || c == ".." || strings.HasPrefix(c, "../") {
+			return fmt.Errorf("invalid agents root %q: want a relative folder such as .clia/agents", r)
+		}
+	}
+	return nil
+}
+
+// hasGit reports whether dir holds a .git directory or file.
+func hasGit(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// RepoRoot returns the nearest ancestor of p (p included) that holds a .git
+// directory or file; ok is false when there is none.
+func RepoRoot(p string) (string, bool) {
+	anc := fsx.Ancestors(p)
+	for i := len(anc) - 1; i >= 0; i-- {
+		if hasGit(anc[i]) {
+			return anc[i], true
+		}
+	}
+	return "", false
+}
+
+// WorkspaceRoot returns the outermost ancestor of p (p included) that holds a
+// .git directory or file; ok is false when there is none.
+func WorkspaceRoot(p string) (string, bool) {
+	for _, a := range fsx.Ancestors(p) {
+		if hasGit(a) {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// workspaceOrSelf is the workspace root of p, or p itself.
+func workspaceOrSelf(p string) string {
+	if w, ok := WorkspaceRoot(p); ok {
+		return w
+	}
+	return p
+}
+
+// depth counts the path components of a clean absolute path.
+func depth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
+
+// realPath resolves symlinks; a path that cannot be resolved is returned
+// cleaned.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,68 @@
+package agents
+
+import (
+	"fmt"
+
+	"github.com/agentlineage/lineage/triad"
+)
+
+// Profile is the merged document of one kind over a chain.
+type Profile struct {
+	Kind   triad.DocKind
+	Chain  *Chain
+	Layers []triad.Layer
+	triad.Result
+}
+
+// BuildProfile resolves the chain of slug at opts.Path and merges its
+// documents of kind.
+func BuildProfile(opts Options, slug string, kind triad.DocKind) (*Profile, error) {
+	ch, err := Resolve(opts, slug)
+	if err != nil {
+		return nil, err
+	}
+	return ch.Profile(kind), nil
+}
+
+// Profile merges the chain's documents of kind.
+func (c *Chain) Profile(kind triad.DocKind) *Profile {
+	layers := c.Layers(kind)
+	return &Profile{Kind: kind, Chain: c, Layers: layers, Result: triad.Merge(c.Slug, layers)}
+}
+
+// WithContextChain returns a copy of the merged document with
+// "contextChain": [{"prefix","path"}] listing the chain's contexts.
+func (p *Profile) WithContextChain() *triad.Value {
+	out := p.Merged.Clone()
+	arr := triad.NewArray()
+	for _, c := range p.Chain.Contexts {
+		o := triad.NewObject()
+		o.Set("prefix", triad.NewString(c.Prefix))
+		o.Set("path", triad.NewString(c.Dir))
+		arr.Items = append(arr.Items, o)
+	}
+	out.Set("contextChain", arr)
+	return out
+}
+
+// Explain returns {"merged": …, "provenance": {pointer: file}}.
+func (p *Profile) Explain(merged *triad.Value) *triad.Value {
+	out := triad.NewObject()
+	out.Set("merged", merged)
+	prov := triad.NewObject()
+	for _, ptr := range p.SortedPointers() {
+		prov.Members = append(prov.Members, triad.Member{Key: ptr, Value: triad.NewString(p.Provenance[ptr])})
+	}
+	out.Set("provenance", prov)
+	return out
+}
+
+// Empty reports whether no context exists for the slug.
+func (c *Chain) Empty() bool { return len(c.Contexts) == 0 }
+
+// NoContextError is returned by callers that need at least one context.
+type NoContextError struct{ Slug, Path string }
+
+func (e *NoContextError) Error() string {
+	return fmt.Sprintf("no context for slug %q visible from %s", e.Slug, e.Path)
+}

@@ -1,0 +1,99 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/agentlineage/lineage/triad"
+)
+
+// Report collects findings while resolving: errors (invalid JSON, rootChain
+// violations), warnings (schema versions, several candidates, unusable
+// inherits) and info. Messages are de-duplicated and sorted on output.
+type Report struct {
+	Errors   []string `json:"errors"`
+	Warnings []string `json:"warnings"`
+	Info     []string `json:"info"`
+}
+
+func (r *Report) errorf(format string, args ...any) {
+	r.Errors = appendOnce(r.Errors, fmt.Sprintf(format, args...))
+}
+
+func (r *Report) warnf(format string, args ...any) {
+	r.Warnings = appendOnce(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (r *Report) infof(format string, args ...any) {
+	r.Info = appendOnce(r.Info, fmt.Sprintf(format, args...))
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// Sorted returns a copy with each list sorted and never nil.
+func (r Report) Sorted() Report {
+	s := func(l []string) []string {
+		out := append([]string{}, l...)
+		sort.Strings(out)
+		return out
+	}
+	return Report{Errors: s(r.Errors), Warnings: s(r.Warnings), Info: s(r.Info)}
+}
+
+// Status is "error" with errors, "degraded" with warnings, else "ok".
+func (r Report) Status() string {
+	switch {
+	case len(r.Errors) > 0:
+		return "error"
+	case len(r.Warnings) > 0:
+		return "degraded"
+	}
+	return "ok"
+}
+
+// docCache decodes each file once per resolution.
+type docCache struct {
+	docs map[string]*triad.Value
+	errs map[string]error
+}
+
+func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
+	if c.docs == nil {
+		c.docs, c.errs = map[string]*triad.Value{}, map[string]error{}
+	}
+	if d, ok := c.docs[path]; ok {
+		return d, c.errs[path]
+	}
+	d, err := readDoc(path)
+	c.docs[path], c.errs[path] = d, err
+	if err != nil {
+		var se *triad.SyntaxError
+		if errors.As(err, &se) {
+			rep.errorf("%v (document skipped)", err)
+		} else {
+			rep.errorf("read %s: %v", path, err)
+		}
+		return nil, err
+	}
+	if w := triad.SchemaWarning(path, d); w != "" {
+		rep.warnf("%s", w)
+	}
+	return d, nil
+}
+
+func readDoc(path string) (*triad.Value, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return triad.Decode(path, data)
+}

@@ -1,0 +1,112 @@
+package agents
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+func rootChainTree(t *testing.T, rootChain string) (root, p string) {
+	root = tempRoot(t)
+	tree(t, root, map[string]string{
+		".git":                                 "<dir>",
+		".clia/agents/s/s@ws.agent.triad.json": `{"schemaVersion":"0.4.0","guardrails":["ws"]}`,
+		"code/.clia/agents/s/s@code.agent.triad.json":         `{"schemaVersion":"0.4.0","guardrails":["code"]}`,
+		"code/mono/.clia/agents/s/s@mono.agent.triad.json":    `{"schemaVersion":"0.4.0","guardrails":["mono"]}`,
+		"other/.clia/agents/s/s@other.agent.triad.json":       `{"schemaVersion":"0.4.0","guardrails":["other"]}`,
+		"code/mono/app/.clia/agents/s/s@app.agent.triad.json": `{"schemaVersion":"0.4.0","guardrails":["app"],"rootChain":` + rootChain + `}`,
+	})
+	return root, filepath.Join(root, "code/mono/app")
+}
+
+func prefixes(ch *Chain) []string {
+	var out []string
+	for _, c := range ch.Contexts {
+		out = append(out, c.Prefix+"/"+c.Reason)
+	}
+	return out
+}
+
+func TestRootChainModes(t *testing.T) {
+	tests := []struct {
+		name, rc string
+		mode     string
+		want     []string
+	}{
+		{"absent policy is default", `{"mode":"default"}`, "default", []string{"s@ws/ancestor", "s@code/ancestor", "s@mono/ancestor", "s@app/ancestor"}},
+		{"explicit keeps listed roots and the local context", `{"mode":"explicit","roots":[{"kind":"path","path":"code/mono"},{"kind":"path","path":"."}]}`, "explicit",
+			[]string{"s@ws/injected", "s@mono/injected", "s@app/ancestor"}},
+		{"hybrid without containment adds an outside root", `{"mode":"hybrid","roots":[{"kind":"path","path":"other"}],"policy":{"enforceContainment":false}}`, "hybrid",
+			[]string{"s@ws/ancestor", "s@code/ancestor", "s@other/injected (outside containment)", "s@mono/ancestor", "s@app/ancestor"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, p := rootChainTree(t, tt.rc)
+			ch, err := Resolve(Options{Path: p}, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Mode != tt.mode || !equalStrings(prefixes(ch), tt.want) {
+				t.Errorf("mode %s chain %v, want %s %v", ch.Mode, prefixes(ch), tt.mode, tt.want)
+			}
+		})
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRootChainContainment(t *testing.T) {
+	_, p := rootChainTree(t, `{"mode":"hybrid","roots":[{"kind":"path","path":"other"}]}`)
+	_, err := Resolve(Options{Path: p}, "s")
+	var ce *ContainmentError
+	if !errors.As(err, &ce) || ce.Root != "other" || !IsValidation(err) {
+		t.Fatalf("err = %v, want a *ContainmentError naming other", err)
+	}
+	if msg := err.Error(); indexOf(msg, `"other"`) < 0 || indexOf(msg, "not reachable") < 0 {
+		t.Errorf("message %q does not name the root and why", msg)
+	}
+}
+
+func TestRootChainValidation(t *testing.T) {
+	for _, rc := range []string{
+		`{"mode":"sideways"}`,
+		`{"mode":"explicit","roots":[{"kind":"url","path":"x"}]}`,
+		`{"mode":"explicit","roots":[{"kind":"path"}]}`,
+		`{"mode":"explicit","roots":"code"}`,
+		`"explicit"`,
+	} {
+		_, p := rootChainTree(t, rc)
+		_, err := Resolve(Options{Path: p}, "s")
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !IsValidation(err) {
+			t.Errorf("rootChain %s: err = %v, want a *ValidationError", rc, err)
+		}
+	}
+}
+
+func TestRootChainRootWithoutContextIsExplained(t *testing.T) {
+	root, p := rootChainTree(t, `{"mode":"hybrid","roots":[{"kind":"path","path":"/nonexistent-root"},{"kind":"path","path":"code/mono/app/.."}],"policy":{"enforceContainment":false}}`)
+	ch, err := Resolve(Options{Path: p}, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Excluded) != 1 || ch.Excluded[0].Dir != "/nonexistent-root" {
+		t.Errorf("excluded = %v", ch.Excluded)
+	}
+	if len(ch.Injected) != 1 || ch.Injected[0].Dir != filepath.Join(root, "code/mono/.clia/agents/s") {
+		t.Errorf("injected = %v", ch.Injected)
+	}
+	if len(ch.Contexts) != 4 {
+		t.Errorf("hybrid duplicated a default context: %v", prefixes(ch))
+	}
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/agents"
+)
+
+func writeDiagnosis(w io.Writer, d agents.Diagnosis) {
+	fmt.Fprintf(w, "slug: %s\npath: %s\nstatus: %s\n", d.Slug, d.Path, d.Status)
+	for _, e := range d.Errors {
+		fmt.Fprintf(w, "error: %s\n", e)
+	}
+	for _, x := range d.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	for _, x := range d.Info {
+		fmt.Fprintf(w, "info: %s\n", x)
+	}
+}
+
+func strictStatus(strict bool, ds []agents.Diagnosis) error {
+	if !strict {
+		return nil
+	}
+	bad := 0
+	for _, d := range ds {
+		if d.Status != "ok" {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return findingError(fmt.Errorf("%d report(s) not ok with --strict", bad))
+	}
+	return nil
+}
+
+func newAgentsDoctorCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var slug string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor --slug S",
+		Short: "Check an agent's documents, inherits, root chain and write target",
+		Long: `Check an agent's documents, inherits, root chain and write target.
+
+Status is "error" when there are errors, "degraded" with warnings only, else
+"ok". With --strict any status but ok exits 3.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireSlug(slug); err != nil {
+				return err
+			}
+			d, err := agents.Doctor(f.options(env), slug)
+			if err != nil {
+				return agentsError(err)
+			}
+			if asJSON {
+				err = writeJSON(env.Stdout, d)
+			} else {
+				writeDiagnosis(env.Stdout, d)
+			}
+			if err != nil {
+				return err
+			}
+			return strictStatus(f.strict, []agents.Diagnosis{d})
+		},
+	}
+	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "lint",
+		Short: "Run doctor for every agent under the workspace root",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ds, err := agents.Lint(f.options(env))
+			if err != nil {
+				return agentsError(err)
+			}
+			if asJSON {
+				err = writeJSON(env.Stdout, ds)
+			} else {
+				for i, d := range ds {
+					if i > 0 {
+						fmt.Fprintln(env.Stdout)
+					}
+					writeDiagnosis(env.Stdout, d)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			return strictStatus(f.strict, ds)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

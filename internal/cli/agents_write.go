@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/journal"
+	"github.com/agentlineage/lineage/triad"
+)
+
+// writeFlags are shared by the commands that write.
+type writeFlags struct {
+	scope     string
+	agentsDir string
+}
+
+func (w *writeFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&w.scope, "write-scope", journal.ScopeSubmodule, "write root: submodule (repo root of the path), workspace or local (the path)")
+	cmd.Flags().StringVar(&w.agentsDir, "agents-dir", "", "outside any repository, write to DIR/<slug>/")
+}
+
+// journalOptions builds the write options; the clock is LINEAGE_NOW (RFC
+// 3339) when set, else the injected clock.
+func journalOptions(env *Env, f *agentsFlags, w *writeFlags) (journal.Options, error) {
+	switch w.scope {
+	case journal.ScopeSubmodule, journal.ScopeWorkspace, journal.ScopeLocal:
+	default:
+		return journal.Options{}, usageError("--write-scope: unknown scope %q (want submodule, workspace or local)", w.scope)
+	}
+	now := env.Clock()
+	if s := strings.TrimSpace(env.Getenv("LINEAGE_NOW")); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return journal.Options{}, usageError("LINEAGE_NOW: %q is not an RFC 3339 time", s)
+		}
+		now = func() time.Time { return t }
+	}
+	return journal.Options{Agents: f.options(env), Scope: w.scope, AgentsDir: w.agentsDir, Now: now}, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// addAgentsWriteCmds adds journal, transfer and mirrors.
+func addAgentsWriteCmds(cmd *cobra.Command, env *Env, f *agentsFlags) {
+	cmd.AddCommand(newAgentsJournalCmd(env, f), newAgentsTransferCmd(env, f), newAgentsMirrorsCmd(env, f))
+}
+
+func newAgentsJournalCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var w writeFlags
+	var e journal.Entry
+	var tags, dirs string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "journal --slug S --note TEXT",
+		Short: "Append one entry to the agent's agency log",
+		Long: `Append one entry to the agent's agency log at the write root of the path.
+
+The entry id is the SHA-256 of the entry's canonical JSON unless --id is
+given; an id already in the file is not written again (exit 0). Set
+LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireSlug(e.Slug); err != nil {
+				return err
+			}
+			if strings.TrimSpace(e.Note) == "" {
+				return usageError("--note is required")
+			}
+			opts, err := journalOptions(env, f, &w)
+			if err != nil {
+				return err
+			}
+			e.Tags, e.DirsTouched = splitList(tags), splitList(dirs)
+			res, err := journal.Append(cmd.Context(), opts, e)
+			if err != nil {
+				return agentsError(err)
+			}
+			if !res.Written {
+				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", res.Entry.Str("id"), res.File)
+			}
+			if asJSON {
+				out := triad.NewObject()
+				out.Set("file", triad.NewString(res.File))
+				out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(res.Written)})
+				out.Set("entry", res.Entry)
+				_, err = env.Stdout.Write(triad.Encode(out, triad.EncodeOptions{}))
+				return err
+			}
+			fmt.Fprintln(env.Stdout, res.File)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&e.Slug, "slug", "", "agent slug (the context directory name)")
+	fl.StringVar(&e.Note, "note", "", "the entry's text (its summary)")
+	fl.StringVar(&e.Title, "title", "", "entry title (default: the note's first line)")
+	fl.StringVar(&e.Kind, "kind", "journal", "entry kind")
+	fl.StringVar(&tags, "tags", "", "comma-separated tags")
+	fl.StringVar(&e.Signature, "signature", "auto", "auto (the profile's extensions.journalSignature, else -<slug>) or a signature")
+	fl.StringVar(&dirs, "dirs-touched", "", `comma-separated directories, unioned into extensions["x-dirsTouched"]`)
+	fl.StringVar(&e.ID, "id", "", "entry id (default: content hash)")
+	fl.BoolVar(&asJSON, "json", false, `print {"file","written","entry"}`)
+	w.add(cmd)
+	return cmd
+}
+
+func newAgentsTransferCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var w writeFlags
+	var tr journal.Transfer
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "transfer --slug S --from P1 --to P2",
+		Short: "Copy agency entries to an ancestor domain (promotion)",
+		Long: `Copy agency entries (all, or those named by --id) from the agency at the
+write root of P1 to the one at the write root of P2, which must be an
+ancestor domain. Copies keep their id and gain "transferredFrom"; entries
+already present are skipped, so a repeated transfer writes nothing.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireSlug(tr.Slug); err != nil {
+				return err
+			}
+			if tr.From == "" || tr.To == "" {
+				return usageError("--from and --to are required")
+			}
+			opts, err := journalOptions(env, f, &w)
+			if err != nil {
+				return err
+			}
+			res, err := journal.RunTransfer(cmd.Context(), opts, tr)
+			if err != nil {
+				return agentsError(err)
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, res)
+			}
+			verb := "copied"
+			if res.DryRun {
+				verb = "would copy"
+			}
+			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), res.File)
+			for _, id := range res.Copied {
+				fmt.Fprintf(env.Stdout, "  + %s\n", id)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&tr.Slug, "slug", "", "agent slug")
+	fl.StringVar(&tr.From, "from", "", "source path P1")
+	fl.StringVar(&tr.To, "to", "", "destination path P2 (an ancestor domain)")
+	fl.StringArrayVar(&tr.IDs, "id", nil, "entry id to copy (repeatable; default all)")
+	fl.BoolVar(&tr.DryRun, "dry-run", false, "show what would be copied, write nothing")
+	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	w.add(cmd)
+	return cmd
+}
+
+func newAgentsMirrorsCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var w writeFlags
+	var slugs []string
+	var dryRun, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "mirrors",
+		Short: "Write Markdown views of the triads under the write root",
+		Long: `Write .generated/<slug>.<kind>.triad.md beside every triad document of the
+contexts under the write root of the path. The bytes depend only on the
+documents; unchanged files are not rewritten.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, s := range slugs {
+				if err := agents.ValidateSlug(s); err != nil {
+					return usageError("%v", err)
+				}
+			}
+			opts, err := journalOptions(env, f, &w)
+			if err != nil {
+				return err
+			}
+			ms, err := journal.Mirrors(opts, slugs, dryRun)
+			if err != nil {
+				return agentsError(err)
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, ms)
+			}
+			for _, m := range ms {
+				state := "unchanged"
+				switch {
+				case m.Changed && dryRun:
+					state = "would write"
+				case m.Changed:
+					state = "wrote"
+				}
+				fmt.Fprintf(env.Stdout, "%s %s\n", state, m.File)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&slugs, "slug", nil, "only this slug (repeatable)")
+	fl.BoolVar(&dryRun, "dry-run", false, "show what would be written, write nothing")
+	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	w.add(cmd)
+	return cmd
+}

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/spf13/cobra"
+)
+
+func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
+	var asJSON, tree bool
+	cmd := &cobra.Command{
+		Use:   "list [--tree]",
+		Short: "List tracts (--tree: as a spawn tree)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			list, err := s.repo.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, list)
+			}
+			if tree {
+				fmt.Fprint(env.Stdout, tract.SpawnTree(list))
+				return nil
+			}
+			for _, t := range list {
+				mark := " "
+				if t.Name == s.tract {
+					mark = "*"
+				}
+				head := "(no commits)"
+				if t.Head != "" {
+					head = t.Head.Short()
+				}
+				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, t.Name, head)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&tree, "tree", false, "show spawn relations as a tree")
+	return cmd
+}
+
+func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
+	var (
+		n                  int
+		all, graph, asJSON bool
+		format             string
+	)
+	cmd := &cobra.Command{
+		Use:   "log [-n N] [--all] [--graph] [--format dot]",
+		Short: "Show history, newest first",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "" && format != "text" && format != "dot" {
+				return usageError("unknown --format %q (want text or dot)", format)
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			entries, err := s.repo.Log(cmd.Context(), s.tract, tract.LogOptions{N: n, All: all})
+			if err != nil {
+				return tractErr(err)
+			}
+			switch {
+			case asJSON:
+				return writeJSON(env.Stdout, entries)
+			case format == "dot":
+				fmt.Fprint(env.Stdout, tract.Dot(entries))
+			case graph:
+				fmt.Fprint(env.Stdout, tract.Graph(entries))
+			default:
+				for _, e := range entries {
+					fmt.Fprintln(env.Stdout, e.LogLine())
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&n, "max-count", "n", 0, "show at most N commits")
+	fl.BoolVar(&all, "all", false, "show every branch's history")
+	fl.BoolVar(&graph, "graph", false, "draw the DAG")
+	fl.StringVar(&format, "format", "", "text (default) or dot (Graphviz)")
+	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show REF",
+		Short: "Show one commit with its content",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			sh, err := s.repo.Show(cmd.Context(), s.tract, args[0])
+			if err != nil {
+				return tractErr(err)
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, sh)
+			}
+			fmt.Fprint(env.Stdout, tractRenderShown(sh))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func tractRenderShown(sh tract.Shown) string {
+	var b strings.Builder
+	c := sh.Commit
+	fmt.Fprintf(&b, "commit %s\n", c.Hash)
+	fmt.Fprintf(&b, "tract %s\n", sh.Tract)
+	fmt.Fprintf(&b, "operation %s\n", c.Operation)
+	for i, p := range c.Parents {
+		fmt.Fprintf(&b, "parent %d %s\n", i, p)
+	}
+	if c.EditTarget != "" {
+		fmt.Fprintf(&b, "edits %s\n", c.EditTarget)
+	}
+	fmt.Fprintf(&b, "time %s\n", c.Time.UTC().Format(time.RFC3339Nano))
+	if c.Message != "" {
+		fmt.Fprintf(&b, "message %s\n", c.Message)
+	}
+	for _, a := range sh.Annotations {
+		fmt.Fprintf(&b, "annotation %s by %s", a.Priority, a.Viewer)
+		if a.Reason != "" {
+			fmt.Fprintf(&b, ": %s", a.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if sh.Content != nil {
+		fmt.Fprintf(&b, "blob %s (%d bytes)\n", sh.Blob.Hash, sh.Blob.Size)
+		fmt.Fprintf(&b, "type %s\nrole %s\n", sh.Content.Type, sh.Content.Role)
+		if sh.Content.Name != "" {
+			fmt.Fprintf(&b, "name %s\n", sh.Content.Name)
+		}
+		if sh.Content.ToolCallID != "" {
+			fmt.Fprintf(&b, "tool-call-id %s\n", sh.Content.ToolCallID)
+		}
+		for _, tc := range sh.Content.ToolCalls {
+			fmt.Fprintf(&b, "tool-call %s %s %s\n", tc.ID, tc.Name, tc.Arguments)
+		}
+		fmt.Fprintf(&b, "\n%s\n", sh.Content.Text)
+	}
+	return b.String()
+}
+
+func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
+	var (
+		o      tract.CompileOptions
+		format string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compile [--budget N] [--format openai|anthropic|text] [--at REF] [--encoding E]",
+		Short: "Compile the context an LLM receives",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != tract.FormatOpenAI && format != tract.FormatAnthropic && format != tract.FormatText {
+				return usageError("unknown --format %q (want openai, anthropic or text)", format)
+			}
+			if o.Budget < 0 {
+				return usageError("--budget must be positive")
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			res, err := s.repo.Compile(cmd.Context(), s.tract, o)
+			if err != nil {
+				return tractErr(err)
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, res)
+			}
+			if len(res.Dropped) > 0 {
+				var short []string
+				tokens := 0
+				for _, d := range res.Dropped {
+					short = append(short, d.Commit.Short())
+					tokens += d.Tokens
+				}
+				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
+			}
+			switch format {
+			case tract.FormatOpenAI:
+				return writeJSON(env.Stdout, tract.OpenAI(res.Messages))
+			case tract.FormatAnthropic:
+				return writeJSON(env.Stdout, tract.ToAnthropic(res.Messages))
+			}
+			fmt.Fprint(env.Stdout, tract.Text(res.Messages))
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&o.Budget, "budget", 0, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
+	fl.StringVar(&format, "format", tract.FormatOpenAI, "openai, anthropic or text")
+	fl.StringVar(&o.At, "at", "", "compile as of this ref")
+	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
+	fl.BoolVar(&asJSON, "json", false, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
+	return cmd
+}

@@ -1,0 +1,12 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
+)
+
+func tractOpenSQLite(ctx context.Context, path string, create bool) (tract.Store, error) {
+	return sqlite.Open(ctx, path, sqlite.Options{Create: create})
+}

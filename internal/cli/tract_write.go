@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/go-json-experiment/json"
+	"github.com/spf13/cobra"
+)
+
+func newTractInitCmd(env *Env, f *tractFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the store (.lineage/lineage.db here) and tract main",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url := f.store
+			if url == "" {
+				url = env.Getenv("LINEAGE_STORE")
+			}
+			if url == "" {
+				url = filepath.Join(env.Dir, ".lineage", "lineage.db")
+			}
+			s, err := f.sessionAt(cmd, env, url, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			_, created, err := s.repo.Init(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if !created {
+				fmt.Fprintf(env.Stdout, "store %s already initialized\n", s.where)
+				return nil
+			}
+			fmt.Fprintf(env.Stdout, "initialized store %s with tract main\n", s.where)
+			return nil
+		},
+	}
+}
+
+func newTractNewCmd(env *Env, f *tractFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "new NAME",
+		Short: "Create an empty tract",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if _, err := s.repo.NewTract(cmd.Context(), args[0]); err != nil {
+				return tractErr(err)
+			}
+			fmt.Fprintf(env.Stdout, "created tract %s\n", args[0])
+			return nil
+		},
+	}
+}
+
+func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
+	var (
+		typ, role, name, text, file, message, toolCallID, toolCalls string
+		pin, skip, asJSON                                           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin]",
+		Short: "Append a commit to the current branch; prints its hash",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pin && skip {
+				return usageError("give --pin or --skip, not both")
+			}
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			if err != nil {
+				return err
+			}
+			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
+			if toolCalls != "" {
+				var calls []tract.ToolCall
+				if err := json.Unmarshal([]byte(toolCalls), &calls); err != nil {
+					return findingError(fmt.Errorf("invalid --tool-calls: want a JSON array of {\"id\",\"name\",\"arguments\"}: %w", err))
+				}
+				c.ToolCalls = calls
+			}
+			req := tract.CommitRequest{Content: c, Message: message}
+			if pin {
+				req.Priority = tract.Pinned
+			} else if skip {
+				req.Priority = tract.Skip
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			commit, err := s.repo.Commit(cmd.Context(), s.tract, req)
+			if err != nil {
+				return tractErr(err)
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, commit)
+			}
+			fmt.Fprintln(env.Stdout, commit.Hash)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata")
+	fl.StringVar(&role, "role", "", "role (default: the type's: user for messages)")
+	fl.StringVar(&name, "name", "", "name (of an instruction: only the latest of a name is compiled)")
+	fl.StringVar(&text, "text", "", "content text")
+	fl.StringVar(&file, "file", "", "read the content text from a file ('-' for stdin)")
+	fl.StringVar(&message, "message", "", "commit message")
+	fl.StringVar(&toolCallID, "tool-call-id", "", "the tool call a tool_result answers")
+	fl.StringVar(&toolCalls, "tool-calls", "", `tool calls of a tool_call, JSON: [{"id","name","arguments"}]`)
+	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
+	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
+	fl.BoolVar(&asJSON, "json", false, "print the commit as JSON")
+	return cmd
+}
+
+func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
+	var format string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "import [--format openai|jsonl] FILE|-",
+		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			var data []byte
+			var err error
+			if name == "-" {
+				data, err = io.ReadAll(env.Stdin)
+				name = "stdin"
+			} else {
+				data, err = os.ReadFile(tractAbs(env, name))
+			}
+			if err != nil {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+			var reqs []tract.CommitRequest
+			switch format {
+			case tract.ImportOpenAI:
+				reqs, err = tract.ParseOpenAI(data)
+			case tract.ImportJSONL:
+				reqs, err = tract.ParseJSONL(data)
+			default:
+				return usageError("unknown --format %q (want openai or jsonl)", format)
+			}
+			if err != nil {
+				return findingError(fmt.Errorf("%s: %w", name, err))
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			commits, err := s.repo.Import(cmd.Context(), s.tract, reqs)
+			if err != nil {
+				return tractErr(fmt.Errorf("%s: %w", name, err))
+			}
+			res := struct {
+				Count int        `json:"count"`
+				Head  tract.Hash `json:"head"`
+			}{Count: len(commits)}
+			if len(commits) > 0 {
+				res.Head = commits[len(commits)-1].Hash
+			}
+			if asJSON {
+				return writeJSON(env.Stdout, res)
+			}
+			if res.Count == 0 {
+				fmt.Fprintln(env.Stdout, "imported 0 messages")
+				return nil
+			}
+			fmt.Fprintf(env.Stdout, "imported %d messages; head %s\n", res.Count, res.Head)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array) or jsonl (one message per line)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {count, head} as JSON")
+	return cmd
+}
+
+func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
+	var text, file, message string
+	cmd := &cobra.Command{
+		Use:   "edit REF (--text S | --file F)",
+		Short: "Record an edit replacing a commit's text; prints the edit's hash",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("text") && file == "" {
+				return usageError("give --text or --file")
+			}
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			if err != nil {
+				return err
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			c, err := s.repo.Edit(cmd.Context(), s.tract, args[0], body, message)
+			if err != nil {
+				return tractErr(err)
+			}
+			fmt.Fprintln(env.Stdout, c.Hash)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&text, "text", "", "new text")
+	cmd.Flags().StringVar(&file, "file", "", "read the new text from a file ('-' for stdin)")
+	cmd.Flags().StringVar(&message, "message", "", "commit message")
+	return cmd
+}
+
+func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "annotate REF skip|normal|important|pinned [--reason R]",
+		Short: "Set the current tract's priority for a commit (any tract's)",
+		Args:  exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := tract.ParsePriority(args[1])
+			if err != nil {
+				return tractErr(err)
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			a, err := s.repo.Annotate(cmd.Context(), s.tract, args[0], p, reason)
+			if err != nil {
+				return tractErr(err)
+			}
+			fmt.Fprintf(env.Stdout, "%s is %s for tract %s\n", a.Commit.Short(), a.Priority, s.tract)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why")
+	return cmd
+}

@@ -1,0 +1,9 @@
+// Package tokens counts the tokens of a text the way an OpenAI model's
+// tokenizer does, offline, behind a small interface so callers (the tract
+// compiler) can be tested with any counter.
+//
+// Two encodings are supported: o200k_base (the default, GPT-4o and later) and
+// cl100k_base (GPT-4, GPT-3.5). Loading an encoding's vocabulary takes tens of
+// milliseconds, so [Get] loads each encoding at most once per process and only
+// when it is first asked for.
+package tokens

@@ -1,0 +1,374 @@
+package journal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/canon"
+	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/triad"
+)
+
+// Options says where a write goes and what time it is.
+type Options struct {
+	Agents agents.Options
+	// Scope is submodule (default), workspace or local.
+	Scope string
+	// AgentsDir is the fallback outside any repository.
+	AgentsDir string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now().UTC()
+	}
+	return o.Now().UTC()
+}
+
+// Entry is what a journal write records.
+type Entry struct {
+	Slug  string
+	Note  string
+	Title string
+	// Kind defaults to "journal".
+	Kind string
+	Tags []string
+	// Signature is "auto" (or empty): the merged agent profile's
+	// extensions.journalSignature, else "-<slug>".
+	Signature   string
+	DirsTouched []string
+	// ID overrides the content hash.
+	ID string
+}
+
+// Result reports one journal write.
+type Result struct {
+	File    string
+	Written bool
+	Entry   *triad.Value
+}
+
+// lockName is the sibling lock file that serializes writers of a context
+// directory's agency document.
+const lockName = ".agency.lock"
+
+// Append writes one entry into the agency document of e.Slug at the write
+// target of opts, creating directory and document on first use. An entry
+// whose id is already present is not written again. Writers are serialized
+// by a lock; the document is replaced atomically, so readers and crashes see
+// the old or the new file, never a torn one.
+func Append(ctx context.Context, opts Options, e Entry) (*Result, error) {
+	if strings.TrimSpace(e.Note) == "" {
+		return nil, errors.New("note is empty")
+	}
+	t, err := ResolveTarget(opts.Agents, e.Slug, opts.Scope, opts.AgentsDir)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := signature(opts, e)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := buildEntry(e, sig, t.Source, opts.now())
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Entry: entry}
+	err = updateAgency(ctx, t, e.Slug, opts.now(), func(doc *triad.Value, entries *triad.Value) (bool, error) {
+		id := entry.Str("id")
+		if entryIndex(entries)[id] {
+			return false, nil
+		}
+		insert(entries, []*triad.Value{entry})
+		doc.Set("updated", triad.NewString(entry.Str("timestamp")))
+		if len(e.DirsTouched) > 0 {
+			if err := unionDirs(doc, e.DirsTouched); err != nil {
+				return false, err
+			}
+		}
+		res.Written = true
+		return true, nil
+	}, &res.File)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// signature resolves "auto" through the merged agent profile.
+func signature(opts Options, e Entry) (string, error) {
+	if e.Signature != "" && e.Signature != "auto" {
+		return e.Signature, nil
+	}
+	p, err := agents.BuildProfile(opts.Agents, e.Slug, triad.Agent)
+	if err != nil {
+		return "", err
+	}
+	if s := p.Merged.Get("extensions").Str("journalSignature"); strings.TrimSpace(s) != "" {
+		return s, nil
+	}
+	return "-" + e.Slug, nil
+}
+
+// buildEntry assembles the CLIA-compatible entry; its id is the SHA-256 of
+// its canonical JSON without id unless e.ID is set.
+func buildEntry(e Entry, sig, source string, now time.Time) (*triad.Value, error) {
+	kind := e.Kind
+	if kind == "" {
+		kind = "journal"
+	}
+	title := e.Title
+	if title == "" {
+		title = defaultTitle(e.Note)
+	}
+	body := triad.NewObject()
+	body.Set("timestamp", triad.NewString(now.Format(time.RFC3339)))
+	body.Set("kind", triad.NewString(kind))
+	body.Set("title", triad.NewString(title))
+	body.Set("summary", triad.NewString(e.Note))
+	body.Set("tags", stringArray(cleanList(e.Tags)))
+	body.Set("signature", triad.NewString(sig))
+	body.Set("source", triad.NewString(source))
+	typ := triad.NewObject()
+	typ.Set("type", triad.NewString(kind))
+	typ.Set("weight", triad.NewNumber("1"))
+	typ.Set("evidence", triad.NewString(e.Note))
+	by := triad.NewObject()
+	by.Set("by", triad.NewString(e.Slug))
+	by.Set("types", triad.NewArray(typ))
+	body.Set("contributions", triad.NewArray(by))
+	if dirs := cleanList(e.DirsTouched); len(dirs) > 0 {
+		ext := triad.NewObject()
+		ext.Set("x-dirsTouched", stringArray(dirs))
+		body.Set("extensions", ext)
+	}
+	id := e.ID
+	if id == "" {
+		sum, err := contentID(body)
+		if err != nil {
+			return nil, err
+		}
+		id = sum
+	}
+	entry := triad.NewObject()
+	entry.Members = append([]triad.Member{{Key: "id", Value: triad.NewString(id)}}, body.Members...)
+	return entry, nil
+}
+
+// contentID is the hex SHA-256 of v's canonical JSON.
+func contentID(v *triad.Value) (string, error) {
+	c, err := canon.Canonicalize(triad.Encode(v, triad.EncodeOptions{Compact: true}))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(c)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func defaultTitle(note string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(note), "\n")
+	if utf8.RuneCountInString(line) > 72 {
+		line = string([]rune(line)[:71]) + "…"
+	}
+	return line
+}
+
+func cleanList(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func stringArray(ss []string) *triad.Value {
+	a := triad.NewArray()
+	a.Items = []*triad.Value{}
+	for _, s := range ss {
+		a.Items = append(a.Items, triad.NewString(s))
+	}
+	return a
+}
+
+// entryIndex is the set of ids in an entries array.
+func entryIndex(entries *triad.Value) map[string]bool {
+	ids := map[string]bool{}
+	for _, it := range entries.Items {
+		if id := it.Str("id"); id != "" {
+			ids[id] = true
+		}
+	}
+	return ids
+}
+
+// newestFirst: the first timestamp is at least the last one.
+func newestFirst(entries *triad.Value) bool {
+	var stamps []string
+	for _, it := range entries.Items {
+		if ts := strings.TrimSpace(it.Str("timestamp")); ts != "" {
+			stamps = append(stamps, ts)
+		}
+	}
+	return len(stamps) > 0 && stamps[0] >= stamps[len(stamps)-1]
+}
+
+// insert adds items, keeping their order, first when the file is
+// newest-first, else last. Existing entries never move relative to each
+// other.
+func insert(entries *triad.Value, items []*triad.Value) {
+	if newestFirst(entries) {
+		entries.Items = append(append([]*triad.Value{}, items...), entries.Items...)
+		return
+	}
+	entries.Items = append(entries.Items, items...)
+}
+
+// insertByTime adds transferred items, which carry their own timestamps:
+// into a newest-first log each goes before the first existing entry that is
+// older than it (undated items last); otherwise all are appended. Existing
+// entries keep their relative order.
+func insertByTime(entries *triad.Value, items []*triad.Value) {
+	if !newestFirst(entries) {
+		entries.Items = append(entries.Items, items...)
+		return
+	}
+	for _, it := range items {
+		ts := strings.TrimSpace(it.Str("timestamp"))
+		pos := len(entries.Items)
+		if ts != "" {
+			for i, e := range entries.Items {
+				if et := strings.TrimSpace(e.Str("timestamp")); et != "" && et < ts {
+					pos = i
+					break
+				}
+			}
+		}
+		entries.Items = append(entries.Items[:pos], append([]*triad.Value{it}, entries.Items[pos:]...)...)
+	}
+}
+
+// unionDirs adds dirs to the document's extensions["x-dirsTouched"].
+func unionDirs(doc *triad.Value, dirs []string) error {
+	ext := doc.Get("extensions")
+	if ext == nil || ext.Kind == triad.Null {
+		ext = triad.NewObject()
+		doc.Set("extensions", ext)
+	}
+	if ext.Kind != triad.Object {
+		return errors.New("extensions is not an object; cannot record x-dirsTouched")
+	}
+	cur := ext.Get("x-dirsTouched")
+	if cur == nil || cur.Kind != triad.Array {
+		cur = stringArray(nil)
+		ext.Set("x-dirsTouched", cur)
+	}
+	have := map[string]bool{}
+	for _, it := range cur.Items {
+		if it.Kind == triad.String {
+			have[it.Text] = true
+		}
+	}
+	for _, d := range cleanList(dirs) {
+		if !have[d] {
+			cur.Items = append(cur.Items, triad.NewString(d))
+		}
+	}
+	return nil
+}
+
+// newAgencyDoc is the document created on a context's first write.
+func newAgencyDoc(slug string, now time.Time) *triad.Value {
+	doc := triad.NewObject()
+	doc.Set("schemaVersion", triad.NewString("0.4.0"))
+	doc.Set("slug", triad.NewString(slug))
+	doc.Set("title", triad.NewString("Agency log: "+slug))
+	doc.Set("updated", triad.NewString(now.Format(time.RFC3339)))
+	doc.Set("entries", stringArray(nil))
+	return doc
+}
+
+// updateAgency runs edit on the agency document of t under the directory's
+// lock and writes the result atomically when edit reports a change. The
+// chosen file's path is stored in *file.
+func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edit func(doc, entries *triad.Value) (bool, error), file *string) error {
+	if err := ensureDir(t); err != nil {
+		return err
+	}
+	lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	sel, err := triad.SelectDir(t.Dir)
+	if err != nil {
+		return err
+	}
+	name, exists := sel.Files[triad.Agency]
+	if !exists {
+		name = slug + "@" + filepath.Base(t.Root) + ".agency.triad.json"
+	}
+	path := filepath.Join(t.Dir, name)
+	*file = path
+	if err := checkFile(t.Dir, path); err != nil {
+		return err
+	}
+	doc, layout, perm, size := newAgencyDoc(slug, now), triad.EncodeOptions{}, os.FileMode(0o644), 0
+	if exists {
+		if doc, layout, perm, err = readAgency(path); err != nil {
+			return err
+		}
+		if fi, err := os.Stat(path); err == nil {
+			size = int(fi.Size())
+		}
+	}
+	entries := doc.Get("entries")
+	if entries == nil || entries.Kind == triad.Null {
+		entries = stringArray(nil)
+		doc.Set("entries", entries)
+	}
+	if entries.Kind != triad.Array {
+		return fmt.Errorf("%s: entries is not an array; nothing written", path)
+	}
+	changed, err := edit(doc, entries)
+	if err != nil || !changed {
+		return err
+	}
+	return fsx.WriteFileAtomic(path, triad.AppendEncode(make([]byte, 0, size+8192), doc, layout), perm)
+}
+
+func readAgency(path string) (*triad.Value, triad.EncodeOptions, os.FileMode, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, triad.EncodeOptions{}, 0, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, triad.EncodeOptions{}, 0, err
+	}
+	doc, err := triad.Decode(path, data)
+	if err != nil {
+		return nil, triad.EncodeOptions{}, 0, fmt.Errorf("%w; nothing written", err)
+	}
+	if doc.Kind != triad.Object {
+		return nil, triad.EncodeOptions{}, 0, fmt.Errorf("%s: top-level value is not an object; nothing written", path)
+	}
+	layout := triad.DetectLayout(data)
+	layout.SortKeys = triad.KeysSorted(doc)
+	return doc, layout, fi.Mode().Perm(), nil
+}

@@ -1,0 +1,149 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// Write scopes.
+const (
+	ScopeSubmodule = "submodule"
+	ScopeWorkspace = "workspace"
+	ScopeLocal     = "local"
+)
+
+// ErrNoWriteRoot means P is in no repository and no --agents-dir was given.
+var ErrNoWriteRoot = errors.New("no write root")
+
+// Target is where a slug's agency writes go.
+type Target struct {
+	// Root is the write root; Dir is <root>/<agents root>/<slug> (or
+	// <agents dir>/<slug> for the fallback).
+	Root, Dir string
+	// Source is the write root relative to the workspace root ("." for the
+	// workspace itself), recorded in entries.
+	Source string
+	// Workspace is the workspace root, or "" outside any repository.
+	Workspace string
+}
+
+// ResolveTarget finds the write target of slug at opts.Path for scope
+// (default submodule): the repo root of P, the workspace root of P, or P.
+// Outside any repository agentsDir is used directly (<agentsDir>/<slug>);
+// without it the error wraps [ErrNoWriteRoot].
+func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, error) {
+	if err := agents.ValidateSlug(slug); err != nil {
+		return Target{}, err
+	}
+	t, err := WriteRoot(opts, scope, agentsDir)
+	if err != nil {
+		return Target{}, err
+	}
+	if t.Workspace == "" {
+		t.Dir = filepath.Join(t.Root, slug)
+	} else {
+		t.Dir = filepath.Join(t.Root, opts.Roots()[0], slug)
+	}
+	return t, nil
+}
+
+// WriteRoot resolves the write root of opts.Path by scope; Dir is left
+// empty. Outside any repository the root is agentsDir itself.
+func WriteRoot(opts agents.Options, scope, agentsDir string) (Target, error) {
+	if err := agents.ValidateRoots(opts.AgentsRoots); err != nil {
+		return Target{}, err
+	}
+	p := filepath.Clean(opts.Path)
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return Target{}, fmt.Errorf("path %s is not a directory", p)
+	}
+	repo, inRepo := agents.RepoRoot(p)
+	ws, _ := agents.WorkspaceRoot(p)
+	if !inRepo {
+		if agentsDir == "" {
+			return Target{}, fmt.Errorf("%w: no .git directory or file at or above %s; run inside a repository, or pass --agents-dir DIR to write to DIR/<slug>/", ErrNoWriteRoot, p)
+		}
+		dir := fsx.Abs(p, agentsDir)
+		return Target{Root: dir, Source: filepath.Base(dir)}, nil
+	}
+	var root string
+	switch scope {
+	case "", ScopeSubmodule:
+		root = repo
+	case ScopeWorkspace:
+		root = ws
+	case ScopeLocal:
+		root = p
+	default:
+		return Target{}, fmt.Errorf("unknown write scope %q (want submodule, workspace or local)", scope)
+	}
+	src, err := filepath.Rel(ws, root)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{Root: root, Source: filepath.ToSlash(src), Workspace: ws}, nil
+}
+
+// ensureDir creates t.Dir component by component, refusing any existing
+// component that resolves (through symlinks) outside the write root, so
+// nothing is ever created elsewhere.
+func ensureDir(t Target) error {
+	if err := os.MkdirAll(t.Root, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", t.Root, err)
+	}
+	rootReal, err := filepath.EvalSymlinks(t.Root)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(t.Root, t.Dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("target %s is outside the write root %s", t.Dir, t.Root)
+	}
+	cur := t.Root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		if err := os.Mkdir(cur, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", cur, err)
+		}
+		real, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			return err
+		}
+		if !fsx.Contains(rootReal, real) {
+			return fmt.Errorf("refusing to write: %s resolves to %s, outside the write root %s", cur, real, t.Root)
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return fmt.Errorf("refusing to write: %s is not a directory", cur)
+		}
+	}
+	return nil
+}
+
+// checkFile refuses an existing file that resolves outside the target
+// directory.
+func checkFile(dir, file string) error {
+	real, err := filepath.EvalSymlinks(file)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, lerr := os.Lstat(file); lerr == nil {
+			return fmt.Errorf("refusing to write: %s is a dangling symlink", file)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	dirReal, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if filepath.Dir(real) != dirReal {
+		return fmt.Errorf("refusing to write: %s resolves to %s, outside %s", file, real, dir)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Branch is a branch of a tract.
+type Branch struct {
+	Name    string `json:"name"`
+	Commit  Hash   `json:"commit"`
+	Current bool   `json:"current"`
+}
+
+// Branches lists a tract's branches sorted by name; the current branch is
+// listed even while unborn.
+func (r *Repo) Branches(ctx context.Context, tractName string) ([]Branch, error) {
+	t, h, err := r.Head(ctx, tractName)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := r.store.Refs(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Branch
+	seen := false
+	for _, ref := range refs {
+		if ref.Name == HeadRef {
+			continue
+		}
+		cur := ref.Name == h.Branch
+		seen = seen || cur
+		out = append(out, Branch{Name: ref.Name, Commit: Hash(ref.Value), Current: cur})
+	}
+	if h.Branch != "" && !seen {
+		out = append(out, Branch{Name: h.Branch, Current: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// CreateBranch creates branch name at from (default HEAD).
+func (r *Repo) CreateBranch(ctx context.Context, tractName, name, from string) (Branch, error) {
+	if err := ValidateBranchName(name); err != nil {
+		return Branch{}, err
+	}
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Branch{}, err
+	}
+	if from == "" {
+		from = HeadRef
+	}
+	at, err := r.Resolve(ctx, t, from)
+	if err != nil {
+		return Branch{}, err
+	}
+	err = r.store.Update(ctx, func(tx Tx) error {
+		if _, err := tx.Ref(ctx, t.ID, name); err == nil {
+			return fmt.Errorf("branch %q: %w", name, ErrExists)
+		}
+		return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: name, New: string(at), Operation: "branch", Time: r.clock()})
+	})
+	return Branch{Name: name, Commit: at}, err
+}
+
+// DeleteBranch deletes a branch. The current branch cannot be deleted; a
+// branch whose tip HEAD does not reach needs force.
+func (r *Repo) DeleteBranch(ctx context.Context, tractName, name string, force bool) error {
+	t, h, err := r.Head(ctx, tractName)
+	if err != nil {
+		return err
+	}
+	if name == h.Branch {
+		return fmt.Errorf("cannot delete branch %q: it is the %w", name, ErrCurrentBranch)
+	}
+	ref, err := r.store.Ref(ctx, t.ID, name)
+	if err != nil || name == HeadRef {
+		return fmt.Errorf("branch %q: %w", name, ErrNotFound)
+	}
+	if !force {
+		merged := false
+		if h.Commit != "" {
+			merged, err = isAncestor(ctx, r.store, Hash(ref.Value), h.Commit)
+			if err != nil {
+				return err
+			}
+		}
+		if !merged {
+			return fmt.Errorf("branch %q is %w into HEAD (use --force to delete it anyway)", name, ErrUnmerged)
+		}
+	}
+	return r.store.Update(ctx, func(tx Tx) error {
+		return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: name, Old: ref.Value, Operation: "branch delete", Time: r.clock()})
+	})
+}
+
+// Switch attaches HEAD to an existing branch.
+func (r *Repo) Switch(ctx context.Context, tractName, name string) error {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return err
+	}
+	if _, err := r.store.Ref(ctx, t.ID, name); err != nil || name == HeadRef {
+		if err == nil || errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("branch %q: %w", name, ErrNotFound)
+		}
+		return err
+	}
+	return r.setHead(ctx, t, branchPrefix+name, "switch")
+}
+
+// Checkout detaches HEAD at ref.
+func (r *Repo) Checkout(ctx context.Context, tractName, ref string) (Hash, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return "", err
+	}
+	h, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return "", err
+	}
+	return h, r.setHead(ctx, t, string(h), "checkout")
+}
+
+func (r *Repo) setHead(ctx context.Context, t Tract, value, op string) error {
+	return r.store.Update(ctx, func(tx Tx) error {
+		old, err := tx.Ref(ctx, t.ID, HeadRef)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: HeadRef, Old: old.Value, New: value, Operation: op, Time: r.clock()})
+	})
+}
+
+// Reset moves the current branch (or detached HEAD) to ref; the old tip
+// stays in the reflog.
+func (r *Repo) Reset(ctx context.Context, tractName, ref string) (Hash, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return "", err
+	}
+	to, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return "", err
+	}
+	err = r.store.Update(ctx, func(tx Tx) error {
+		h, err := readHead(ctx, tx, t.ID)
+		if err != nil {
+			return err
+		}
+		return moveHead(ctx, tx, t.ID, h, to, "reset", r.clock())
+	})
+	return to, err
+}
+
+// isAncestor reports whether a is b or one of b's ancestors.
+func isAncestor(ctx context.Context, rd Reader, a, b Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	anc, err := rd.Ancestry(ctx, []Hash{b})
+	if err != nil {
+		return false, err
+	}
+	for _, c := range anc {
+		if c.Hash == a {
+			return true, nil
+		}
+	}
+	return false, nil
+}

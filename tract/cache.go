@@ -1,0 +1,124 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// The compile cache keeps, per viewer tract and encoding, the views of the
+// last few heads compiled. A view at head H extends to a new head N when H
+// is on N's first-parent history: linearizing N then only appends (see
+// linearize.go), the new commits are read one by one, annotations newer than
+// the view's are read in one query, and messages are rendered for the new
+// commits only unless an edit, a named instruction or an annotation of an
+// older commit asks for a full render. Commits and annotations are
+// immutable and append-only, so nothing else can make a view stale.
+
+const (
+	viewsPerKey = 4
+	// maxWalk bounds the commits read one by one before a cold compile is
+	// cheaper.
+	maxWalk = 512
+)
+
+type cacheKey struct {
+	tract    string
+	encoding string
+}
+
+type compileCache struct {
+	mu    sync.Mutex
+	views map[cacheKey][]*view
+}
+
+func newCompileCache() *compileCache { return &compileCache{views: map[cacheKey][]*view{}} }
+
+// get returns a view of t at head, extending a cached one when it can.
+func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	key := cacheKey{t.ID, counter.Encoding()}
+	views := cc.views[key]
+	for i, v := range views {
+		ok, err := r.extend(ctx, v, head)
+		if err != nil {
+			// A half-extended view is unusable.
+			cc.views[key] = append(views[:i:i], views[i+1:]...)
+			return nil, err
+		}
+		if ok {
+			cc.views[key] = append([]*view{v}, append(views[:i:i], views[i+1:]...)...)
+			return v, nil
+		}
+	}
+	v, err := r.coldView(ctx, t, counter, head)
+	if err != nil {
+		return nil, err
+	}
+	if len(views) >= viewsPerKey {
+		views = views[:viewsPerKey-1]
+	}
+	cc.views[key] = append([]*view{v}, views...)
+	return v, nil
+}
+
+// errNotExtendable stops a walk that cannot reuse the view.
+var errNotExtendable = errors.New("view not extendable")
+
+// extend moves v to head when v's head is on head's first-parent history
+// within maxWalk commits; it reports false (v unchanged) otherwise.
+func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
+	fetched := map[Hash]*Commit{}
+	if head != v.head {
+		h, steps := head, 0
+		for h != v.head {
+			if _, ok := v.lin.emitted[h]; ok || h == "" || steps == maxWalk {
+				return false, nil
+			}
+			c, err := r.store.Commit(ctx, h)
+			if err != nil {
+				if errors.Is(err, ErrNotFound) {
+					return false, nil
+				}
+				return false, err
+			}
+			fetched[h] = &c
+			steps++
+			h = ""
+			if len(c.Parents) > 0 {
+				h = c.Parents[0]
+			}
+		}
+	}
+	from := len(v.lin.order)
+	v.lin.get = func(h Hash) (*Commit, error) {
+		if c, ok := fetched[h]; ok {
+			return c, nil
+		}
+		c, err := r.store.Commit(ctx, h)
+		return &c, err
+	}
+	if head != "" {
+		if err := v.lin.add(head); err != nil {
+			return false, err
+		}
+	}
+	v.head = head
+	if err := r.loadEntries(ctx, v, from); err != nil {
+		return false, err
+	}
+	if err := r.loadTracts(ctx, v, from); err != nil {
+		return false, err
+	}
+	touched, err := r.loadAnnotations(ctx, v, from)
+	if err != nil {
+		return false, err
+	}
+	if touched || !v.extendRendered(from) {
+		v.render()
+	}
+	return true, nil
+}

@@ -1,0 +1,304 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// CompileOptions select what to compile.
+type CompileOptions struct {
+	// At compiles as of this ref instead of HEAD (time travel).
+	At string
+	// Budget, when positive, is the most tokens the result may use.
+	Budget int
+	// Encoding names the token encoding; "" means o200k_base.
+	Encoding string
+}
+
+// Message is one compiled message with where it came from.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	Name       string     `json:"name,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	Type       Type       `json:"type"`
+	Priority   Priority   `json:"priority"`
+	Tokens     int        `json:"tokens"`
+	Commit     Hash       `json:"commit"`
+	// Tract is the author tract's name.
+	Tract string `json:"tract"`
+	// TractID is the author tract's id.
+	TractID string `json:"-"`
+}
+
+// Dropped is a message a budget left out.
+type Dropped struct {
+	Commit   Hash     `json:"commit"`
+	Tract    string   `json:"tract"`
+	Type     Type     `json:"type"`
+	Priority Priority `json:"priority"`
+	Tokens   int      `json:"tokens"`
+}
+
+// Result is a compiled context. Its slices are shared with the compile
+// cache: read them, do not modify them.
+type Result struct {
+	Tract    string    `json:"tract"`
+	Head     Hash      `json:"head"`
+	Encoding string    `json:"encoding"`
+	Tokens   int       `json:"tokens"`
+	Budget   *int      `json:"budget"`
+	Messages []Message `json:"messages"`
+	Dropped  []Dropped `json:"dropped"`
+}
+
+// Token accounting, as OpenAI documents it for chat models.
+const (
+	tokensPerMessage = 3
+	tokensPerName    = 1
+	tokensPrimer     = 3
+)
+
+// Compile turns a tract's history into the messages an LLM receives. A
+// result is cached per tract, encoding and head, and extended incrementally
+// when the head moves forward; it always equals a cold compile.
+func (r *Repo) Compile(ctx context.Context, tractName string, o CompileOptions) (Result, error) {
+	return r.compile(ctx, tractName, o, true)
+}
+
+// CompileCold compiles without the cache (for tests and benchmarks).
+func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptions) (Result, error) {
+	return r.compile(ctx, tractName, o, false)
+}
+
+func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, cached bool) (Result, error) {
+	if o.Budget < 0 {
+		return Result{}, &ValidationError{Field: "budget", Value: fmt.Sprint(o.Budget), Reason: "must be positive"}
+	}
+	counter, err := r.counter(o.Encoding)
+	if err != nil {
+		return Result{}, &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
+	}
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Result{}, err
+	}
+	ref := o.At
+	if ref == "" {
+		ref = HeadRef
+	}
+	head, err := r.Resolve(ctx, t, ref)
+	if errors.Is(err, ErrNoCommits) && o.At == "" {
+		head = ""
+	} else if err != nil {
+		return Result{}, err
+	}
+	var v *view
+	if cached {
+		v, err = r.cache.get(ctx, r, t, counter, head)
+	} else {
+		v, err = r.coldView(ctx, t, counter, head)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer,
+		Messages: v.rendered[:len(v.rendered):len(v.rendered)]}
+	if o.Budget > 0 {
+		b := o.Budget
+		res.Budget = &b
+		if err := applyBudget(&res, o.Budget); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// view is the compile state of one tract at one head: the linearization
+// with every commit's content and tokens, the annotations seen so far, and
+// the rendered messages derived from them.
+type view struct {
+	viewer  Tract
+	counter tokens.Counter
+	head    Hash
+	lin     linearizer
+	entries []entry // parallel to lin.order
+	annSeq  int64
+	ann     map[annKey]Priority
+	tracts  map[string]Tract
+
+	rendered []Message
+	tokens   int
+}
+
+type entry struct {
+	content Content
+	tokens  int // tokens of the content's rendered text
+}
+
+type annKey struct {
+	viewer string
+	commit Hash
+}
+
+func newView(t Tract, counter tokens.Counter) *view {
+	return &view{viewer: t, counter: counter, lin: linearizer{emitted: map[Hash]int{}},
+		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}
+}
+
+// coldView builds a view from scratch from one History read (the backend
+// fetches commits and blobs in bulk) and one query for annotations.
+func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	v := newView(t, counter)
+	v.head = head
+	if head != "" {
+		hist, err := r.store.History(ctx, []Hash{head}, counter.Encoding())
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[Hash]*HistoryCommit, len(hist))
+		for i := range hist {
+			m[hist[i].Commit.Hash] = &hist[i]
+		}
+		v.lin.emitted = make(map[Hash]int, len(hist))
+		v.lin.order = make([]*Commit, 0, len(hist))
+		v.lin.get = func(h Hash) (*Commit, error) {
+			hc, ok := m[h]
+			if !ok {
+				return nil, fmt.Errorf("commit %s: %w", h.Short(), ErrNotFound)
+			}
+			return &hc.Commit, nil
+		}
+		if err := v.lin.add(head); err != nil {
+			return nil, err
+		}
+		blobs := make([]*Blob, len(v.lin.order))
+		for i, c := range v.lin.order {
+			if c.Content != "" {
+				blobs[i] = &m[c.Hash].Blob
+			}
+		}
+		if err := r.decodeEntries(ctx, v, 0, blobs); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := r.loadAnnotations(ctx, v, 0); err != nil {
+		return nil, err
+	}
+	if err := r.loadTracts(ctx, v, 0); err != nil {
+		return nil, err
+	}
+	v.render()
+	return v, nil
+}
+
+// loadEntries reads and decodes the contents of v.lin.order[from:], counting
+// tokens the store does not have yet (and recording them, best effort).
+func (r *Repo) loadEntries(ctx context.Context, v *view, from int) error {
+	order := v.lin.order[from:]
+	hashes := make([]Hash, 0, len(order))
+	for _, c := range order {
+		if c.Content != "" {
+			hashes = append(hashes, c.Content)
+		}
+	}
+	blobs, err := r.store.Blobs(ctx, hashes, v.counter.Encoding())
+	if err != nil {
+		return err
+	}
+	byHash := make(map[Hash]*Blob, len(blobs))
+	for i := range blobs {
+		byHash[blobs[i].Hash] = &blobs[i]
+	}
+	list := make([]*Blob, len(order))
+	for i, c := range order {
+		list[i] = byHash[c.Content]
+	}
+	return r.decodeEntries(ctx, v, from, list)
+}
+
+// decodeEntries decodes the contents of v.lin.order[from:], whose blobs
+// (nil for merges) are given in the same order.
+func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Blob) error {
+	order := v.lin.order[from:]
+	var err error
+	counted := map[Hash]int{}
+	v.entries = slices.Grow(v.entries, len(order))
+	for i, c := range order {
+		var e entry
+		if c.Content != "" {
+			b := blobs[i]
+			if b == nil || b.Hash == "" {
+				return fmt.Errorf("blob %s of commit %s: %w", c.Content.Short(), c.Hash.Short(), ErrNotFound)
+			}
+			if e.content, err = DecodeContent(b.Data); err != nil {
+				return fmt.Errorf("commit %s: %w", c.Hash.Short(), err)
+			}
+			e.tokens = b.Tokens
+			if e.tokens < 0 {
+				e.tokens = v.counter.Count(e.content.RenderedText())
+				b.Tokens = e.tokens
+				counted[c.Content] = e.tokens
+			}
+		}
+		v.entries = append(v.entries, e)
+	}
+	if len(counted) > 0 {
+		// Token counts are a cache: a busy store only means counting again.
+		_ = r.store.Update(ctx, func(tx Tx) error { return tx.SetTokens(ctx, v.counter.Encoding(), counted) })
+	}
+	return nil
+}
+
+// loadAnnotations applies annotations newer than v.annSeq and reports
+// whether any concerns one of the first limit commits of v.
+func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, error) {
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: v.annSeq})
+	if err != nil {
+		return false, err
+	}
+	touched := false
+	for _, a := range anns {
+		v.ann[annKey{a.Viewer, a.Commit}] = a.Priority
+		if a.Seq > v.annSeq {
+			v.annSeq = a.Seq
+		}
+		if i, ok := v.lin.emitted[a.Commit]; ok && i < limit {
+			touched = true
+		}
+	}
+	return touched, nil
+}
+
+// loadTracts makes sure v knows every author tract and its spawn ancestors.
+func (r *Repo) loadTracts(ctx context.Context, v *view, from int) error {
+	for _, c := range v.lin.order[from:] {
+		id := c.Tract
+		for id != "" {
+			t, ok := v.tracts[id]
+			if !ok {
+				var err error
+				if t, err = r.store.TractByID(ctx, id); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						t = Tract{ID: id, Name: id}
+					} else {
+						return err
+					}
+				}
+				v.tracts[id] = t
+			} else if id == c.Tract {
+				break
+			}
+			id = ""
+			if t.Spawn != nil {
+				id = t.Spawn.Parent
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package tract
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Type is a content type.
+type Type string
+
+// Content types.
+const (
+	TypeInstruction Type = "instruction"
+	TypeMessage     Type = "message"
+	TypeToolCall    Type = "tool_call"
+	TypeToolResult  Type = "tool_result"
+	TypeReasoning   Type = "reasoning"
+	TypeArtifact    Type = "artifact"
+	TypeMetadata    Type = "metadata"
+)
+
+// Types lists every content type in the order the spec gives them.
+var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata}
+
+// Roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// ToolCall is one function call an assistant asks for.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Content is what a blob holds: one piece of context. Its canonical JSON is
+// the blob's bytes; the SHA-256 of those bytes is the blob's hash.
+type Content struct {
+	Type       Type       `json:"type"`
+	Role       string     `json:"role,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	Text       string     `json:"text,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	// Seed marks the first commit of a snapshot or empty spawn: the parent
+	// already has this context, so the parent's compile leaves it out.
+	Seed bool `json:"seed,omitzero"`
+}
+
+// defaultRole and allowedRoles encode the spec's role table.
+var (
+	defaultRole = map[Type]string{
+		TypeInstruction: RoleSystem, TypeMessage: RoleUser, TypeToolCall: RoleAssistant,
+		TypeToolResult: RoleTool, TypeReasoning: RoleAssistant, TypeArtifact: RoleUser,
+	}
+	allowedRoles = map[Type][]string{
+		TypeInstruction: {RoleSystem},
+		TypeMessage:     {RoleUser, RoleAssistant, RoleSystem},
+		TypeToolCall:    {RoleAssistant},
+		TypeToolResult:  {RoleTool},
+		TypeReasoning:   {RoleAssistant},
+		TypeArtifact:    {RoleUser, RoleAssistant, RoleSystem},
+		TypeMetadata:    {""},
+	}
+)
+
+// DefaultPriority is the priority of a content type without annotations.
+func DefaultPriority(t Type) Priority {
+	switch t {
+	case TypeInstruction:
+		return Pinned
+	case TypeReasoning, TypeMetadata:
+		return Skip
+	}
+	return Normal
+}
+
+// Normalize fills the default role and validates c: a known type, a role
+// the type allows, a tool call id on tool results, well-formed tool calls.
+func (c Content) Normalize() (Content, error) {
+	roles, ok := allowedRoles[c.Type]
+	if !ok {
+		names := make([]string, len(Types))
+		for i, t := range Types {
+			names[i] = string(t)
+		}
+		return c, &ValidationError{Field: "type", Value: string(c.Type), Reason: "unknown content type (want one of " + strings.Join(names, ", ") + ")"}
+	}
+	if c.Role == "" {
+		c.Role = defaultRole[c.Type]
+	}
+	for _, f := range []struct{ name, value string }{{"text", c.Text}, {"name", c.Name}, {"role", c.Role}, {"tool-call-id", c.ToolCallID}} {
+		if !utf8.ValidString(f.value) {
+			return c, &ValidationError{Field: f.name, Reason: "not valid UTF-8"}
+		}
+	}
+	if !contains(roles, c.Role) {
+		return c, &ValidationError{Field: "role", Value: c.Role, Reason: fmt.Sprintf("not allowed for %s (want %s)", c.Type, strings.Join(nonEmpty(roles), ", "))}
+	}
+	if c.Type == TypeToolResult && c.ToolCallID == "" {
+		return c, &ValidationError{Field: "tool-call-id", Reason: "a tool_result needs the id of the tool call it answers"}
+	}
+	if c.Type != TypeToolResult && c.ToolCallID != "" {
+		return c, &ValidationError{Field: "tool-call-id", Value: c.ToolCallID, Reason: "only a tool_result answers a tool call"}
+	}
+	if c.Type == TypeToolCall && len(c.ToolCalls) == 0 {
+		return c, &ValidationError{Field: "tool_calls", Reason: "a tool_call needs at least one call"}
+	}
+	if c.Type != TypeToolCall && len(c.ToolCalls) > 0 {
+		return c, &ValidationError{Field: "tool_calls", Reason: "only a tool_call carries tool calls"}
+	}
+	for i, tc := range c.ToolCalls {
+		if tc.ID == "" || tc.Name == "" {
+			return c, &ValidationError{Field: fmt.Sprintf("tool_calls[%d]", i), Reason: "needs an id and a name"}
+		}
+		args := tc.Arguments
+		if args == "" {
+			args = "{}"
+		}
+		v := jsontext.Value(args)
+		if !v.IsValid() || v.Kind() != '{' {
+			return c, &ValidationError{Field: fmt.Sprintf("tool_calls[%d].arguments", i), Value: tc.Arguments, Reason: "not a JSON object"}
+		}
+		c.ToolCalls[i].Arguments = args
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s == "" {
+			s = "none"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// RenderedText is the text the tokenizer counts for c: the text, then each
+// tool call's name and arguments.
+func (c Content) RenderedText() string {
+	if len(c.ToolCalls) == 0 {
+		return c.Text
+	}
+	var b strings.Builder
+	b.WriteString(c.Text)
+	for _, tc := range c.ToolCalls {
+		b.WriteString(tc.Name)
+		b.WriteString(tc.Arguments)
+	}
+	return b.String()
+}
+
+// Blob is stored content: the canonical JSON bytes of a [Content], addressed
+// by their SHA-256.
+type Blob struct {
+	Hash Hash
+	Data []byte
+	// Tokens is the token count of the content's rendered text in Encoding;
+	// -1 when not counted yet for the encoding asked for.
+	Tokens   int
+	Encoding string
+}
+
+// Size is the blob's size in bytes.
+func (b Blob) Size() int { return len(b.Data) }
+
+// NewBlob encodes c canonically and hashes it.
+func NewBlob(c Content) (Blob, error) {
+	data, err := canonicalContent(c)
+	if err != nil {
+		return Blob{}, err
+	}
+	return Blob{Hash: sha256Hex(data), Data: data, Tokens: -1}, nil
+}

@@ -1,0 +1,67 @@
+package tract
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors callers branch on. Returned errors wrap them with context.
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrExists        = errors.New("already exists")
+	ErrBranchMoved   = errors.New("branch moved")
+	ErrAmbiguous     = errors.New("ambiguous")
+	ErrConflict      = errors.New("merge conflict")
+	ErrNoCommits     = errors.New("no commits yet")
+	ErrCurrentBranch = errors.New("current branch")
+	ErrUnmerged      = errors.New("not fully merged")
+)
+
+// ValidationError is bad input: an unknown type or role, an invalid name, an
+// edit that is not allowed.
+type ValidationError struct {
+	Field  string
+	Value  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Value != "" {
+		return fmt.Sprintf("invalid %s %q: %s", e.Field, e.Value, e.Reason)
+	}
+	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
+}
+
+// BudgetError is a budget that the pinned messages alone exceed.
+type BudgetError struct {
+	Budget int
+	Needed int
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("budget of %d tokens is too small: pinned messages need %d tokens", e.Budget, e.Needed)
+}
+
+// Conflict is one commit both sides of a merge changed incompatibly.
+type Conflict struct {
+	Kind   string `json:"kind"` // both-edit | skip-vs-edit
+	Target Hash   `json:"target"`
+	Ours   string `json:"ours"`   // edit | skip
+	Theirs string `json:"theirs"` // edit | skip
+}
+
+// ConflictError reports the conflicts of a merge that changed nothing.
+type ConflictError struct {
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	parts := make([]string, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		parts[i] = fmt.Sprintf("%s on %s", c.Kind, c.Target.Short())
+	}
+	return fmt.Sprintf("merge conflict: %s (nothing changed; use --strategy ours or theirs)", strings.Join(parts, ", "))
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }

@@ -1,0 +1,129 @@
+package tract
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Import formats.
+const (
+	ImportOpenAI = "openai"
+	ImportJSONL  = "jsonl"
+)
+
+// importMessage is an OpenAI-style chat message as found in files.
+type importMessage struct {
+	Role       string           `json:"role"`
+	Content    jsontext.Value   `json:"content"`
+	Name       string           `json:"name"`
+	ToolCallID string           `json:"tool_call_id"`
+	ToolCalls  []OpenAIToolCall `json:"tool_calls"`
+}
+
+// ParseOpenAI reads a JSON array of OpenAI chat messages into commit
+// requests: system messages become instructions, assistant messages with
+// tool_calls become tool calls, tool messages tool results. Errors name the
+// message (1-based) and what is wrong with it.
+func ParseOpenAI(data []byte) ([]CommitRequest, error) {
+	var msgs []jsontext.Value
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		return nil, fmt.Errorf("not a JSON array of messages: %w", err)
+	}
+	out := make([]CommitRequest, 0, len(msgs))
+	for i, raw := range msgs {
+		req, err := parseImportMessage(raw)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i+1, err)
+		}
+		out = append(out, req)
+	}
+	return out, nil
+}
+
+// ParseJSONL reads one OpenAI chat message per line; blank lines are
+// skipped. Errors name the line.
+func ParseJSONL(data []byte) ([]CommitRequest, error) {
+	var out []CommitRequest
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		req, err := parseImportMessage(text)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, req)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func parseImportMessage(raw []byte) (CommitRequest, error) {
+	var m importMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return CommitRequest{}, err
+	}
+	text, err := contentText(m.Content)
+	if err != nil {
+		return CommitRequest{}, err
+	}
+	c := Content{Role: m.Role, Name: m.Name, Text: text, ToolCallID: m.ToolCallID}
+	switch {
+	case m.Role == "":
+		return CommitRequest{}, &ValidationError{Field: "role", Reason: "missing"}
+	case m.Role == RoleSystem || m.Role == "developer":
+		c.Type, c.Role = TypeInstruction, RoleSystem
+	case m.Role == RoleTool:
+		c.Type = TypeToolResult
+	case len(m.ToolCalls) > 0:
+		c.Type = TypeToolCall
+		for _, tc := range m.ToolCalls {
+			c.ToolCalls = append(c.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+	default:
+		c.Type = TypeMessage
+	}
+	c, err = c.Normalize()
+	return CommitRequest{Content: c}, err
+}
+
+// contentText accepts a string, null, or an array of parts whose text parts
+// are joined.
+func contentText(v jsontext.Value) (string, error) {
+	if len(v) == 0 || string(v) == "null" {
+		return "", nil
+	}
+	switch v.Kind() {
+	case '"':
+		var s string
+		err := json.Unmarshal(v, &s)
+		return s, err
+	case '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(v, &parts); err != nil {
+			return "", fmt.Errorf("content: %w", err)
+		}
+		var texts []string
+		for i, p := range parts {
+			if p.Type != "text" {
+				return "", &ValidationError{Field: fmt.Sprintf("content[%d].type", i), Value: p.Type, Reason: "only text parts can be imported"}
+			}
+			texts = append(texts, p.Text)
+		}
+		return strings.Join(texts, "\n"), nil
+	}
+	return "", &ValidationError{Field: "content", Reason: "want a string, null or an array of text parts"}
+}

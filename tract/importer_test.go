@@ -1,0 +1,66 @@
+package tract
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseOpenAIErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{}`, "not a JSON array of messages"},
+		{`[{"content":"x"}]`, "message 1: invalid role: missing"},
+		{`[{"role":"user","content":5}]`, "message 1: invalid content: want a string, null or an array of text parts"},
+		{`[{"role":"user","content":[{"type":"image_url"}]}]`, `message 1: invalid content[0].type "image_url": only text parts can be imported`},
+		{`[{"role":"tool","content":"x"}]`, "message 1: invalid tool-call-id"},
+		{`[{"role":"user","content":"a","role":"x"}]`, `duplicate object member name "role"`},
+	}
+	for _, tt := range tests {
+		_, err := ParseOpenAI([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	reqs, err := ParseOpenAI([]byte(`[{"role":"developer","content":"d"},{"role":"assistant","content":"","tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":""}}]}]`))
+	if err != nil || reqs[0].Content.Type != TypeInstruction || reqs[1].Content.ToolCalls[0].Arguments != "{}" {
+		t.Fatalf("%+v %v", reqs, err)
+	}
+}
+
+func FuzzParseOpenAI(f *testing.F) {
+	f.Add([]byte(`[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"1","content":"r"}]`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`[{"role":"user","content":null,"name":"x"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		reqs, err := ParseOpenAI(data)
+		if err != nil {
+			return
+		}
+		for _, r := range reqs {
+			if _, err := r.Content.Normalize(); err != nil {
+				t.Fatalf("parsed content does not validate: %v", err)
+			}
+			if _, err := NewBlob(r.Content); err != nil {
+				t.Fatalf("parsed content cannot be stored: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseJSONL(f *testing.F) {
+	f.Add([]byte("{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"assistant\",\"content\":\"b\"}\n"))
+	f.Add([]byte("{\"role\":\"user\",\"content\":\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		reqs, err := ParseJSONL(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
+				t.Fatalf("error without a line: %v", err)
+			}
+			return
+		}
+		for _, r := range reqs {
+			if _, err := NewBlob(r.Content); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

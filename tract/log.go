@@ -1,0 +1,302 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// LogOptions select the history to list.
+type LogOptions struct {
+	// N limits the entries (0: all).
+	N int
+	// All lists the history of every branch, not just HEAD's.
+	All bool
+}
+
+// LogEntry is one commit in a log.
+type LogEntry struct {
+	Hash       Hash      `json:"hash"`
+	Parents    []Hash    `json:"parents"`
+	Operation  Operation `json:"operation"`
+	EditTarget Hash      `json:"editTarget,omitempty"`
+	Tract      string    `json:"tract"`
+	Time       time.Time `json:"time"`
+	Message    string    `json:"message,omitempty"`
+	Type       Type      `json:"type,omitempty"`
+	Role       string    `json:"role,omitempty"`
+	Summary    string    `json:"summary"`
+	Refs       []string  `json:"refs"`
+}
+
+// Log lists a tract's history newest first, in linearization order reversed
+// (so a merged block sits just below its merge commit).
+func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEntry, error) {
+	t, head, err := r.Head(ctx, tractName)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := r.store.Refs(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[Hash][]string{}
+	tips := []Hash{}
+	if head.Commit != "" {
+		tips = append(tips, head.Commit)
+		labels[head.Commit] = append(labels[head.Commit], HeadRef)
+	}
+	for _, ref := range refs {
+		if ref.Name == HeadRef {
+			continue
+		}
+		labels[Hash(ref.Value)] = append(labels[Hash(ref.Value)], ref.Name)
+		if o.All {
+			tips = append(tips, Hash(ref.Value))
+		}
+	}
+	if len(tips) == 0 {
+		return []LogEntry{}, nil
+	}
+	anc, err := r.store.Ancestry(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[Hash]*Commit, len(anc))
+	var contents []Hash
+	for i := range anc {
+		m[anc[i].Hash] = &anc[i]
+		if anc[i].Content != "" {
+			contents = append(contents, anc[i].Content)
+		}
+	}
+	l := linearizer{get: mapSource(m), emitted: map[Hash]int{}}
+	for _, tip := range tips {
+		if err := l.add(tip); err != nil {
+			return nil, err
+		}
+	}
+	byHash, err := r.contents(ctx, contents)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	out := []LogEntry{}
+	for i := len(l.order) - 1; i >= 0 && (o.N <= 0 || len(out) < o.N); i-- {
+		c := l.order[i]
+		name, ok := names[c.Tract]
+		if !ok {
+			name = c.Tract
+			if tt, err := r.store.TractByID(ctx, c.Tract); err == nil {
+				name = tt.Name
+			}
+			names[c.Tract] = name
+		}
+		out = append(out, newLogEntry(c, name, labels[c.Hash], byHash))
+	}
+	return out, nil
+}
+
+func newLogEntry(c *Commit, tractName string, refs []string, byHash map[Hash]Content) LogEntry {
+	e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: tractName,
+		Time: c.Time, Message: c.Message, Refs: append([]string{}, refs...)}
+	sort.Strings(e.Refs)
+	if content, ok := byHash[c.Content]; ok {
+		e.Type, e.Role, e.Summary = content.Type, content.Role, summary(content)
+	} else if c.Operation == OpMerge {
+		e.Summary = c.Message
+	}
+	return e
+}
+
+// contents decodes the blobs of hashes.
+func (r *Repo) contents(ctx context.Context, hashes []Hash) (map[Hash]Content, error) {
+	blobs, err := r.store.Blobs(ctx, hashes, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[Hash]Content, len(blobs))
+	for _, b := range blobs {
+		c, err := DecodeContent(b.Data)
+		if err != nil {
+			return nil, err
+		}
+		out[b.Hash] = c
+	}
+	return out, nil
+}
+
+func summary(c Content) string {
+	s := strings.TrimSpace(c.Text)
+	if s == "" && len(c.ToolCalls) > 0 {
+		s = c.ToolCalls[0].Name + "(" + c.ToolCalls[0].Arguments + ")"
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+// LogLine is the one-line text of a log entry.
+func (e LogEntry) LogLine() string {
+	var b strings.Builder
+	b.WriteString(e.Hash.Short())
+	if len(e.Refs) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(e.Refs, ", "))
+	}
+	switch e.Operation {
+	case OpMerge:
+		fmt.Fprintf(&b, " merge: %s", e.Message)
+		return b.String()
+	case OpEdit:
+		fmt.Fprintf(&b, " edit %s", e.EditTarget.Short())
+	}
+	fmt.Fprintf(&b, " %s", e.Type)
+	if e.Role != "" && e.Type != TypeInstruction {
+		fmt.Fprintf(&b, "/%s", e.Role)
+	}
+	fmt.Fprintf(&b, ": %s", e.Summary)
+	if e.Message != "" {
+		fmt.Fprintf(&b, " — %s", e.Message)
+	}
+	return b.String()
+}
+
+// Graph draws log entries (newest first) as a text DAG: one column per line
+// of history, "*" for a commit, "|" for a line passing by, "\" where a merge
+// opens a line for its other parent and "/" where lines join again.
+func Graph(entries []LogEntry) string {
+	var b strings.Builder
+	var cols []Hash // the commit each column waits for
+	for _, e := range entries {
+		col := -1
+		for i := 0; i < len(cols); i++ {
+			if cols[i] != e.Hash {
+				continue
+			}
+			if col < 0 {
+				col = i
+				continue
+			}
+			// Another line waited for this commit: it joins here.
+			cols = append(cols[:i], cols[i+1:]...)
+			i--
+			b.WriteString(strings.Repeat("| ", len(cols)-1) + "|/\n")
+		}
+		if col < 0 {
+			cols = append(cols, e.Hash)
+			col = len(cols) - 1
+		}
+		b.WriteString(row(len(cols), col, "*") + e.LogLine() + "\n")
+		if len(e.Parents) == 0 {
+			cols = append(cols[:col], cols[col+1:]...)
+			continue
+		}
+		cols[col] = e.Parents[0]
+		for _, p := range e.Parents[1:] {
+			cols = append(cols, p)
+			b.WriteString(strings.TrimRight(row(len(cols)-1, -1, ""), " ") + "\\\n")
+		}
+	}
+	return b.String()
+}
+
+func row(n, at int, mark string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i == at {
+			b.WriteString(mark + " ")
+		} else {
+			b.WriteString("| ")
+		}
+	}
+	return b.String()
+}
+
+// Dot renders log entries as a Graphviz digraph, edges child → parent.
+func Dot(entries []LogEntry) string {
+	var b strings.Builder
+	b.WriteString("digraph tract {\n  rankdir=BT;\n  node [shape=box, fontname=monospace];\n")
+	for _, e := range entries {
+		label := e.Hash.Short() + "\\n" + strings.ReplaceAll(strings.ReplaceAll(summaryOf(e), `\`, `\\`), `"`, `\"`)
+		fmt.Fprintf(&b, "  %q [label=\"%s\"];\n", string(e.Hash), label)
+	}
+	for _, e := range entries {
+		for i, p := range e.Parents {
+			style := ""
+			if i > 0 {
+				style = " [style=dashed]"
+			}
+			fmt.Fprintf(&b, "  %q -> %q%s;\n", string(e.Hash), string(p), style)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func summaryOf(e LogEntry) string {
+	if e.Operation == OpMerge {
+		return e.Message
+	}
+	return string(e.Type) + ": " + e.Summary
+}
+
+// Shown is one commit with its content and annotations.
+type Shown struct {
+	Commit      Commit       `json:"commit"`
+	Tract       string       `json:"tract"`
+	Content     *Content     `json:"content"`
+	Blob        *BlobInfo    `json:"blob"`
+	Annotations []Annotation `json:"annotations"`
+}
+
+// BlobInfo describes a commit's blob.
+type BlobInfo struct {
+	Hash Hash `json:"hash"`
+	Size int  `json:"size"`
+}
+
+// Show returns the commit ref names with its content and the annotations on it.
+func (r *Repo) Show(ctx context.Context, tractName, ref string) (Shown, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Shown{}, err
+	}
+	h, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return Shown{}, err
+	}
+	c, err := r.store.Commit(ctx, h)
+	if err != nil {
+		return Shown{}, err
+	}
+	s := Shown{Commit: c, Tract: c.Tract, Annotations: []Annotation{}}
+	if at, err := r.store.TractByID(ctx, c.Tract); err == nil {
+		s.Tract = at.Name
+	}
+	if c.Content != "" {
+		blobs, err := r.store.Blobs(ctx, []Hash{c.Content}, "")
+		if err != nil {
+			return s, err
+		}
+		if len(blobs) == 1 {
+			content, err := DecodeContent(blobs[0].Data)
+			if err != nil {
+				return s, err
+			}
+			s.Content = &content
+			s.Blob = &BlobInfo{Hash: blobs[0].Hash, Size: blobs[0].Size()}
+		}
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{Commit: h})
+	if err != nil {
+		return s, err
+	}
+	s.Annotations = append(s.Annotations, anns...)
+	return s, nil
+}

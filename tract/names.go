@@ -1,0 +1,67 @@
+package tract
+
+import (
+	"strings"
+)
+
+// ValidateBranchName applies git's branch name rules (git check-ref-format):
+// no space or control character, none of ~^:?*[\, no "..", "@{" or "//", not
+// starting with "." or "-" or "/", not ending in ".", "/" or ".lock", no
+// component starting with ".", and not "HEAD" or "@".
+func ValidateBranchName(name string) error {
+	if reason := badRefName(name); reason != "" {
+		return &ValidationError{Field: "branch name", Value: name, Reason: reason}
+	}
+	return nil
+}
+
+// ValidateTractName applies the branch rules to tract names, and forbids "/"
+// so TRACT:REF and paths stay unambiguous.
+func ValidateTractName(name string) error {
+	reason := badRefName(name)
+	if reason == "" && strings.Contains(name, "/") {
+		reason = `contains "/"`
+	}
+	if reason != "" {
+		return &ValidationError{Field: "tract name", Value: name, Reason: reason}
+	}
+	return nil
+}
+
+func badRefName(name string) string {
+	switch {
+	case name == "":
+		return "empty"
+	case name == HeadRef || name == "@":
+		return "reserved"
+	case strings.HasPrefix(name, "."):
+		return `starts with "."`
+	case strings.HasPrefix(name, "-"):
+		return `starts with "-"`
+	case strings.HasPrefix(name, "/"):
+		return `starts with "/"`
+	case strings.HasSuffix(name, ".lock"):
+		return `ends with ".lock"`
+	case strings.HasSuffix(name, "."), strings.HasSuffix(name, "/"):
+		return "ends with " + `"` + name[len(name)-1:] + `"`
+	case strings.Contains(name, ".."):
+		return `contains ".."`
+	case strings.Contains(name, "@{"):
+		return `contains "@{"`
+	case strings.Contains(name, "//"):
+		return `contains "//"`
+	case strings.Contains(name, "/."):
+		return `has a component starting with "."`
+	}
+	for _, r := range name {
+		switch {
+		case r == ' ':
+			return "contains a space"
+		case r < 0x20 || r == 0x7f:
+			return "contains a control character"
+		case strings.ContainsRune(`~^:?*[\`, r):
+			return "contains " + `"` + string(r) + `"`
+		}
+	}
+	return ""
+}

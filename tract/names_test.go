@@ -1,0 +1,116 @@
+package tract
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+)
+
+func TestValidateBranchName(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+	}{
+		{"main", ""},
+		{"feature/x", ""},
+		{"v1.2", ""},
+		{"", "empty"},
+		{"HEAD", "reserved"},
+		{"@", "reserved"},
+		{".x", `starts with "."`},
+		{"-x", `starts with "-"`},
+		{"/x", `starts with "/"`},
+		{"x.lock", `ends with ".lock"`},
+		{"x.", `ends with "."`},
+		{"x/", `ends with "/"`},
+		{"a..b", `contains ".."`},
+		{"a@{1}", `contains "@{"`},
+		{"a//b", `contains "//"`},
+		{"a/.b", `has a component starting with "."`},
+		{"a b", "contains a space"},
+		{"a\tb", "contains a control character"},
+		{"a~1", `contains "~"`},
+		{"a^", `contains "^"`},
+		{"a:b", `contains ":"`},
+		{"a?", `contains "?"`},
+		{"a*", `contains "*"`},
+		{"a[", `contains "["`},
+		{`a\b`, `contains "\"`},
+	}
+	for _, tt := range tests {
+		err := ValidateBranchName(tt.name)
+		if tt.reason == "" {
+			if err != nil {
+				t.Errorf("%q: unexpected %v", tt.name, err)
+			}
+			continue
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), tt.reason) {
+			t.Errorf("%q: got %v, want reason %q", tt.name, err, tt.reason)
+		}
+	}
+	if err := ValidateTractName("a/b"); err == nil || !strings.Contains(err.Error(), `contains "/"`) {
+		t.Errorf("tract name with slash: %v", err)
+	}
+}
+
+func TestGraphAndDot(t *testing.T) {
+	e := func(h string, parents ...string) LogEntry {
+		var ps []Hash
+		for _, p := range parents {
+			ps = append(ps, Hash(p))
+		}
+		return LogEntry{Hash: Hash(h), Parents: ps, Operation: OpAppend, Type: TypeMessage, Summary: h, Refs: []string{}}
+	}
+	entries := []LogEntry{e("m0000000", "b0000000", "f0000000"), e("f0000000", "a0000000"), e("b0000000", "a0000000"), e("a0000000")}
+	entries[0].Operation, entries[0].Message = OpMerge, "merge f"
+	want := `* m0000000 merge: merge f
+|\
+| * f0000000 message: f0000000
+* | b0000000 message: b0000000
+|/
+* a0000000 message: a0000000
+`
+	if got := Graph(entries); got != want {
+		t.Errorf("Graph:\n%s\nwant:\n%s", got, want)
+	}
+	dot := Dot(entries)
+	for _, s := range []string{`"m0000000" -> "f0000000" [style=dashed];`, `"m0000000" -> "b0000000";`, `[label="a0000000\nmessage: a0000000"]`} {
+		if !strings.Contains(dot, s) {
+			t.Errorf("Dot lacks %s:\n%s", s, dot)
+		}
+	}
+}
+
+func TestTextFormat(t *testing.T) {
+	msgs := []Message{
+		{Role: "system", Content: "be brief"},
+		{Role: "assistant", Name: "bot", ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: "{}"}}},
+		{Role: "tool", ToolCallID: "c1", Content: "a b"},
+	}
+	want := "system: be brief\n\nassistant (bot):\n  -> c1 ls({})\n\ntool [c1]: a b\n"
+	if got := Text(msgs); got != want {
+		t.Errorf("Text:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestAnthropicEmptyInput: a tool_use block always carries its input, even
+// an empty object, as the API requires.
+func TestAnthropicEmptyInput(t *testing.T) {
+	a := ToAnthropic([]Message{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "now", Arguments: "{}"}}},
+		{Role: "tool", ToolCallID: "c1", Content: "noon"},
+	})
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"noon"}]}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}

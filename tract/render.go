@@ -1,0 +1,130 @@
+package tract
+
+// priority is commit i's priority for the viewer: the viewer's newest
+// annotation, else the author's, else the type's default. Metadata is never
+// compiled whatever its annotations say.
+func (v *view) priority(i int, content *Content) Priority {
+	c := v.lin.order[i]
+	if content.Type == TypeMetadata {
+		return Skip
+	}
+	if p, ok := v.ann[annKey{v.viewer.ID, c.Hash}]; ok {
+		return p
+	}
+	if p, ok := v.ann[annKey{c.Tract, c.Hash}]; ok {
+		return p
+	}
+	return DefaultPriority(content.Type)
+}
+
+// seedHidden reports whether a spawn seed is context the viewer already
+// has: the seed's author is a spawn descendant of the viewer.
+func (v *view) seedHidden(author string) bool {
+	for id := author; id != ""; {
+		t := v.tracts[id]
+		if t.Spawn == nil {
+			return false
+		}
+		if t.Spawn.Parent == v.viewer.ID {
+			return true
+		}
+		id = t.Spawn.Parent
+	}
+	return false
+}
+
+// candidate reports whether commit i renders, leaving named instructions
+// aside: an append, not skipped, not a seed the viewer already has.
+func (v *view) candidate(i int, content *Content) (Priority, bool) {
+	c := v.lin.order[i]
+	if c.Operation != OpAppend {
+		return "", false
+	}
+	p := v.priority(i, content)
+	if p == Skip {
+		return p, false
+	}
+	if content.Seed && c.Tract != v.viewer.ID && v.seedHidden(c.Tract) {
+		return p, false
+	}
+	return p, true
+}
+
+func (v *view) message(i int, content *Content, tokens int, p Priority) Message {
+	c := v.lin.order[i]
+	m := Message{Role: content.Role, Content: content.Text, Name: content.Name, ToolCallID: content.ToolCallID,
+		ToolCalls: content.ToolCalls, Type: content.Type, Priority: p, Commit: c.Hash,
+		Tract: v.tracts[c.Tract].Name, TractID: c.Tract}
+	m.Tokens = tokensPerMessage + tokens
+	if m.Name != "" {
+		m.Tokens += tokensPerName
+	}
+	return m
+}
+
+// render derives the messages from the linearization: edits replace their
+// target's content (the latest edit wins), priorities filter, and of the
+// instructions sharing a name only the latest stays, at its own position.
+func (v *view) render() {
+	n := len(v.lin.order)
+	eff := make([]int, n)
+	for i := range eff {
+		eff[i] = i
+	}
+	for i, c := range v.lin.order {
+		if c.Operation == OpEdit {
+			if t, ok := v.lin.emitted[c.EditTarget]; ok {
+				eff[t] = i
+			}
+		}
+	}
+	prio := make([]Priority, n)
+	ok := make([]bool, n)
+	lastNamed := map[string]int{}
+	for i := range v.lin.order {
+		content := &v.entries[eff[i]].content
+		prio[i], ok[i] = v.candidate(i, content)
+		if ok[i] && content.Type == TypeInstruction && content.Name != "" {
+			lastNamed[content.Name] = i
+		}
+	}
+	// Room to grow: warm compiles append to this slice.
+	v.rendered = make([]Message, 0, n+n/8+64)
+	v.tokens = 0
+	for i := range v.lin.order {
+		if !ok[i] {
+			continue
+		}
+		e := &v.entries[eff[i]]
+		if e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i {
+			continue
+		}
+		m := v.message(i, &e.content, e.tokens, prio[i])
+		v.rendered = append(v.rendered, m)
+		v.tokens += m.Tokens
+	}
+}
+
+// extendRendered renders entries from index from on, when they are plain
+// appends that cannot change anything before them; it reports false when a
+// full render is needed instead.
+func (v *view) extendRendered(from int) bool {
+	for i := from; i < len(v.lin.order); i++ {
+		c := v.lin.order[i]
+		content := &v.entries[i].content
+		if c.Operation == OpEdit || (content.Type == TypeInstruction && content.Name != "") {
+			return false
+		}
+	}
+	for i := from; i < len(v.lin.order); i++ {
+		e := &v.entries[i]
+		p, ok := v.candidate(i, &e.content)
+		if !ok {
+			continue
+		}
+		m := v.message(i, &e.content, e.tokens, p)
+		v.rendered = append(v.rendered, m)
+		v.tokens += m.Tokens
+	}
+	return true
+}

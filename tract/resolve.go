@@ -1,0 +1,108 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MinPrefix is the shortest hash prefix a ref may use.
+const MinPrefix = 4
+
+// Resolve turns a ref into a commit hash, seen from tract t: a full hash, a
+// unique prefix of at least 4 hex characters, a branch name, HEAD, any of
+// these followed by ~N (the Nth first parent), or TRACT:REF for another
+// tract's ref. A branch name wins over a hash prefix.
+func (r *Repo) Resolve(ctx context.Context, t Tract, ref string) (Hash, error) {
+	return resolve(ctx, r.store, t, ref)
+}
+
+func resolve(ctx context.Context, rd Reader, t Tract, ref string) (Hash, error) {
+	if ref == "" {
+		return "", &ValidationError{Field: "ref", Reason: "empty"}
+	}
+	if i := strings.IndexByte(ref, ':'); i >= 0 {
+		other, err := rd.Tract(ctx, ref[:i])
+		if err != nil {
+			return "", fmt.Errorf("ref %q: tract %q: %w", ref, ref[:i], err)
+		}
+		return resolve(ctx, rd, other, ref[i+1:])
+	}
+	base, back := ref, 0
+	if i := strings.IndexByte(ref, '~'); i >= 0 {
+		base = ref[:i]
+		n := ref[i+1:]
+		back = 1
+		if n != "" {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 0 {
+				return "", &ValidationError{Field: "ref", Value: ref, Reason: "~ takes a non-negative number"}
+			}
+			back = v
+		}
+	}
+	h, err := resolveBase(ctx, rd, t, base)
+	if err != nil {
+		return "", err
+	}
+	for i := 0; i < back; i++ {
+		c, err := rd.Commit(ctx, h)
+		if err != nil {
+			return "", err
+		}
+		if len(c.Parents) == 0 {
+			return "", fmt.Errorf("ref %q: history has only %d commit(s) before it: %w", ref, i, ErrNotFound)
+		}
+		h = c.Parents[0]
+	}
+	return h, nil
+}
+
+func resolveBase(ctx context.Context, rd Reader, t Tract, base string) (Hash, error) {
+	if base == HeadRef {
+		h, err := readHead(ctx, rd, t.ID)
+		if err != nil {
+			return "", err
+		}
+		if h.Commit == "" {
+			return "", fmt.Errorf("tract %q: HEAD: %w", t.Name, ErrNoCommits)
+		}
+		return h.Commit, nil
+	}
+	if b, err := rd.Ref(ctx, t.ID, base); err == nil {
+		return Hash(b.Value), nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	if !isHex(base) {
+		return "", fmt.Errorf("ref %q in tract %q: %w", base, t.Name, ErrNotFound)
+	}
+	if len(base) < MinPrefix {
+		return "", &ValidationError{Field: "ref", Value: base, Reason: fmt.Sprintf("not a branch, and a hash prefix needs at least %d characters", MinPrefix)}
+	}
+	hashes, err := rd.CommitsWithPrefix(ctx, strings.ToLower(base), 2)
+	if err != nil {
+		return "", err
+	}
+	switch len(hashes) {
+	case 0:
+		return "", fmt.Errorf("commit %q: %w", base, ErrNotFound)
+	case 1:
+		return hashes[0], nil
+	}
+	return "", fmt.Errorf("hash prefix %q is %w: matches %s and %s", base, ErrAmbiguous, hashes[0].Short(), hashes[1].Short())
+}
+
+func isHex(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,170 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SpawnOptions describe a child tract.
+type SpawnOptions struct {
+	Purpose string
+	// Mode is reference (default), snapshot or empty.
+	Mode SpawnMode
+	// Budget bounds a snapshot's compiled parent context (0: none).
+	Budget int
+	// Encoding is the token encoding of a snapshot's budget.
+	Encoding string
+}
+
+// Spawn creates tract child from parent's current head and records the
+// spawn pointer. In reference mode the child's branch starts at the
+// parent's head, so its first commit has that head as first parent and the
+// parent's context is seen by reference. Snapshot and empty modes start the
+// child with one seed instruction: the parent's compiled context as text, or
+// the purpose.
+func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptions) (Tract, error) {
+	if o.Mode == "" {
+		o.Mode = SpawnReference
+	}
+	switch o.Mode {
+	case SpawnReference, SpawnSnapshot, SpawnEmpty:
+	default:
+		return Tract{}, &ValidationError{Field: "spawn mode", Value: string(o.Mode), Reason: "want reference, snapshot or empty"}
+	}
+	if strings.TrimSpace(o.Purpose) == "" {
+		return Tract{}, &ValidationError{Field: "purpose", Reason: "a spawn needs a purpose"}
+	}
+	parent, head, err := r.Head(ctx, parentName)
+	if err != nil {
+		return Tract{}, err
+	}
+	var seed *Content
+	switch o.Mode {
+	case SpawnSnapshot:
+		res, err := r.Compile(ctx, parentName, CompileOptions{At: string(head.Commit), Budget: o.Budget, Encoding: o.Encoding})
+		if head.Commit == "" {
+			res, err = Result{}, nil
+		}
+		if err != nil {
+			return Tract{}, fmt.Errorf("snapshot of %s: %w", parentName, err)
+		}
+		seed = &Content{Type: TypeInstruction, Text: Text(res.Messages), Seed: true}
+	case SpawnEmpty:
+		seed = &Content{Type: TypeInstruction, Text: o.Purpose, Seed: true}
+	}
+	now := r.clock()
+	sp := &SpawnPointer{Parent: parent.ID, Commit: head.Commit, Purpose: o.Purpose, Mode: o.Mode, Time: now}
+	return r.createTract(ctx, child, sp, func(tx Tx, t Tract) error {
+		switch {
+		case seed != nil:
+			p := preparedAppend{req: CommitRequest{Message: "spawn seed: " + o.Purpose}}
+			c, err := seed.Normalize()
+			if err != nil {
+				return err
+			}
+			if p.blob, err = NewBlob(c); err != nil {
+				return err
+			}
+			commits := chainAppends(t.ID, "", []preparedAppend{p}, now)
+			if err := tx.PutBlobs(ctx, p.blob); err != nil {
+				return err
+			}
+			if err := tx.PutCommits(ctx, commits...); err != nil {
+				return err
+			}
+			return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: DefaultBranch, New: string(commits[0].Hash), Operation: "spawn " + string(o.Mode), Time: now})
+		case head.Commit != "":
+			return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: DefaultBranch, New: string(head.Commit), Operation: "spawn reference", Time: now})
+		}
+		return nil
+	})
+}
+
+// MergeFromResult says what merge-from did.
+type MergeFromResult struct {
+	Kind   string `json:"kind"` // merge | up-to-date
+	Parent string `json:"parent"`
+	Child  string `json:"child"`
+	Merge  Hash   `json:"merge,omitempty"`
+	Head   Hash   `json:"head"`
+}
+
+// MergeFrom records in parent (default: child's spawn parent) a merge commit
+// whose parents are [parent head, child head]. Nothing is copied: the
+// parent's compile reaches the child's work through the second parent. A
+// merge-from cannot conflict (each tract edits only its own commits), so a
+// lost race with another writer is retried on the new head.
+func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFromResult, error) {
+	child, ch, err := r.Head(ctx, childName)
+	if err != nil {
+		return MergeFromResult{}, err
+	}
+	if into == "" {
+		if child.Spawn == nil {
+			return MergeFromResult{}, &ValidationError{Field: "merge-from", Value: childName, Reason: "was not spawned; name the parent with --into"}
+		}
+		p, err := r.store.TractByID(ctx, child.Spawn.Parent)
+		if err != nil {
+			return MergeFromResult{}, fmt.Errorf("spawn parent of %s: %w", childName, err)
+		}
+		if !p.Deleted.IsZero() {
+			return MergeFromResult{}, fmt.Errorf("spawn parent %s of %s was removed: %w", p.Name, childName, ErrNotFound)
+		}
+		into = p.Name
+	}
+	parent, err := r.Tract(ctx, into)
+	if err != nil {
+		return MergeFromResult{}, err
+	}
+	if parent.ID == child.ID {
+		return MergeFromResult{}, &ValidationError{Field: "merge-from", Value: childName, Reason: "a tract cannot merge from itself"}
+	}
+	if ch.Commit == "" {
+		return MergeFromResult{}, fmt.Errorf("tract %q: %w", childName, ErrNoCommits)
+	}
+	res := MergeFromResult{Parent: parent.Name, Child: child.Name}
+	err = r.retry(ctx, func() error {
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			ph, err := readHead(ctx, tx, parent.ID)
+			if err != nil {
+				return err
+			}
+			if ph.Commit != "" {
+				if up, err := isAncestor(ctx, tx, ch.Commit, ph.Commit); err != nil {
+					return err
+				} else if up {
+					res.Kind, res.Head, res.Merge = MergeUpToDate, ph.Commit, ""
+					return nil
+				}
+			}
+			m := Commit{Parents: []Hash{ph.Commit, ch.Commit}, Operation: OpMerge, Tract: parent.ID, Time: now, Message: "merge-from " + child.Name}
+			if ph.Commit == "" {
+				m.Parents = []Hash{ch.Commit}
+			}
+			m.Hash = m.ComputeHash()
+			if err := tx.PutCommits(ctx, m); err != nil {
+				return err
+			}
+			res.Kind, res.Merge, res.Head = MergeCommit, m.Hash, m.Hash
+			return moveHead(ctx, tx, parent.ID, ph, m.Hash, "merge-from "+child.Name, now)
+		})
+	})
+	if err != nil && errors.Is(err, ErrBranchMoved) {
+		return res, fmt.Errorf("merge-from %s failed, nothing changed: %w", childName, err)
+	}
+	return res, err
+}
+
+// RemoveTract deletes a tract's refs and frees its name. Its commits stay
+// as long as anything reaches them (a parent that merged them, say); gc
+// removes the rest.
+func (r *Repo) RemoveTract(ctx context.Context, name string) error {
+	t, err := r.Tract(ctx, name)
+	if err != nil {
+		return err
+	}
+	return r.store.Update(ctx, func(tx Tx) error { return tx.DeleteTract(ctx, t.ID, r.clock()) })
+}

@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations[i] brings the schema from version i to i+1.
+var migrations = []string{
+	`CREATE TABLE tracts (
+		id TEXT PRIMARY KEY,
+		name TEXT NOT NULL,
+		created INTEGER NOT NULL,
+		deleted INTEGER,
+		spawn_parent TEXT,
+		spawn_commit TEXT,
+		spawn_purpose TEXT,
+		spawn_mode TEXT,
+		spawn_time INTEGER
+	);
+	CREATE UNIQUE INDEX tracts_live_name ON tracts(name) WHERE deleted IS NULL;
+	CREATE TABLE blobs (
+		id INTEGER PRIMARY KEY,
+		hash BLOB NOT NULL UNIQUE,
+		data BLOB NOT NULL,
+		tokens_o200k INTEGER,
+		tokens_cl100k INTEGER,
+		tokens TEXT
+	);
+	CREATE TABLE commits (
+		tract TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		hash BLOB NOT NULL UNIQUE,
+		content BLOB,
+		content_id INTEGER REFERENCES blobs(id) DEFERRABLE INITIALLY DEFERRED,
+		operation TEXT NOT NULL,
+		edit_target BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
+		time INTEGER NOT NULL,
+		message TEXT NOT NULL,
+		first_parent BLOB REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
+		parents BLOB NOT NULL,
+		PRIMARY KEY (tract, seq),
+		CHECK (content IS NULL OR content_id IS NOT NULL)
+	) WITHOUT ROWID;
+	CREATE INDEX commits_first_parent ON commits(first_parent) WHERE first_parent IS NOT NULL;
+	CREATE INDEX commits_content_id ON commits(content_id) WHERE content_id IS NOT NULL;
+	CREATE INDEX commits_edit_target ON commits(edit_target) WHERE edit_target IS NOT NULL;
+	CREATE TABLE merge_parents (
+		child BLOB NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
+		position INTEGER NOT NULL,
+		parent BLOB NOT NULL REFERENCES commits(hash) DEFERRABLE INITIALLY DEFERRED,
+		PRIMARY KEY (child, position)
+	) WITHOUT ROWID;
+	CREATE INDEX merge_parents_parent ON merge_parents(parent);
+	CREATE TABLE refs (
+		tract TEXT NOT NULL,
+		name TEXT NOT NULL,
+		value TEXT NOT NULL,
+		PRIMARY KEY (tract, name)
+	) WITHOUT ROWID;
+	CREATE TABLE reflog (
+		seq INTEGER PRIMARY KEY AUTOINCREMENT,
+		tract TEXT NOT NULL,
+		ref TEXT NOT NULL,
+		old TEXT NOT NULL,
+		new TEXT NOT NULL,
+		operation TEXT NOT NULL,
+		time INTEGER NOT NULL
+	);
+	CREATE INDEX reflog_time ON reflog(time);
+	CREATE TABLE annotations (
+		seq INTEGER PRIMARY KEY AUTOINCREMENT,
+		viewer TEXT NOT NULL,
+		commit_hash BLOB NOT NULL REFERENCES commits(hash) ON DELETE CASCADE,
+		priority TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		time INTEGER NOT NULL,
+		head BLOB
+	);
+	CREATE INDEX annotations_commit ON annotations(commit_hash);`,
+}
+
+// SchemaVersion is the schema version this package writes.
+var SchemaVersion = len(migrations)
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	// The common case, an up-to-date schema, takes no write lock.
+	var current int
+	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&current); err == nil && current == len(migrations) {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var version int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+	}
+	if version < len(migrations) {
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

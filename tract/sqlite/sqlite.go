@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentlineage/lineage/tract"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// Store is a [tract.Store] in one SQLite file.
+type Store struct {
+	db   *sql.DB
+	path string
+	reader
+}
+
+// Options tune [Open].
+type Options struct {
+	// Create makes the file (and its directory) when missing; otherwise a
+	// missing file is an error wrapping tract.ErrNotFound.
+	Create bool
+	// BusyTimeout is how long a writer waits for the lock (default 30s).
+	BusyTimeout time.Duration
+}
+
+var _ tract.Store = (*Store)(nil)
+
+// Open opens (and migrates) the store at path.
+func Open(ctx context.Context, path string, o Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite store: empty path")
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if !o.Create {
+			return nil, fmt.Errorf("store %s: %w", path, tract.ErrNotFound)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("create store %s: %w", path, err)
+		}
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 30 * time.Second
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",
+		strings.ReplaceAll(path, "?", "%3F"), o.BusyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	s.reader = reader{q: db, db: db}
+	return s, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Update runs fn in one IMMEDIATE transaction.
+func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	t := &txn{reader: reader{q: sqlTx}, stmts: map[string]*sql.Stmt{}}
+	defer t.closeStmts()
+	if err := fn(t); err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	return nil
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+type txn struct {
+	reader
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// exec runs a statement prepared once per transaction (imports run the
+// same few statements many thousand times).
+func (t *txn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	t.mu.Lock()
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.q.PrepareContext(ctx, query); err != nil {
+			t.mu.Unlock()
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	t.mu.Unlock()
+	return st.ExecContext(ctx, args...)
+}
+
+func (t *txn) closeStmts() {
+	for _, st := range t.stmts {
+		st.Close()
+	}
+}
+
+func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func isUnique(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// Reopen opens a second handle on the same file.
+func (s *Store) Reopen() (tract.Store, error) {
+	return Open(context.Background(), s.path, Options{})
+}

@@ -1,0 +1,214 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+func (t *txn) CreateTract(ctx context.Context, tr tract.Tract) error {
+	var parent, commit, purpose, mode any
+	var spawnTime any
+	if sp := tr.Spawn; sp != nil {
+		parent, commit, purpose, mode, spawnTime = sp.Parent, string(sp.Commit), sp.Purpose, string(sp.Mode), nanos(sp.Time)
+	}
+	_, err := t.exec(ctx, `INSERT INTO tracts (id, name, created, spawn_parent, spawn_commit, spawn_purpose, spawn_mode, spawn_time)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, tr.ID, tr.Name, nanos(tr.Created), parent, commit, purpose, mode, spawnTime)
+	if isUnique(err) {
+		return fmt.Errorf("tract %q: %w", tr.Name, tract.ErrExists)
+	}
+	return err
+}
+
+func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
+	res, err := t.exec(ctx, `UPDATE tracts SET deleted = ? WHERE id = ? AND deleted IS NULL`, nanos(at), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("tract id %s: %w", id, tract.ErrNotFound)
+	}
+	_, err = t.exec(ctx, `DELETE FROM refs WHERE tract = ?`, id)
+	return err
+}
+
+// batchRows is how many rows one multi-row INSERT carries.
+const batchRows = 100
+
+// insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
+// batches, reusing one prepared statement per batch size.
+func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) error {
+	return t.insertRowsTuple(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, rows)
+}
+
+// insertRowsTuple is insertRows with a given value tuple.
+func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) error {
+	for len(rows) > 0 {
+		k := min(len(rows), batchRows)
+		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
+		args := make([]any, 0, k*cols)
+		for _, r := range rows[:k] {
+			args = append(args, r...)
+		}
+		if _, err := t.exec(ctx, query, args...); err != nil {
+			return err
+		}
+		rows = rows[k:]
+	}
+	return nil
+}
+
+func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
+	rows := make([][]any, len(blobs))
+	var counted []tract.Blob
+	for i, b := range blobs {
+		rows[i] = []any{hb(b.Hash), b.Data}
+		if b.Tokens >= 0 && b.Encoding != "" {
+			counted = append(counted, b)
+		}
+	}
+	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data)`, `ON CONFLICT DO NOTHING`, 2, rows); err != nil {
+		return fmt.Errorf("store blobs: %w", err)
+	}
+	for _, b := range counted {
+		if err := t.SetTokens(ctx, b.Encoding, map[tract.Hash]int{b.Hash: b.Tokens}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutCommits numbers each tract's new commits after its last one, so a
+// tract's history is a range of its clustered key.
+func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
+	next := map[string]int64{}
+	var rows, parentRows [][]any
+	for _, c := range commits {
+		seq, ok := next[c.Tract]
+		if !ok {
+			if err := t.q.QueryRowContext(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
+				return err
+			}
+		}
+		seq++
+		next[c.Tract] = seq
+		var first any
+		for i, p := range c.Parents {
+			if i == 0 {
+				first = hb(p)
+				continue
+			}
+			parentRows = append(parentRows, []any{hb(c.Hash), i, hb(p)})
+		}
+		rows = append(rows, []any{c.Tract, seq, hb(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents)})
+	}
+	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents)`,
+		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 11, rows); err != nil {
+		return fmt.Errorf("store commits: %w", err)
+	}
+	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
+		return fmt.Errorf("store commit parents: %w", err)
+	}
+	return nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (t *txn) UpdateRef(ctx context.Context, u tract.RefUpdate) error {
+	var cur string
+	err := t.q.QueryRowContext(ctx, `SELECT value FROM refs WHERE tract = ? AND name = ?`, u.Tract, u.Name).Scan(&cur)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if cur != u.Old {
+		return fmt.Errorf("ref %s: expected %q, found %q: %w", u.Name, short(u.Old), short(cur), tract.ErrBranchMoved)
+	}
+	if u.New == "" {
+		_, err = t.exec(ctx, `DELETE FROM refs WHERE tract = ? AND name = ?`, u.Tract, u.Name)
+	} else {
+		_, err = t.exec(ctx, `INSERT INTO refs (tract, name, value) VALUES (?, ?, ?)
+			ON CONFLICT (tract, name) DO UPDATE SET value = excluded.value`, u.Tract, u.Name, u.New)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `INSERT INTO reflog (tract, ref, old, new, operation, time) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.Tract, u.Name, u.Old, u.New, u.Operation, nanos(u.Time))
+	return err
+}
+
+func short(v string) string {
+	if len(v) == 64 {
+		return v[:8]
+	}
+	return v
+}
+
+func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
+	_, err := t.exec(ctx, `INSERT INTO annotations (viewer, commit_hash, priority, reason, time, head) VALUES (?, ?, ?, ?, ?, ?)`,
+		a.Viewer, hb(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), nullHash(a.Head))
+	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
+		return fmt.Errorf("annotate commit %s: %w", a.Commit.Short(), tract.ErrNotFound)
+	}
+	return err
+}
+
+func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.Hash]int) error {
+	query := `UPDATE blobs SET tokens = json_set(IFNULL(tokens, '{}'), ?, ?) WHERE hash = ?`
+	args := []any{`$."` + encoding + `"`}
+	if col, ok := tokenColumns[encoding]; ok {
+		query, args = `UPDATE blobs SET `+col+` = ? WHERE hash = ?`, nil
+	}
+	for h, n := range counts {
+		if _, err := t.exec(ctx, query, append(args, n, hb(h))...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
+	if len(hashes) == 0 {
+		return nil
+	}
+	list := hashList(hashes)
+	for _, q := range []string{
+		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,
+		`DELETE FROM merge_parents WHERE child IN (SELECT unhex(value) FROM json_each(?))`,
+		`DELETE FROM commits WHERE hash IN (SELECT unhex(value) FROM json_each(?))`,
+	} {
+		if _, err := t.q.ExecContext(ctx, q, list); err != nil {
+			return fmt.Errorf("delete commits: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
+	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.content_id = blobs.id)`)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
+	res, err := t.q.ExecContext(ctx, `DELETE FROM reflog WHERE time < ?`, nanos(before))
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

@@ -1,0 +1,115 @@
+package tract
+
+import (
+	"context"
+	"time"
+)
+
+// Store is where tracts live: one database holding many tracts. It is a
+// plain record store; every rule (hashing, validation, compile, merge, GC
+// policy) lives in this package, so a backend only stores and finds rows.
+//
+// Reads outside [Store.Update] see committed data. Update runs fn in one
+// transaction: everything fn wrote is committed together when it returns nil
+// and nothing is when it returns an error. A backend may run fn again after
+// a serialization failure, so fn must not have side effects outside tx.
+//
+// Every backend runs the conformance suite in tract/storetest.
+type Store interface {
+	Reader
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	Close() error
+}
+
+// Reader finds rows. Lookups of one missing row return an error wrapping
+// [ErrNotFound]; lookups of many return what exists.
+type Reader interface {
+	// Tract finds a live tract by name; TractByID finds one by id, deleted or not.
+	Tract(ctx context.Context, name string) (Tract, error)
+	TractByID(ctx context.Context, id string) (Tract, error)
+	// Tracts lists live tracts ordered by creation time, then name.
+	Tracts(ctx context.Context) ([]Tract, error)
+
+	// Ref finds one ref of a tract. Refs lists a tract's refs sorted by name,
+	// or every live tract's refs when tractID is "".
+	Ref(ctx context.Context, tractID, name string) (Ref, error)
+	Refs(ctx context.Context, tractID string) ([]Ref, error)
+	// Reflog lists entries oldest first. Empty query fields match everything.
+	Reflog(ctx context.Context, q ReflogQuery) ([]ReflogEntry, error)
+
+	// Commit finds one commit.
+	Commit(ctx context.Context, h Hash) (Commit, error)
+	// CommitsWithPrefix returns up to limit hashes starting with prefix, sorted.
+	CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]Hash, error)
+	// Ancestry returns every commit reachable from heads through parents,
+	// heads included, in one round trip, in no particular order.
+	Ancestry(ctx context.Context, heads []Hash) ([]Commit, error)
+	// History returns what compiling heads needs in as few round trips as
+	// the backend can manage: every commit reachable from heads (as
+	// Ancestry) with its content blob and the blob's token count in encoding
+	// (Blob.Hash is "" for merges). Order is unspecified.
+	History(ctx context.Context, heads []Hash, encoding string) ([]HistoryCommit, error)
+	// ScanCommits calls fn for every stored commit, in no particular order.
+	ScanCommits(ctx context.Context, fn func(Commit) error) error
+
+	// Blobs returns the blobs of hashes that exist, with their token count in
+	// encoding (-1 when not counted; encoding "" asks for none).
+	Blobs(ctx context.Context, hashes []Hash, encoding string) ([]Blob, error)
+	// ScanBlobs calls fn for every stored blob.
+	ScanBlobs(ctx context.Context, fn func(Blob) error) error
+
+	// Annotations lists annotations by the given viewers (all when nil), on
+	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
+	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)
+}
+
+// Tx is a transaction: reads see its own writes.
+type Tx interface {
+	Reader
+	// CreateTract fails with ErrExists when a live tract has the name or the
+	// id is taken.
+	CreateTract(ctx context.Context, t Tract) error
+	// DeleteTract marks a tract deleted (freeing its name) and removes its
+	// refs; its commits stay.
+	DeleteTract(ctx context.Context, id string, at time.Time) error
+	// PutBlobs stores each blob unless one with its hash exists (a blob
+	// with Tokens >= 0 and an Encoding also records its token count).
+	PutBlobs(ctx context.Context, blobs ...Blob) error
+	// PutCommits stores each commit unless one with its hash exists, in
+	// order. Parents, edit targets and contents must exist or come earlier
+	// in the list; otherwise the call fails.
+	PutCommits(ctx context.Context, commits ...Commit) error
+	// UpdateRef compares and swaps a ref and appends to the reflog; a ref
+	// whose value is not u.Old fails with ErrBranchMoved.
+	UpdateRef(ctx context.Context, u RefUpdate) error
+	// AddAnnotation appends an annotation; the store assigns Seq.
+	AddAnnotation(ctx context.Context, a Annotation) error
+	// SetTokens records token counts of blobs in one encoding.
+	SetTokens(ctx context.Context, encoding string, counts map[Hash]int) error
+	// DeleteCommits removes commits with their parent rows and annotations.
+	DeleteCommits(ctx context.Context, hashes []Hash) error
+	// DeleteUnusedBlobs removes blobs no commit uses and returns how many.
+	DeleteUnusedBlobs(ctx context.Context) (int, error)
+	// PruneReflog removes reflog entries older than before.
+	PruneReflog(ctx context.Context, before time.Time) (int, error)
+}
+
+// HistoryCommit is a commit with its content.
+type HistoryCommit struct {
+	Commit Commit
+	Blob   Blob
+}
+
+// ReflogQuery selects reflog entries.
+type ReflogQuery struct {
+	Tract string
+	Ref   string
+	Since time.Time
+}
+
+// AnnotationQuery selects annotations.
+type AnnotationQuery struct {
+	Viewers  []string
+	Commit   Hash
+	AfterSeq int64
+}

@@ -1,0 +1,125 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+func init() {
+	suites = append(suites, []testCase{
+		{"ConcurrentAppendsOneChain", testConcurrentAppends},
+		{"VerifyClean", testVerifyClean},
+		{"ImportAndLog", testImportLog},
+		{"ReopenResumes", testReopen},
+	})
+}
+
+// testConcurrentAppends: writers with their own repos append to one branch;
+// every append lands on one first-parent chain.
+func testConcurrentAppends(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	const writers, each = 4, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			r := e.newRepo()
+			for i := 0; i < each; i++ {
+				if _, err := r.Commit(context.Background(), "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: fmt.Sprintf("w%d-%d", w, i)}}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	n := FirstParentLength(t, e.store, e.head("main"))
+	if n != writers*each {
+		t.Fatalf("first-parent chain has %d commits, want %d", n, writers*each)
+	}
+}
+
+// FirstParentLength counts the commits on head's first-parent chain.
+func FirstParentLength(t testing.TB, s tract.Store, head tract.Hash) int {
+	t.Helper()
+	n := 0
+	for h := head; h != ""; n++ {
+		c, err := s.Commit(context.Background(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = ""
+		if len(c.Parents) > 0 {
+			h = c.Parents[0]
+		}
+	}
+	return n
+}
+
+func testVerifyClean(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	a := e.user("main", "one")
+	_, err := e.repo.Edit(e.ctx, "main", string(a), "ONE", "")
+	e.must(err)
+	_, err = e.repo.CreateBranch(e.ctx, "main", "f", "HEAD~1")
+	e.must(err)
+	rep, err := e.repo.Verify(e.ctx)
+	e.must(err)
+	if len(rep.Damage) != 0 || rep.Commits != 2 || rep.Blobs != 2 || rep.Refs != 3 {
+		t.Fatalf("verify %+v", rep)
+	}
+}
+
+func testImportLog(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	var reqs []tract.CommitRequest
+	for i := 0; i < 5; i++ {
+		reqs = append(reqs, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: fmt.Sprint("m", i)}})
+	}
+	cs, err := e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
+	if len(cs) != 5 || e.head("main") != cs[4].Hash || cs[1].Parents[0] != cs[0].Hash {
+		t.Fatalf("import %+v", cs)
+	}
+	log, err := e.repo.Log(e.ctx, "main", tract.LogOptions{N: 2})
+	e.must(err)
+	if len(log) != 2 || log[0].Hash != cs[4].Hash || log[0].Summary != "m4" || len(log[0].Refs) != 2 {
+		t.Fatalf("log %+v", log)
+	}
+}
+
+func testReopen(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	ro, ok := e.store.(Reopener)
+	if !ok {
+		t.Skip("store cannot be reopened")
+	}
+	mainT, err := e.repo.Tract(e.ctx, "main")
+	e.must(err)
+	e.user("main", "before reopen")
+	s2, err := ro.Reopen()
+	e.must(err)
+	defer s2.Close()
+	r2 := tract.New(s2, tract.Options{Now: e.clock.Now})
+	t2, created, err := r2.Init(e.ctx)
+	e.must(err)
+	if created || t2.ID != mainT.ID {
+		t.Fatalf("reopen made a new tract: created=%v id %s vs %s", created, t2.ID, mainT.ID)
+	}
+	if _, err := r2.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: "after"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r2.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	equal(t, texts(res), "user: before reopen\nuser: after\n")
+}

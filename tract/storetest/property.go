@@ -1,0 +1,166 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+	"pgregory.net/rapid"
+)
+
+func init() {
+	suites = append(suites, []testCase{
+		{"WarmCompileEqualsCold", testWarmEqualsCold},
+	})
+}
+
+// testWarmEqualsCold applies random sequences of appends, edits,
+// annotations, branches, merges and resets, and after each step compares the
+// cached (warm) compile of one long-lived repo with a cold compile.
+func testWarmEqualsCold(t *testing.T, newStore Factory) {
+	rapid.Check(t, func(rt *rapid.T) {
+		ctx := context.Background()
+		s := newStore(t)
+		clk := newClock()
+		warm := tract.New(s, tract.Options{Now: clk.Now})
+		if _, _, err := warm.Init(ctx); err != nil {
+			rt.Fatal(err)
+		}
+		branches := []string{"main"}
+		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
+		for i := 0; i < steps; i++ {
+			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
+				"spawn", "child", "child", "merge-from", "child-annotate", "gc"}).Draw(rt, "op")
+			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
+				rt.Fatalf("%s: %v", op, err)
+			}
+			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
+			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
+		}
+	})
+}
+
+func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, branches *[]string) error {
+	text := rapid.SampledFrom([]string{"a", "bb", "hello there", "one two three four"}).Draw(rt, "text")
+	var err error
+	switch op {
+	case "append":
+		typ := rapid.SampledFrom([]tract.Type{tract.TypeMessage, tract.TypeInstruction, tract.TypeReasoning, tract.TypeMetadata}).Draw(rt, "type")
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: typ, Text: text}})
+	case "named":
+		name := rapid.SampledFrom([]string{"style", "tools"}).Draw(rt, "name")
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeInstruction, Name: name, Text: text}})
+	case "tool":
+		id := fmt.Sprintf("call%d", rapid.IntRange(0, 3).Draw(rt, "call"))
+		if rapid.Bool().Draw(rt, "call or result") {
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "f"}}}})
+		} else {
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
+		}
+	case "edit", "annotate", "reset":
+		target, ok, lerr := pickCommit(ctx, rt, r)
+		if lerr != nil || !ok {
+			return lerr
+		}
+		switch op {
+		case "edit":
+			_, err = r.Edit(ctx, "main", string(target.Hash), text, "")
+			var ve *tract.ValidationError
+			if errors.As(err, &ve) {
+				err = nil // editing an edit or a merge is rejected; fine
+			}
+		case "annotate":
+			p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Normal, tract.Important, tract.Pinned}).Draw(rt, "priority")
+			_, err = r.Annotate(ctx, "main", string(target.Hash), p, "")
+		case "reset":
+			_, err = r.Reset(ctx, "main", string(target.Hash))
+		}
+	case "branch":
+		name := fmt.Sprintf("b%d", len(*branches))
+		if _, err = r.CreateBranch(ctx, "main", name, ""); err == nil {
+			*branches = append(*branches, name)
+		} else if errors.Is(err, tract.ErrNoCommits) {
+			err = nil
+		}
+	case "switch":
+		err = r.Switch(ctx, "main", rapid.SampledFrom(*branches).Draw(rt, "branch"))
+		if errors.Is(err, tract.ErrNotFound) {
+			err = nil // an unborn branch
+		}
+	case "merge":
+		b := rapid.SampledFrom(*branches).Draw(rt, "branch")
+		strategy := rapid.SampledFrom([]string{"", "ours", "theirs"}).Draw(rt, "strategy")
+		_, err = r.Merge(ctx, "main", b, tract.MergeOptions{NoFF: rapid.Bool().Draw(rt, "no-ff"), Strategy: strategy})
+		if errors.Is(err, tract.ErrConflict) || errors.Is(err, tract.ErrNotFound) || errors.Is(err, tract.ErrNoCommits) {
+			err = nil
+		}
+	case "compile":
+	case "spawn":
+		name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
+		mode := rapid.SampledFrom([]tract.SpawnMode{tract.SpawnReference, tract.SpawnSnapshot, tract.SpawnEmpty}).Draw(rt, "mode")
+		_, err = r.Spawn(ctx, "main", name, tract.SpawnOptions{Purpose: "p", Mode: mode})
+		if errors.Is(err, tract.ErrExists) {
+			err = nil
+		}
+	case "child", "merge-from", "child-annotate":
+		err = childStep(ctx, rt, r, op, text)
+	case "gc":
+		_, err = r.GC(ctx, tract.GCOptions{})
+	}
+	return err
+}
+
+// pickCommit draws a commit of main's current history.
+func pickCommit(ctx context.Context, rt *rapid.T, r *tract.Repo) (tract.LogEntry, bool, error) {
+	log, err := r.Log(ctx, "main", tract.LogOptions{})
+	if err != nil || len(log) == 0 {
+		return tract.LogEntry{}, false, err
+	}
+	return rapid.SampledFrom(log).Draw(rt, "commit"), true, nil
+}
+
+func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o tract.CompileOptions) {
+	if _, err := r.Tract(ctx, name); err != nil {
+		return
+	}
+	w, werr := r.Compile(ctx, name, o)
+	c, cerr := r.CompileCold(ctx, name, o)
+	if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) {
+		rt.Fatalf("warm error %v, cold error %v", werr, cerr)
+	}
+	if werr != nil {
+		return
+	}
+	if len(w.Messages) == 0 && len(c.Messages) == 0 {
+		w.Messages, c.Messages = nil, nil
+	}
+	if !reflect.DeepEqual(w, c) {
+		rt.Fatalf("warm compile differs from cold:\nwarm: %+v\ncold: %+v", w, c)
+	}
+}
+
+// childStep works in a spawned child: commits, merges it back, annotates.
+func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string) error {
+	name := fmt.Sprintf("kid%d", rapid.IntRange(0, 2).Draw(rt, "kid"))
+	if _, err := r.Tract(ctx, name); err != nil {
+		return nil
+	}
+	var err error
+	switch op {
+	case "child":
+		_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: text}})
+	case "merge-from":
+		_, err = r.MergeFrom(ctx, name, "")
+	case "child-annotate":
+		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
+		_, err = r.Annotate(ctx, name, name+":HEAD", p, "")
+	}
+	if errors.Is(err, tract.ErrNoCommits) {
+		return nil
+	}
+	return err
+}

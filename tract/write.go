@@ -1,0 +1,288 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// CommitRequest is one piece of content to append.
+type CommitRequest struct {
+	Content Content
+	Message string
+	// Priority, when set, is recorded as the author tract's annotation.
+	Priority Priority
+	Reason   string
+}
+
+// Commit appends one commit to the tract's current branch (or detached
+// HEAD) and returns it. When another writer moves the branch first, the
+// append is retried on the new head.
+func (r *Repo) Commit(ctx context.Context, tractName string, req CommitRequest) (Commit, error) {
+	commits, err := r.appendAll(ctx, tractName, []CommitRequest{req})
+	if err != nil {
+		return Commit{}, err
+	}
+	return commits[0], nil
+}
+
+// Import appends every request as one commit each, in one transaction.
+func (r *Repo) Import(ctx context.Context, tractName string, reqs []CommitRequest) ([]Commit, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	return r.appendAll(ctx, tractName, reqs)
+}
+
+type preparedAppend struct {
+	req  CommitRequest
+	blob Blob
+}
+
+func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitRequest) ([]Commit, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return nil, err
+	}
+	prepared := make([]preparedAppend, len(reqs))
+	counter, count := r.eager()
+	count = count && len(reqs) <= eagerCountMax
+	for i, req := range reqs {
+		c, err := req.Content.Normalize()
+		if err != nil {
+			if len(reqs) > 1 {
+				return nil, fmt.Errorf("message %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		if req.Priority != "" {
+			if _, err := ParsePriority(string(req.Priority)); err != nil {
+				return nil, err
+			}
+		}
+		b, err := NewBlob(c)
+		if err != nil {
+			return nil, err
+		}
+		if count {
+			b.Tokens, b.Encoding = counter.Count(c.RenderedText()), counter.Encoding()
+		}
+		prepared[i] = preparedAppend{req: req, blob: b}
+	}
+	var out []Commit
+	err = r.retry(ctx, func() error {
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			h, err := readHead(ctx, tx, t.ID)
+			if err != nil {
+				return err
+			}
+			out = chainAppends(t.ID, h.Commit, prepared, now)
+			blobs := make([]Blob, len(prepared))
+			for i, p := range prepared {
+				blobs[i] = p.blob
+			}
+			if err := tx.PutBlobs(ctx, blobs...); err != nil {
+				return err
+			}
+			if err := tx.PutCommits(ctx, out...); err != nil {
+				return err
+			}
+			for i, p := range prepared {
+				if p.req.Priority == "" {
+					continue
+				}
+				a := Annotation{Viewer: t.ID, Commit: out[i].Hash, Priority: p.req.Priority, Reason: p.req.Reason, Time: now, Head: out[i].Hash}
+				if err := tx.AddAnnotation(ctx, a); err != nil {
+					return err
+				}
+			}
+			return moveHead(ctx, tx, t.ID, h, out[len(out)-1].Hash, "commit", now)
+		})
+	})
+	return out, err
+}
+
+// chainAppends builds the commits of prepared appends, each on the previous.
+func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
+	out := make([]Commit, len(prepared))
+	for i, p := range prepared {
+		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Parents: []Hash{}}
+		if parent != "" {
+			c.Parents = []Hash{parent}
+		}
+		c.Hash = c.ComputeHash()
+		out[i] = c
+		parent = c.Hash
+	}
+	return out
+}
+
+// Edit records an edit commit replacing the text of the commit ref names.
+// A tract edits only its own commits; an edit cannot be edited, nor a merge.
+func (r *Repo) Edit(ctx context.Context, tractName, ref, text, message string) (Commit, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Commit{}, err
+	}
+	target, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return Commit{}, err
+	}
+	var out Commit
+	err = r.retry(ctx, func() error {
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			h, err := readHead(ctx, tx, t.ID)
+			if err != nil {
+				return err
+			}
+			content, err := editableContent(ctx, tx, t, h.Commit, target)
+			if err != nil {
+				return err
+			}
+			content.Text = text
+			out, err = putEdit(ctx, tx, t.ID, h.Commit, target, content, message, now)
+			if err != nil {
+				return err
+			}
+			return moveHead(ctx, tx, t.ID, h, out.Hash, "edit", now)
+		})
+	})
+	return out, err
+}
+
+// editableContent checks that t may edit target from head and returns the
+// target's content.
+func editableContent(ctx context.Context, rd Reader, t Tract, head, target Hash) (Content, error) {
+	tc, err := rd.Commit(ctx, target)
+	if err != nil {
+		return Content{}, fmt.Errorf("edit target %s: %w", target.Short(), err)
+	}
+	switch {
+	case tc.Tract != t.ID:
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "belongs to another tract; a tract edits only its own commits (annotate it instead)"}
+	case tc.Operation == OpEdit:
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is an edit; edit the original commit instead"}
+	case tc.Operation == OpMerge:
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is a merge commit, which has no content"}
+	}
+	if head == "" {
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is not in the current history"}
+	}
+	anc, err := rd.Ancestry(ctx, []Hash{head})
+	if err != nil {
+		return Content{}, err
+	}
+	found := false
+	for _, c := range anc {
+		if c.Hash == target {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is not in the current history"}
+	}
+	blobs, err := rd.Blobs(ctx, []Hash{tc.Content}, "")
+	if err != nil {
+		return Content{}, err
+	}
+	if len(blobs) != 1 {
+		return Content{}, fmt.Errorf("blob %s of commit %s: %w", tc.Content.Short(), target.Short(), ErrNotFound)
+	}
+	return DecodeContent(blobs[0].Data)
+}
+
+func putEdit(ctx context.Context, tx Tx, tractID string, parent, target Hash, content Content, message string, now time.Time) (Commit, error) {
+	content, err := content.Normalize()
+	if err != nil {
+		return Commit{}, err
+	}
+	b, err := NewBlob(content)
+	if err != nil {
+		return Commit{}, err
+	}
+	if err := tx.PutBlobs(ctx, b); err != nil {
+		return Commit{}, err
+	}
+	c := Commit{Parents: []Hash{parent}, Content: b.Hash, Operation: OpEdit, EditTarget: target, Tract: tractID, Time: now, Message: message}
+	c.Hash = c.ComputeHash()
+	return c, tx.PutCommits(ctx, c)
+}
+
+// Annotate records the tract's priority for the commit ref names; any
+// commit (another tract's too) may be annotated.
+func (r *Repo) Annotate(ctx context.Context, tractName, ref string, p Priority, reason string) (Annotation, error) {
+	if _, err := ParsePriority(string(p)); err != nil {
+		return Annotation{}, err
+	}
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Annotation{}, err
+	}
+	target, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return Annotation{}, err
+	}
+	a := Annotation{Viewer: t.ID, Commit: target, Priority: p, Reason: reason, Time: r.clock()}
+	err = r.store.Update(ctx, func(tx Tx) error {
+		h, err := readHead(ctx, tx, t.ID)
+		if err != nil {
+			return err
+		}
+		a.Head = h.Commit
+		return tx.AddAnnotation(ctx, a)
+	})
+	return a, err
+}
+
+// CherryPick appends a new commit with the content of ref's commit on the
+// current head. An edit is picked as an edit of the same target.
+func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Commit{}, err
+	}
+	src, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return Commit{}, err
+	}
+	sc, err := r.store.Commit(ctx, src)
+	if err != nil {
+		return Commit{}, err
+	}
+	if sc.Operation == OpMerge {
+		return Commit{}, &ValidationError{Field: "cherry-pick source", Value: src.Short(), Reason: "is a merge commit"}
+	}
+	var out Commit
+	err = r.retry(ctx, func() error {
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			h, err := readHead(ctx, tx, t.ID)
+			if err != nil {
+				return err
+			}
+			out = Commit{Content: sc.Content, Operation: sc.Operation, EditTarget: sc.EditTarget, Tract: t.ID, Time: now,
+				Message: "cherry-pick " + src.Short(), Parents: []Hash{}}
+			if sc.Operation == OpEdit {
+				if _, err := editableContent(ctx, tx, t, h.Commit, sc.EditTarget); err != nil {
+					return err
+				}
+			}
+			if h.Commit != "" {
+				out.Parents = []Hash{h.Commit}
+			}
+			out.Hash = out.ComputeHash()
+			if err := tx.PutCommits(ctx, out); err != nil {
+				return err
+			}
+			return moveHead(ctx, tx, t.ID, h, out.Hash, "cherry-pick", now)
+		})
+	})
+	return out, err
+}
+
+// eagerCountMax bounds the appends whose tokens are counted at write time:
+// an import of thousands of messages leaves counting to the first compile.
+const eagerCountMax = 16

@@ -1,0 +1,182 @@
+package triad
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func mustDecode(t testing.TB, s string) *Value {
+	t.Helper()
+	v, err := Decode("test", []byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func mergeJSON(t testing.TB, slug string, docs ...string) (string, Result) {
+	t.Helper()
+	var layers []Layer
+	for i, d := range docs {
+		inherited := strings.HasPrefix(d, "inherited:")
+		d = strings.TrimPrefix(d, "inherited:")
+		layers = append(layers, Layer{File: fmt.Sprintf("L%d", i), Doc: mustDecode(t, d), Inherited: inherited})
+	}
+	r := Merge(slug, layers)
+	return string(Encode(r.Merged, EncodeOptions{Compact: true, SortKeys: true})), r
+}
+
+func TestMergeRules(t *testing.T) {
+	tests := []struct {
+		name string
+		docs []string
+		want string
+	}{
+		{"scalars last non-empty", []string{`{"a":"x","b":1,"c":true}`, `{"a":"  ","b":null,"c":false}`},
+			`{"a":"x","b":1,"c":false,"slug":"s"}`},
+		{"zero is a value", []string{`{"n":5}`, `{"n":0}`}, `{"n":0,"slug":"s"}`},
+		{"deep object merge", []string{`{"o":{"a":1,"b":{"x":1}}}`, `{"o":{"b":{"y":2},"c":3}}`},
+			`{"o":{"a":1,"b":{"x":1,"y":2},"c":3},"slug":"s"}`},
+		{"notes and extensions whole", []string{`{"notes":[{"a":1}],"extensions":{"a":1,"b":2}}`, `{"notes":[],"extensions":{"c":3}}`},
+			`{"extensions":{"c":3},"notes":[{"a":1}],"slug":"s"}`},
+		{"string union drops blanks, exact compare", []string{`{"g":["a","b",""]}`, `{"g":["b"," ","A","a ","c"]}`},
+			`{"g":["a","b","A","a ","c"],"slug":"s"}`},
+		{"links keyed by title|url", []string{`{"links":[{"title":"t","url":"u","n":1},{"url":"v"}]}`, `{"links":[{"url":"w"},{"title":"t","url":"u","n":2}]}`},
+			`{"links":[{"n":2,"title":"t","url":"u"},{"url":"v"},{"url":"w"}],"slug":"s"}`},
+		{"entries keyed by id then timestamp|title", []string{`{"entries":[{"id":"1","v":1},{"timestamp":"t","title":"x","v":1}]}`, `{"entries":[{"timestamp":"t","title":"x","v":2},{"id":"1","v":2},{"summary":"no key"}]}`},
+			`{"entries":[{"id":"1","v":2},{"timestamp":"t","title":"x","v":2},{"summary":"no key"}],"slug":"s"}`},
+		{"contributionMix by type", []string{`{"contributionMix":{"primary":[{"type":"code","weight":1}]}}`, `{"contributionMix":{"primary":[{"type":"doc"},{"type":"code","weight":3}]}}`},
+			`{"contributionMix":{"primary":[{"type":"code","weight":3},{"type":"doc"}]},"slug":"s"}`},
+		{"milestones slug else id else title", []string{`{"milestones":[{"id":"m1","v":1},{"title":"T","v":1}]}`, `{"milestones":[{"id":"m1","v":2},{"title":"T","v":2},{"slug":"T"}]}`},
+			`{"milestones":[{"id":"m1","v":2},{"title":"T","v":2},{"slug":"T"}],"slug":"s"}`},
+		{"horizons by key", []string{`{"horizons":[{"key":"now","label":"a"}]}`, `{"horizons":[{"key":"now","label":"b"}]}`},
+			`{"horizons":[{"key":"now","label":"b"}],"slug":"s"}`},
+		{"backlog slug else title", []string{`{"backlog":[{"title":"a","n":1}]}`, `{"backlog":[{"title":"a","n":2}]}`},
+			`{"backlog":[{"n":2,"title":"a"}],"slug":"s"}`},
+		{"focusDomains by identifier", []string{`{"focusDomains":[{"identifier":"x","w":1}]}`, `{"focusDomains":[{"identifier":"x","w":2}]}`},
+			`{"focusDomains":[{"identifier":"x","w":2}],"slug":"s"}`},
+		{"other object arrays by canonical json", []string{`{"xs":[{"a":1,"b":2},{"a":1.0}]}`, `{"xs":[{"b":2,"a":1},{"a":1}]}`},
+			`{"slug":"s","xs":[{"a":1,"b":2},{"a":1.0}]}`},
+		{"sections of strings and objects", []string{`{"sections":["a",{"title":"b","v":1}]}`, `{"sections":["a",{"title":"b","v":2}]}`},
+			`{"sections":["a",{"title":"b","v":2}],"slug":"s"}`},
+		{"directives consumed", []string{`{"inherits":["x"],"rootChain":{"mode":"explicit"},"a":1}`}, `{"a":1,"slug":"s"}`},
+		{"slug from non-inherited layers", []string{`{"slug":"local"}`, `inherited:{"slug":"root"}`}, `{"slug":"local"}`},
+		{"inherited slug ignored", []string{`inherited:{"slug":"root","a":1}`}, `{"a":1,"slug":"s"}`},
+		{"kind change replaces", []string{`{"a":{"x":1}}`, `{"a":"str"}`, `{"b":"s"}`, `{"b":{"y":1}}`},
+			`{"a":"str","b":{"y":1},"slug":"s"}`},
+		{"non-object layers ignored", []string{`[1,2]`, `{"a":1}`}, `{"a":1,"slug":"s"}`},
+		{"empty containers kept", []string{`{"links":[],"o":{}}`}, `{"links":[],"o":{},"slug":"s"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := mergeJSON(t, "s", tt.docs...)
+			if got != tt.want {
+				t.Errorf("merge =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeProvenance(t *testing.T) {
+	_, r := mergeJSON(t, "s",
+		`{"title":"a","guardrails":["g1","g2"],"notes":[{"x":1}],"o":{"k":1},"links":[{"title":"t"}]}`,
+		`{"title":"b","guardrails":["g2","g3"],"o":{"j":2},"links":[{"title":"t","url":""}],"slug":"mine","a~/b":1}`)
+	want := map[string]string{
+		"/title": "L1", "/guardrails/0": "L0", "/guardrails/1": "L0", "/guardrails/2": "L1",
+		"/notes": "L0", "/o/k": "L0", "/o/j": "L1", "/links/0": "L1", "/slug": "L1", "/a~0~1b": "L1",
+	}
+	if len(r.Provenance) != len(want) {
+		t.Errorf("provenance = %v", r.Provenance)
+	}
+	for p, f := range want {
+		if r.Provenance[p] != f {
+			t.Errorf("provenance[%s] = %q, want %q", p, r.Provenance[p], f)
+		}
+	}
+}
+
+func TestMergeDoesNotAliasLayers(t *testing.T) {
+	l := mustDecode(t, `{"a":{"b":[{"c":1}]}}`)
+	before := string(Encode(l, EncodeOptions{Compact: true}))
+	r := Merge("s", []Layer{{File: "x", Doc: l}})
+	r.Merged.Get("a").Get("b").Items[0].Set("c", NewNumber("9"))
+	if after := string(Encode(l, EncodeOptions{Compact: true})); after != before {
+		t.Errorf("merge output shares memory with its input: %s", after)
+	}
+}
+
+// Every guardrail of every layer, inherited or not, is in the merged
+// profile: arrays only grow.
+func TestPropertyInheritedGuardrailsSurvive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		word := rapid.StringMatching(`[ a-c]{0,3}`)
+		n := rapid.IntRange(1, 8).Draw(t, "layers")
+		var layers []Layer
+		want := map[string]bool{}
+		for i := 0; i < n; i++ {
+			doc := NewObject()
+			if rapid.Bool().Draw(t, "hasGuardrails") {
+				arr := NewArray()
+				for _, g := range rapid.SliceOf(word).Draw(t, "guardrails") {
+					arr.Items = append(arr.Items, NewString(g))
+					if strings.TrimSpace(g) != "" {
+						want[g] = true
+					}
+				}
+				doc.Set("guardrails", arr)
+			}
+			if rapid.Bool().Draw(t, "hasTitle") {
+				doc.Set("title", NewString(word.Draw(t, "title")))
+			}
+			layers = append(layers, Layer{File: fmt.Sprint(i), Doc: doc, Inherited: rapid.Bool().Draw(t, "inherited")})
+		}
+		r := Merge("s", layers)
+		got := map[string]int{}
+		if g := r.Merged.Get("guardrails"); g != nil {
+			for _, it := range g.Items {
+				got[it.Text]++
+			}
+		}
+		for g := range want {
+			if got[g] != 1 {
+				t.Fatalf("guardrail %q appears %d times in %s", g, got[g], Canonical(r.Merged))
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("merged guardrails %v, want %v", got, want)
+		}
+	})
+}
+
+func BenchmarkMerge100x200(b *testing.B) {
+	var layers []Layer
+	for l := 0; l < 100; l++ {
+		doc := NewObject()
+		for f := 0; f < 200; f++ {
+			switch f % 4 {
+			case 0:
+				doc.Set(fmt.Sprintf("s%d", f), NewString(fmt.Sprintf("v%d-%d", l, f)))
+			case 1:
+				doc.Set(fmt.Sprintf("a%d", f), NewArray(NewString(fmt.Sprintf("g%d", l)), NewString("shared")))
+			case 2:
+				o := NewObject()
+				o.Set("x", NewNumber(fmt.Sprint(l)))
+				doc.Set(fmt.Sprintf("o%d", f), o)
+			default:
+				link := NewObject()
+				link.Set("title", NewString(fmt.Sprint(l)))
+				link.Set("url", NewString("u"))
+				doc.Set("links", NewArray(link))
+			}
+		}
+		layers = append(layers, Layer{File: fmt.Sprint(l), Doc: doc})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Merge("s", layers)
+	}
+}
