@@ -18,3 +18,16 @@ func BenchmarkResolveOverStdio(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTractCommitOverStdio is one tract_commit round trip, store
+// transaction included.
+func BenchmarkTractCommitOverStdio(b *testing.B) {
+	path, _ := newStore(b)
+	cs := connectStdio(b, serverProc{cwd: b.TempDir(), store: path}, nil)
+	args := &mcp.CallToolParams{Name: "tract_commit", Arguments: map[string]any{"type": "message", "text": "benchmark message"}}
+	for b.Loop() {
+		if res, err := cs.CallTool(context.Background(), args); err != nil || res.IsError {
+			b.Fatal(err)
+		}
+	}
+}

@@ -179,7 +179,7 @@ func TestLongResolveLeavesRemainingPaths(t *testing.T) {
 		}
 		var out ResolveOutput
 		call(t, cs, "instructions_resolve", map[string]any{"paths": paths}, &out)
-		if n := resultTokens(estimateTokens{}, out); n > 1000 {
+		if n := resultTokens(&defaultTokens{}, out); n > 1000 {
 			t.Fatalf("result of %d tokens over the cap (%d targets, %d remaining)", n, len(out.Targets), len(out.Remaining))
 		}
 		if len(out.Targets)+len(out.Remaining) != len(paths) {
@@ -249,7 +249,7 @@ func TestSubscribedClientHearsAboutChangedAgentsFile(t *testing.T) {
 
 func TestToolsDeclareSchemasAndHonestHints(t *testing.T) {
 	dir := project(t)
-	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
+	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir(), store: toolsTestStore(t)}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // The test binary doubles as the server process: with LINEAGE_MCP_TEST_SERVE
@@ -26,7 +29,18 @@ func TestMain(m *testing.M) {
 func serveFromEnv() int {
 	poll, _ := time.ParseDuration(os.Getenv("LINEAGE_MCP_TEST_POLL"))
 	maxTokens, _ := strconv.Atoi(os.Getenv("LINEAGE_MCP_TEST_MAX_TOKENS"))
+	var open TractOpener
+	if path := os.Getenv("LINEAGE_MCP_TEST_STORE"); path != "" {
+		open = func(ctx context.Context) (*tract.Repo, error) {
+			st, err := sqlite.Open(ctx, path, sqlite.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return tract.New(st, tract.Options{}), nil
+		}
+	}
 	srv, err := New(Options{
+		OpenTract:       open,
 		Cwd:             os.Getenv("LINEAGE_MCP_TEST_CWD"),
 		StateDir:        os.Getenv("LINEAGE_MCP_TEST_STATE_DIR"),
 		Stateless:       os.Getenv("LINEAGE_MCP_TEST_STATELESS") == "1",
@@ -48,6 +62,7 @@ func serveFromEnv() int {
 // serverProc describes a server process to start.
 type serverProc struct {
 	cwd, stateDir string
+	store         string
 	stateless     bool
 	poll          time.Duration
 	maxTokens     int
@@ -66,6 +81,7 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_STATE_DIR="+p.stateDir,
 		"LINEAGE_MCP_TEST_POLL="+p.poll.String(),
 		"LINEAGE_MCP_TEST_MAX_TOKENS="+strconv.Itoa(p.maxTokens),
+		"LINEAGE_MCP_TEST_STORE="+p.store,
 	)
 	if p.stateless {
 		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_STATELESS=1")

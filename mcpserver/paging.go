@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+
+	"github.com/agentlineage/lineage/internal/tokens"
 )
 
 // DefaultMaxResultTokens is the size a tool result stays under unless the
@@ -16,9 +19,27 @@ type TokenCounter interface {
 	Count(text string) int
 }
 
-// estimateTokens is the counter used when none is configured: one token
-// per three bytes, rounded up. Real tokenizers average about four bytes
-// per token on English and JSON, so the estimate errs on the safe side.
+// defaultTokens counts with o200k_base (loaded on first use); if the
+// vocabulary cannot be loaded it falls back to [estimateTokens].
+type defaultTokens struct {
+	once sync.Once
+	c    TokenCounter
+}
+
+func (d *defaultTokens) Count(text string) int {
+	d.once.Do(func() {
+		if c, err := tokens.Get(tokens.Default); err == nil {
+			d.c = c
+		} else {
+			d.c = estimateTokens{}
+		}
+	})
+	return d.c.Count(text)
+}
+
+// estimateTokens is a conservative estimate: one token per three bytes,
+// rounded up. Real tokenizers average about four bytes per token on
+// English and JSON, so it errs on the safe side.
 type estimateTokens struct{}
 
 func (estimateTokens) Count(text string) int { return (len(text) + 2) / 3 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/tract"
 )
 
 // Options configure a [Server]. Cwd is required; everything else has a
@@ -36,7 +37,7 @@ type Options struct {
 	// MaxResultTokens caps the size of a tool result; 0 means
 	// [DefaultMaxResultTokens].
 	MaxResultTokens int
-	// Tokens counts tokens for the cap; nil means a conservative estimate.
+	// Tokens counts tokens for the cap; nil means o200k_base.
 	Tokens TokenCounter
 	// PollInterval is how often loaded AGENTS.md files are checked for
 	// changes while a client is subscribed; 0 means 2 seconds.
@@ -47,6 +48,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported to clients.
 	Version string
+	// OpenTract opens the tract store; nil leaves the tract tools,
+	// resources and prompt out.
+	OpenTract TractOpener
+	// Tract is the tract the tract tools use when a call names none;
+	// "" means main.
+	Tract string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -71,7 +78,8 @@ type Server struct {
 	subscribed   []string
 	initialFiles []instructions.StateFile
 
-	watch *watcher
+	watch  *watcher
+	tracts *tractRepo
 }
 
 // New builds a server with every tool, resource and prompt registered.
@@ -87,7 +95,7 @@ func New(opts Options) (*Server, error) {
 		opts.MaxResultTokens = DefaultMaxResultTokens
 	}
 	if opts.Tokens == nil {
-		opts.Tokens = estimateTokens{}
+		opts.Tokens = &defaultTokens{}
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
@@ -101,11 +109,15 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
+	if opts.Tract == "" {
+		opts.Tract = tract.DefaultTract
+	}
 	s := &Server{
 		opts:     opts,
 		cfg:      instructions.DefaultConfig(),
 		sessions: map[*mcp.ServerSession]*instructions.Session{},
 		roots:    map[*mcp.ServerSession][]string{},
+		tracts:   &tractRepo{open: opts.OpenTract},
 	}
 	if opts.Instructions != nil {
 		s.cfg = *opts.Instructions
@@ -125,6 +137,12 @@ func New(opts Options) (*Server, error) {
 	})
 	s.addInstructionTools()
 	s.addInstructionResources()
+	s.addAgentsTools()
+	if opts.OpenTract != nil {
+		s.addTractTools()
+		s.addTractResources()
+		s.addTractPrompts()
+	}
 	return s, nil
 }
 

@@ -84,6 +84,10 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	store := newMCPTractStore(env, f, opts.Cwd)
+	defer store.Close()
+	opts.OpenTract = store.opener()
+	opts.Tract = mcpTractName(env, f)
 	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err
@@ -128,6 +132,12 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
+	// LINEAGE_NOW fixes the clock of journal entries and commits, as for
+	// the agents and tract commands.
+	now, err := tractClock(env)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
 	return mcpserver.Options{
 		Cwd:             cwd,
 		Home:            env.Getenv("HOME"),
@@ -136,7 +146,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Stateless:       f.stateless,
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
-		Now:             env.Clock(),
+		Now:             now,
 		Logger:          slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Version:         version(),
 	}, nil
