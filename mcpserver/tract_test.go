@@ -343,3 +343,45 @@ func toolsTestStore(t *testing.T) string {
 	path, _ := newStore(t)
 	return path
 }
+
+func TestHTTPStatelessReplicasShareTheStore(t *testing.T) {
+	path, repo := newStore(t)
+	open := func(ctx context.Context) (*tract.Repo, error) {
+		st, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { st.Close() })
+		return tract.New(st, tract.Options{}), nil
+	}
+	// Two replicas behind a load balancer: stateless, one store.
+	var clients []*mcp.ClientSession
+	for range 2 {
+		dir := t.TempDir()
+		ts := httpServer(t, Options{Cwd: dir, Stateless: true, StateDir: dir, OpenTract: open}, HTTPOptions{})
+		cs, err := connectHTTP(t, ts.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, cs)
+	}
+	var wg sync.WaitGroup
+	for i, cs := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tract_commit",
+					Arguments: map[string]any{"type": "message", "text": fmt.Sprintf("r%d-%d", i, j)}})
+				if err != nil || res.IsError {
+					t.Errorf("replica %d commit %d: %v %s", i, j, err, contentText(res))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := logTexts(t, repo, "main"); len(got) != 20 {
+		t.Fatalf("%d commits, want 20: %v", len(got), got)
+	}
+}
