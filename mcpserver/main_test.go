@@ -156,6 +156,9 @@ func callError(t *testing.T, cs *mcp.ClientSession, name string, args map[string
 }
 
 func contentText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
 	s := ""
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
