@@ -56,12 +56,7 @@ func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "merge-from CHILD [--into PARENT]",
 		Short: "Merge a child's work into its parent by reference (a merge commit, nothing copied)",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			res, err := s.repo.MergeFrom(cmd.Context(), args[0], into)
 			if err != nil {
 				return tractErr(err)
@@ -75,7 +70,7 @@ func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			fmt.Fprintf(env.Stdout, "merged %s into %s: %s\n", res.Child, res.Parent, res.Merge.Short())
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&into, "into", "", "parent tract (default: the child's spawn parent)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -89,12 +84,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "blame [--json]",
 		Short: "Map every compiled message to its commit, author tract and spawn path",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -106,7 +96,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "%3d %s %-9s %-12s %s: %s\n", e.Index, e.Commit.Short(), e.Role, e.Tract, strings.Join(e.SpawnPath, " > "), e.Summary)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
@@ -119,18 +109,13 @@ func newTractRmCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "rm NAME",
 		Short: "Remove a tract's refs; commits other tracts reference survive gc",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			if err := s.repo.RemoveTract(cmd.Context(), args[0]); err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintf(env.Stdout, "removed tract %s\n", args[0])
 			return nil
-		},
+		}),
 	}
 }
 

@@ -15,12 +15,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "list [--tree]",
 		Short: "List tracts (--tree: as a spawn tree)",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			list, err := s.repo.List(cmd.Context())
 			if err != nil {
 				return err
@@ -44,7 +39,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, t.Name, head)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&tree, "tree", false, "show spawn relations as a tree")
@@ -104,12 +99,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "show REF",
 		Short: "Show one commit with its content",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			sh, err := s.repo.Show(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
@@ -119,7 +109,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			fmt.Fprint(env.Stdout, tractRenderShown(sh))
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -71,18 +71,13 @@ func newTractSwitchCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "switch NAME",
 		Short: "Attach HEAD to a branch",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			if err := s.repo.Switch(cmd.Context(), s.tract, args[0]); err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintf(env.Stdout, "switched to branch %s\n", args[0])
 			return nil
-		},
+		}),
 	}
 }
 
@@ -91,19 +86,14 @@ func newTractCheckoutCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "checkout REF",
 		Short: "Detach HEAD at a commit",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			h, err := s.repo.Checkout(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintf(env.Stdout, "HEAD detached at %s\n", h.Short())
 			return nil
-		},
+		}),
 	}
 }
 
@@ -112,19 +102,14 @@ func newTractResetCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "reset REF",
 		Short: "Move the current branch to a commit (the old tip stays in the reflog)",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			h, err := s.repo.Reset(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintf(env.Stdout, "HEAD is now at %s\n", h.Short())
 			return nil
-		},
+		}),
 	}
 }
 
@@ -186,19 +171,14 @@ func newTractCherryPickCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "cherry-pick REF",
 		Short: "Append a commit with the same content as REF on the current head",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			c, err := s.repo.CherryPick(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintln(env.Stdout, c.Hash)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -208,12 +188,7 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "verify",
 		Short: "Recompute every hash and check every parent, edit target and ref (exit 3 on damage)",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			rep, err := s.repo.Verify(cmd.Context())
 			if err != nil {
 				return err
@@ -234,7 +209,7 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "ok: %d blobs, %d commits, %d refs\n", rep.Blobs, rep.Commits, rep.Refs)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

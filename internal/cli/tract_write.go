@@ -48,18 +48,13 @@ func newTractNewCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "new NAME",
 		Short: "Create an empty tract",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			if _, err := s.repo.NewTract(cmd.Context(), args[0]); err != nil {
 				return tractErr(err)
 			}
 			fmt.Fprintf(env.Stdout, "created tract %s\n", args[0])
 			return nil
-		},
+		}),
 	}
 }
 
