@@ -18,6 +18,9 @@ import (
 type tractFlags struct {
 	store string
 	tract string
+	// poolSize caps a PostgreSQL store's connection pool (0: the URL's
+	// pool_max_conns or the driver's default).
+	poolSize int
 }
 
 func newTractCmd(env *Env) *cobra.Command {
@@ -33,6 +36,7 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 	f := &tractFlags{}
 	cmd.PersistentFlags().StringVar(&f.store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	cmd.PersistentFlags().StringVar(&f.tract, "tract", "", "tract name (default: LINEAGE_TRACT, then main)")
+	cmd.PersistentFlags().IntVar(&f.poolSize, "pool-size", 0, "PostgreSQL stores: most connections this process opens (default: the URL's pool_max_conns, else max(4, CPUs))")
 	cmd.AddCommand(
 		newTractInitCmd(env, f), newTractNewCmd(env, f), newTractListCmd(env, f), newTractRmCmd(env, f),
 		newTractCommitCmd(env, f), newTractImportCmd(env, f), newTractEditCmd(env, f), newTractAnnotateCmd(env, f),
@@ -178,6 +182,9 @@ func (f *tractFlags) session(cmd *cobra.Command, env *Env) (*tractSession, error
 func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create bool) (*tractSession, error) {
 	now, err := tractClock(env)
 	if err != nil {
+		return nil, err
+	}
+	if url, err = tractPostgresPoolURL(url, f.poolSize); err != nil {
 		return nil, err
 	}
 	s, where, err := tractOpenStore(cmd.Context(), env, url, create)
