@@ -1,8 +1,153 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/mcpserver"
+)
+
+type mcpFlags struct {
+	http, tokenEnv, cwd, store, tract string
+	stateless                         bool
+	poll                              time.Duration
+	maxTokens                         int
+}
 
 func newMCPCmd(env *Env) *cobra.Command {
-	_ = env
-	return groupCmd("mcp", "Serve lineage to agents over the Model Context Protocol", "")
+	f := &mcpFlags{}
+	cmd := &cobra.Command{
+		Use:   "mcp [--http [ADDR]]",
+		Short: "Serve lineage to agents over the Model Context Protocol",
+		Long: `Serve lineage's instructions, agents and tract commands as MCP tools,
+resources and prompts.
+
+By default the server speaks JSON-RPC on stdin/stdout (logs go to stderr) and
+answers every request it has read before it exits at the end of input. With
+--http it serves the streamable HTTP transport on one endpoint, /mcp, bound to
+127.0.0.1:7411 unless ADDR says otherwise. Requests with an Origin header that
+is not a loopback origin get 403; with --token-env VAR, requests must carry
+"Authorization: Bearer <value of VAR>" or get 401.
+
+The instruction session (what instructions_resolve has already reported) lives
+in the server, one per MCP session. With --stateless there is one shared
+session, saved in the store's directory, and HTTP requests need no MCP session
+(for running behind a load balancer).`,
+		Example: `  claude mcp add lineage -- lineage mcp
+  lineage mcp --http
+  LINEAGE_MCP_TOKEN=s3cret lineage mcp --http 127.0.0.1:8080 --token-env LINEAGE_MCP_TOKEN`,
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMCP(cmd, env, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on `ADDR` (default "+mcpserver.DefaultHTTPAddr+") instead of stdio")
+	fl.Lookup("http").NoOptDefVal = mcpserver.DefaultHTTPAddr
+	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in environment variable `VAR` (HTTP)")
+	fl.BoolVar(&f.stateless, "stateless", false, "one shared instruction session saved in the store directory; no HTTP sessions")
+	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")
+	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
+	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
+	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
+	fl.IntVar(&f.maxTokens, "max-result-tokens", mcpserver.DefaultMaxResultTokens, "most tokens in one tool result (longer results are paged)")
+	return cmd
+}
+
+func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
+	addr := f.http
+	if len(args) == 1 {
+		// "--http ADDR" with a space: pflag reads --http alone (its default)
+		// and leaves ADDR as an argument.
+		if !cmd.Flags().Changed("http") || f.http != mcpserver.DefaultHTTPAddr {
+			return usageError("unexpected argument %q (did you mean --http %s?)", args[0], args[0])
+		}
+		addr = args[0]
+	}
+	if f.poll <= 0 {
+		return usageError("--poll must be a positive duration, got %s", f.poll)
+	}
+	if f.maxTokens <= 0 {
+		return usageError("--max-result-tokens must be a whole number > 0, got %d", f.maxTokens)
+	}
+	if f.tokenEnv != "" && addr == "" {
+		return usageError("--token-env needs --http")
+	}
+	opts, err := mcpOptions(env, f)
+	if err != nil {
+		return err
+	}
+	store := newMCPTractStore(env, f, opts.Cwd)
+	defer store.Close()
+	opts.OpenTract = store.opener()
+	opts.Tract = mcpTractName(env, f)
+	srv, err := mcpserver.New(opts)
+	if err != nil {
+		return err
+	}
+	if addr == "" {
+		return srv.ServeStdio(cmd.Context(), env.Stdin, env.Stdout)
+	}
+	return serveMCPHTTP(cmd, env, f, srv, addr)
+}
+
+func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Server, addr string) error {
+	var token string
+	if f.tokenEnv != "" {
+		token = strings.TrimSpace(env.Getenv(f.tokenEnv))
+		if token == "" {
+			return fmt.Errorf("--token-env: environment variable %s is not set or empty", f.tokenEnv)
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
+			fmt.Fprintf(env.Stderr, "lineage: warning: serving on %s, which is not loopback, without --token-env\n", ln.Addr())
+		}
+	}
+	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
+	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
+}
+
+// mcpOptions builds the server options from flags and environment.
+func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
+	cwd := env.Dir
+	if f.cwd != "" {
+		cwd = fsx.Abs(env.Dir, f.cwd)
+	}
+	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	instructionsWarn(env, warnings)
+	cfg := instructions.BuildConfig(cwd, fromEnv)
+	stateDir, err := mcpStateDir(env, f, cwd)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
+	// LINEAGE_NOW fixes the clock of journal entries and commits, as for
+	// the agents and tract commands.
+	now, err := tractClock(env)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
+	return mcpserver.Options{
+		Cwd:             cwd,
+		Home:            env.Getenv("HOME"),
+		Instructions:    &cfg,
+		StateDir:        stateDir,
+		Stateless:       f.stateless,
+		MaxResultTokens: f.maxTokens,
+		PollInterval:    f.poll,
+		Now:             now,
+		Logger:          slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Version:         version(),
+	}, nil
 }

@@ -1,0 +1,191 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/tract"
+)
+
+// Options configure a [Server]. Cwd is required; everything else has a
+// default.
+type Options struct {
+	// Cwd is the working directory (absolute): the default for every tool's
+	// cwd/path, and the base relative paths are resolved against. A client's
+	// roots may narrow it (see [Server]).
+	Cwd string
+	// Home ends the AGENTS.md root search when so configured.
+	Home string
+	// Instructions is the AGENTS.md configuration; the zero value means
+	// [instructions.DefaultConfig].
+	Instructions *instructions.Config
+	// StateDir is the directory that holds the shared instruction session
+	// when Stateless is set (usually the store's directory).
+	StateDir string
+	// Stateless: one instruction session for all clients, saved in
+	// StateDir, instead of one per MCP session kept in memory.
+	Stateless bool
+	// MaxResultTokens caps the size of a tool result; 0 means
+	// [DefaultMaxResultTokens].
+	MaxResultTokens int
+	// Tokens counts tokens for the cap; nil means o200k_base.
+	Tokens TokenCounter
+	// PollInterval is how often loaded AGENTS.md files are checked for
+	// changes while a client is subscribed; 0 means 2 seconds.
+	PollInterval time.Duration
+	// Now is the clock of journal entries; nil means time.Now.
+	Now func() time.Time
+	// Logger receives diagnostics (stderr in the CLI); nil discards them.
+	Logger *slog.Logger
+	// Version is reported to clients.
+	Version string
+	// OpenTract opens the tract store; nil leaves the tract tools,
+	// resources and prompt out.
+	OpenTract TractOpener
+	// Tract is the tract the tract tools use when a call names none;
+	// "" means main.
+	Tract string
+}
+
+// StateFileName is the name of the shared instruction session file in
+// Options.StateDir.
+const StateFileName = "mcp-instructions-session.json"
+
+// Server is lineage as an MCP server: tools, resources and prompts over the
+// library packages.
+type Server struct {
+	opts Options
+	cfg  instructions.Config
+	srv  *mcp.Server
+
+	mu sync.Mutex
+	// sessions holds the instruction session of each MCP session (stateful
+	// mode only).
+	sessions map[*mcp.ServerSession]*instructions.Session
+	// roots caches each MCP session's client roots; nil entry: not asked yet.
+	roots map[*mcp.ServerSession][]string
+	// subscribed are the instruction resources someone subscribed to, and
+	// initialFiles the files of their initial chains.
+	subscribed   []string
+	initialFiles []instructions.StateFile
+
+	watch  *watcher
+	tracts *tractRepo
+}
+
+// New builds a server with every tool, resource and prompt registered.
+func New(opts Options) (*Server, error) {
+	if opts.Cwd == "" || !filepath.IsAbs(opts.Cwd) {
+		return nil, errors.New("mcp server: working directory must be an absolute path")
+	}
+	opts.Cwd = filepath.Clean(opts.Cwd)
+	if opts.Stateless && opts.StateDir == "" {
+		return nil, errors.New("mcp server: stateless mode needs a state directory")
+	}
+	if opts.MaxResultTokens <= 0 {
+		opts.MaxResultTokens = DefaultMaxResultTokens
+	}
+	if opts.Tokens == nil {
+		opts.Tokens = &defaultTokens{}
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.Tract == "" {
+		opts.Tract = tract.DefaultTract
+	}
+	s := &Server{
+		opts:     opts,
+		cfg:      instructions.DefaultConfig(),
+		sessions: map[*mcp.ServerSession]*instructions.Session{},
+		roots:    map[*mcp.ServerSession][]string{},
+		tracts:   &tractRepo{open: opts.OpenTract},
+	}
+	if opts.Instructions != nil {
+		s.cfg = *opts.Instructions
+	}
+	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:            serverInstructions,
+		Logger:                  opts.Logger,
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
+		RootsListChangedHandler: s.rootsChanged,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+	})
+	s.addInstructionTools()
+	s.addInstructionResources()
+	s.addAgentsTools()
+	if opts.OpenTract != nil {
+		s.addTractTools()
+		s.addTractResources()
+		s.addTractPrompts()
+	}
+	return s, nil
+}
+
+const serverInstructions = `lineage tells you which AGENTS.md instructions apply.
+Call instructions_initial once at the start, then instructions_resolve with the
+paths you are about to read or edit: it names only the AGENTS.md files you have
+not been given yet (paste its reminder into your context and read them).`
+
+// MCP returns the underlying SDK server.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// ServeStdio serves one client on in/out until the client closes its end
+// (every request read is answered first) or ctx is cancelled.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.watch.run(ctx)
+	err := s.srv.Run(ctx, StdioTransport(in, out))
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// pruneLocked forgets what was kept for MCP sessions that are gone.
+// Callers hold s.mu.
+func (s *Server) pruneLocked() {
+	alive := map[*mcp.ServerSession]bool{}
+	for ss := range s.srv.Sessions() {
+		alive[ss] = true
+	}
+	for ss := range s.sessions {
+		if !alive[ss] {
+			delete(s.sessions, ss)
+		}
+	}
+	for ss := range s.roots {
+		if !alive[ss] {
+			delete(s.roots, ss)
+		}
+	}
+}
+
+func ensureDir(dir string) error {
+	return os.MkdirAll(dir, 0o755)
+}

@@ -1,0 +1,68 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolHandler is a typed tool handler. Returning a non-nil result without
+// output (an input request) is allowed.
+type toolHandler[In, Out any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error)
+
+// addTool registers a tool whose structured result is Out marshaled the way
+// the CLI prints --json (go-json-experiment: nil slices as [], omitzero,
+// custom marshalers of the library types), so results mirror the CLI. The
+// output schema is derived from Out unless the tool sets one.
+func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
+	if t.OutputSchema == nil {
+		schema, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{TypeSchemas: anySchemaTypes})
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+		}
+		t.OutputSchema = schema
+	}
+	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, json.RawMessage, error) {
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if res != nil && res.InputRequests != nil {
+			return res, nil, nil
+		}
+		b, err := marshalResult(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, b, nil
+	})
+}
+
+// anySchemaTypes hold raw JSON: any value is valid.
+var anySchemaTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[jsontext.Value](): {},
+}
+
+// marshalResult is the CLI's JSON of v, compact.
+func marshalResult(v any) (json.RawMessage, error) {
+	b, err := jsonv2.Marshal(v, jsonv2.Deterministic(true))
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return b, nil
+}
+
+// resultTokens is the size of v as the client receives it (its JSON).
+func resultTokens(c TokenCounter, v any) int {
+	b, err := marshalResult(v)
+	if err != nil {
+		return 0
+	}
+	return c.Count(string(b))
+}

@@ -1,0 +1,260 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+// TractOpener opens the tract store. The server calls it on the first tract
+// tool call (so `lineage tract init` may run after the server started) and
+// keeps the repo it returns.
+type TractOpener func(ctx context.Context) (*tract.Repo, error)
+
+// tractRepo opens the store once; a failed open is retried next time.
+type tractRepo struct {
+	open TractOpener
+	mu   sync.Mutex
+	repo *tract.Repo
+}
+
+func (t *tractRepo) get(ctx context.Context) (*tract.Repo, error) {
+	if t.open == nil {
+		return nil, errors.New("no tract store configured")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.repo != nil {
+		return t.repo, nil
+	}
+	r, err := t.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.repo = r
+	return r, nil
+}
+
+// tractName is the tract a call names, else the server's default.
+func (s *Server) tractName(name string) string {
+	if name != "" {
+		return name
+	}
+	return s.opts.Tract
+}
+
+// TractArg is the optional tract every tract tool takes.
+type TractArg struct {
+	Tract string `json:"tract,omitempty" jsonschema:"tract name (default: the server's --tract, else main)"`
+}
+
+// CommitInput are the arguments of tract_commit (as tract commit).
+type CommitInput struct {
+	TractArg
+	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact or metadata"`
+	Role       string           `json:"role,omitempty" jsonschema:"role (default: the type's, user for messages)"`
+	Text       string           `json:"text" jsonschema:"content text"`
+	Name       string           `json:"name,omitempty" jsonschema:"name (of an instruction: only the latest of a name is compiled)"`
+	ToolCallID string           `json:"toolCallId,omitempty" jsonschema:"the tool call a tool_result answers"`
+	ToolCalls  []tract.ToolCall `json:"toolCalls,omitempty" jsonschema:"tool calls of a tool_call"`
+	Message    string           `json:"message,omitempty" jsonschema:"commit message"`
+	Priority   string           `json:"priority,omitempty" jsonschema:"pinned or skip: annotate the new commit (as --pin / --skip)"`
+}
+
+// CompileInput are the arguments of tract_compile.
+type CompileInput struct {
+	TractArg
+	Budget   int    `json:"budget,omitempty" jsonschema:"most tokens the context may use (0: no budget)"`
+	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, anthropic or text"`
+	At       string `json:"at,omitempty" jsonschema:"compile as of this ref (time travel)"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"token encoding: o200k_base (default) or cl100k_base"`
+}
+
+// CompileOutput is tract compile --json; for another format the rendered
+// context is in openai, anthropic or text and messages is left empty.
+type CompileOutput struct {
+	tract.Result `json:",inline"`
+	Format       string                `json:"format"`
+	OpenAI       []tract.OpenAIMessage `json:"openai,omitempty"`
+	Anthropic    *tract.Anthropic      `json:"anthropic,omitempty"`
+	Text         string                `json:"text,omitempty"`
+	// Resource is set when the context was too long to inline: read it
+	// there instead.
+	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
+}
+
+// LogInput are the arguments of tract_log.
+type LogInput struct {
+	TractArg
+	Limit  int    `json:"limit,omitempty" jsonschema:"most commits in this page (default 50)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
+	All    bool   `json:"all,omitempty" jsonschema:"every branch's history, not just HEAD's"`
+}
+
+// LogOutput is one page of tract log --json, newest first.
+type LogOutput struct {
+	Entries    []tract.LogEntry `json:"entries"`
+	NextCursor string           `json:"nextCursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
+}
+
+const defaultLogLimit = 50
+
+func (s *Server) addTractTools() {
+	addTool(s, &mcp.Tool{
+		Name:        "tract_commit",
+		Title:       "Append to a tract",
+		Description: "Append one piece of context (a message, an instruction, a tool call or result…) to the tract's current branch, as `lineage tract commit --json`. Returns the commit. Concurrent writers never lose a commit.",
+		Annotations: hints(false, false, false),
+	}, s.toolCommit)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_compile",
+		Title:       "Compile a tract's context",
+		Description: "The message list an LLM receives for the tract's HEAD (or `at` a ref), under an optional token budget, as `lineage tract compile --json`; lists what the budget dropped.",
+		Annotations: hints(true, false, true),
+	}, s.toolCompile)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_log",
+		Title:       "Tract history",
+		Description: "A page of the tract's history, newest first, as `lineage tract log --json`; pass nextCursor back as cursor for the next page.",
+		Annotations: hints(true, false, true),
+	}, s.toolLog)
+	s.addTractRefTools()
+}
+
+// hints builds honest tool annotations; nothing here reaches outside the
+// store and the working tree.
+func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: ptr(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr(false)}
+}
+
+func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.Commit, error) {
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, tract.Commit{}, err
+	}
+	req := tract.CommitRequest{
+		Content: tract.Content{Type: tract.Type(in.Type), Role: in.Role, Name: in.Name, Text: in.Text, ToolCallID: in.ToolCallID, ToolCalls: in.ToolCalls},
+		Message: in.Message,
+	}
+	switch tract.Priority(in.Priority) {
+	case "":
+	case tract.Pinned, tract.Skip:
+		req.Priority = tract.Priority(in.Priority)
+	default:
+		return nil, tract.Commit{}, fmt.Errorf("priority: want pinned or skip, got %q", in.Priority)
+	}
+	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
+	return nil, c, err
+}
+
+func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in CompileInput) (*mcp.CallToolResult, CompileOutput, error) {
+	if in.Budget < 0 {
+		return nil, CompileOutput{}, fmt.Errorf("budget: must be 0 or more, got %d", in.Budget)
+	}
+	format := in.Format
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "openai" && format != "anthropic" && format != "text" {
+		return nil, CompileOutput{}, fmt.Errorf("format: want json, openai, anthropic or text, got %q", in.Format)
+	}
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, CompileOutput{}, err
+	}
+	name := s.tractName(in.Tract)
+	res, err := repo.Compile(ctx, name, tract.CompileOptions{Budget: in.Budget, At: in.At, Encoding: in.Encoding})
+	if err != nil {
+		return nil, CompileOutput{}, err
+	}
+	out := renderCompile(res, format)
+	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
+		out = renderCompile(res, "")
+		out.Messages = []tract.Message{}
+		out.Resource = compiledURI(name, in.Budget, format, in.At)
+	}
+	return nil, out, nil
+}
+
+// renderCompile puts res in the requested format; "" renders none.
+func renderCompile(res tract.Result, format string) CompileOutput {
+	out := CompileOutput{Result: res, Format: format}
+	if out.Dropped == nil {
+		out.Dropped = []tract.Dropped{}
+	}
+	if format == "json" {
+		return out
+	}
+	msgs := res.Messages
+	out.Messages = []tract.Message{}
+	switch format {
+	case "openai":
+		out.OpenAI = tract.OpenAI(msgs)
+	case "anthropic":
+		a := tract.ToAnthropic(msgs)
+		out.Anthropic = &a
+	case "text":
+		out.Text = tract.Text(msgs)
+	}
+	return out
+}
+
+func (s *Server) toolLog(ctx context.Context, _ *mcp.CallToolRequest, in LogInput) (*mcp.CallToolResult, LogOutput, error) {
+	limit := in.Limit
+	if limit < 0 {
+		return nil, LogOutput{}, fmt.Errorf("limit: must be 0 or more, got %d", limit)
+	}
+	if limit == 0 {
+		limit = defaultLogLimit
+	}
+	name := s.tractName(in.Tract)
+	list := "log:" + name
+	if in.All {
+		list += ":all"
+	}
+	from, err := decodeCursor(list, in.Cursor)
+	if err != nil {
+		return nil, LogOutput{}, fmt.Errorf("cursor: %w", err)
+	}
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, LogOutput{}, err
+	}
+	entries, err := repo.Log(ctx, name, tract.LogOptions{All: in.All})
+	if err != nil {
+		return nil, LogOutput{}, err
+	}
+	start := 0
+	if from != "" {
+		start = -1
+		for i, e := range entries {
+			if string(e.Hash) == from {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil, LogOutput{}, errors.New("cursor: that commit is no longer in the history (the branch moved back); start again without a cursor")
+		}
+	}
+	page := entries[start:]
+	if len(page) > limit {
+		page = page[:limit]
+	}
+	page, _ = fitPage(page, s.opts.MaxResultTokens*9/10, func(p []tract.LogEntry) int {
+		return resultTokens(s.opts.Tokens, LogOutput{Entries: p})
+	})
+	out := LogOutput{Entries: page}
+	if out.Entries == nil {
+		out.Entries = []tract.LogEntry{}
+	}
+	if next := start + len(page); next < len(entries) {
+		out.NextCursor = encodeCursor(list, string(entries[next].Hash))
+	}
+	return nil, out, nil
+}
