@@ -169,6 +169,9 @@ func hashList(hashes []tract.Hash) string {
 
 func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
 	lo, hi := prefixRange(prefix)
+	if lo == nil || hi == nil {
+		return nil, nil
+	}
 	rows, err := r.q.QueryContext(ctx, `SELECT hash FROM commits WHERE hash BETWEEN ? AND ? ORDER BY hash LIMIT ?`, lo, hi, limit)
 	if err != nil {
 		return nil, err
