@@ -1,0 +1,219 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+// Bench runs the tract performance benchmarks against a store: newStore
+// returns a fresh, empty store closed by b.Cleanup. Each backend's benchmark
+// is one line, so their numbers compare like for like:
+//
+//	func BenchmarkStore(b *testing.B) { storetest.Bench(b, newStore) }
+//
+// Targets (see the tract issue): import ≥ 50,000 messages/s; cold compile of
+// 10k commits ≤ 25 ms and of 100k ≤ 250 ms; warm compile after one append at
+// 100k < 1 ms.
+func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
+	for _, bm := range []struct {
+		name string
+		fn   func(*testing.B, func(*testing.B) tract.Store)
+	}{
+		{"Import100k", benchImport100k},
+		{"CompileCold", benchCompileCold},
+		{"CompileFirst10k", benchCompileFirst10k},
+		{"CompileWarmAfterAppend100k", benchCompileWarmAfterAppend100k},
+		{"Commit", benchCommit},
+		{"DelegationRoundTrip", benchDelegationRoundTrip},
+		{"GC100kNothingToCollect", benchGC100kNothingToCollect},
+		{"History10k", benchHistory10k},
+	} {
+		b.Run(bm.name, func(b *testing.B) { bm.fn(b, newStore) })
+	}
+}
+
+// benchRepo is a repository with tract main on a fresh store.
+func benchRepo(b *testing.B, newStore func(*testing.B) tract.Store) *tract.Repo {
+	b.Helper()
+	r := tract.New(newStore(b), tract.Options{})
+	if _, _, err := r.Init(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+func benchMessages(n, offset int) []tract.CommitRequest {
+	reqs := make([]tract.CommitRequest, n)
+	for i := range reqs {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: role,
+			Text: fmt.Sprintf("message %d: the quick brown fox jumps over the lazy dog", offset+i)}}
+	}
+	return reqs
+}
+
+// benchImport100k: import of 100k messages in one transaction
+// (target ≥ 50,000 messages/s).
+func benchImport100k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	const n = 100_000
+	reqs := benchMessages(n, 0)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := benchRepo(b, newStore)
+		b.StartTimer()
+		if _, err := r.Import(context.Background(), "main", reqs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// filled returns a repo with n commits whose token counts are recorded.
+func filled(b *testing.B, newStore func(*testing.B) tract.Store, n int) *tract.Repo {
+	b.Helper()
+	r := benchRepo(b, newStore)
+	if _, err := r.Import(context.Background(), "main", benchMessages(n, 0)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.CompileCold(context.Background(), "main", tract.CompileOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// benchCompileCold: one query for the history, one for the blobs, no
+// cache (targets: 10k ≤ 25 ms, 100k ≤ 250 ms).
+func benchCompileCold(b *testing.B, newStore func(*testing.B) tract.Store) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := filled(b, newStore, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := r.CompileCold(context.Background(), "main", tract.CompileOptions{})
+				if err != nil || len(res.Messages) != n {
+					b.Fatal(err, len(res.Messages))
+				}
+			}
+		})
+	}
+}
+
+// benchCompileFirst: a cold compile that also has to count every
+// blob's tokens (first compile after an import).
+func benchCompileFirst10k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := benchRepo(b, newStore)
+		if _, err := r.Import(context.Background(), "main", benchMessages(10_000, 0)); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := r.CompileCold(context.Background(), "main", tract.CompileOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchCompileWarmAfterAppend: the cached compile of a 100k-commit
+// tract after one more append (target < 1 ms).
+func benchCompileWarmAfterAppend100k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	r := filled(b, newStore, 100_000)
+	ctx := context.Background()
+	if _, err := r.Compile(ctx, "main", tract.CompileOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := r.Commit(ctx, "main", benchMessages(1, i)[0]); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := r.Compile(ctx, "main", tract.CompileOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchCommit: one append, one transaction.
+func benchCommit(b *testing.B, newStore func(*testing.B) tract.Store) {
+	r := benchRepo(b, newStore)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Commit(ctx, "main", benchMessages(1, i)[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchDelegationRoundTrip: spawn, 100 child commits, merge-from,
+// compile the parent (upstream's copy-based equivalent: 0.40 s).
+func benchDelegationRoundTrip(b *testing.B, newStore func(*testing.B) tract.Store) {
+	r := benchRepo(b, newStore)
+	ctx := context.Background()
+	if _, err := r.Import(ctx, "main", benchMessages(20, 0)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		child := fmt.Sprintf("child%d", i)
+		if _, err := r.Spawn(ctx, "main", child, tract.SpawnOptions{Purpose: "research"}); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < 100; j++ {
+			if _, err := r.Commit(ctx, child, benchMessages(1, j)[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := r.MergeFrom(ctx, child, ""); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Compile(ctx, "main", tract.CompileOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchGC100kNothingToCollect: a collection over 100k reachable commits.
+func benchGC100kNothingToCollect(b *testing.B, newStore func(*testing.B) tract.Store) {
+	r := benchRepo(b, newStore)
+	if _, err := r.Import(context.Background(), "main", benchMessages(100_000, 0)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep, err := r.GC(context.Background(), tract.GCOptions{Retention: tract.DefaultRetention})
+		if err != nil || len(rep.Removed) != 0 || rep.Scanned != 100_000 {
+			b.Fatal(err, rep.Scanned)
+		}
+	}
+}
+
+// benchHistory10k: the store's share of a cold compile (one History
+// read of 10k commits with their blobs).
+func benchHistory10k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	r := filled(b, newStore, 10_000)
+	ctx := context.Background()
+	_, head, err := r.Head(ctx, "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hist, err := r.Store().History(ctx, []tract.Hash{head.Commit}, "o200k_base")
+		if err != nil || len(hist) != 10_000 {
+			b.Fatal(err, len(hist))
+		}
+	}
+}
