@@ -115,11 +115,7 @@ func (r *Repo) Switch(ctx context.Context, tractName, name string) error {
 
 // Checkout detaches HEAD at ref.
 func (r *Repo) Checkout(ctx context.Context, tractName, ref string) (Hash, error) {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return "", err
-	}
-	h, err := r.Resolve(ctx, t, ref)
+	t, h, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return "", err
 	}
@@ -139,11 +135,7 @@ func (r *Repo) setHead(ctx context.Context, t Tract, value, op string) error {
 // Reset moves the current branch (or detached HEAD) to ref; the old tip
 // stays in the reflog.
 func (r *Repo) Reset(ctx context.Context, tractName, ref string) (Hash, error) {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return "", err
-	}
-	to, err := r.Resolve(ctx, t, ref)
+	t, to, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return "", err
 	}

@@ -263,11 +263,7 @@ type BlobInfo struct {
 
 // Show returns the commit ref names with its content and the annotations on it.
 func (r *Repo) Show(ctx context.Context, tractName, ref string) (Shown, error) {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return Shown{}, err
-	}
-	h, err := r.Resolve(ctx, t, ref)
+	_, h, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return Shown{}, err
 	}

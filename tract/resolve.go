@@ -106,3 +106,17 @@ func isHex(s string) bool {
 	}
 	return true
 }
+
+// tractRef looks up the tract named tractName and resolves ref in it: the
+// first step of every command that acts on a commit.
+func (r *Repo) tractRef(ctx context.Context, tractName, ref string) (Tract, Hash, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return Tract{}, "", err
+	}
+	h, err := r.Resolve(ctx, t, ref)
+	if err != nil {
+		return Tract{}, "", err
+	}
+	return t, h, nil
+}

@@ -121,11 +121,7 @@ func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now ti
 // Edit records an edit commit replacing the text of the commit ref names.
 // A tract edits only its own commits; an edit cannot be edited, nor a merge.
 func (r *Repo) Edit(ctx context.Context, tractName, ref, text, message string) (Commit, error) {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return Commit{}, err
-	}
-	target, err := r.Resolve(ctx, t, ref)
+	t, target, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return Commit{}, err
 	}
@@ -217,11 +213,7 @@ func (r *Repo) Annotate(ctx context.Context, tractName, ref string, p Priority, 
 	if _, err := ParsePriority(string(p)); err != nil {
 		return Annotation{}, err
 	}
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return Annotation{}, err
-	}
-	target, err := r.Resolve(ctx, t, ref)
+	t, target, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return Annotation{}, err
 	}
@@ -240,11 +232,7 @@ func (r *Repo) Annotate(ctx context.Context, tractName, ref string, p Priority, 
 // CherryPick appends a new commit with the content of ref's commit on the
 // current head. An edit is picked as an edit of the same target.
 func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, error) {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return Commit{}, err
-	}
-	src, err := r.Resolve(ctx, t, ref)
+	t, src, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return Commit{}, err
 	}

@@ -155,11 +155,9 @@ func testMergeFF(t *testing.T, newStore Factory) {
 func testMergeNoFF(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
 	e.user("main", "one")
-	_, err := e.repo.CreateBranch(e.ctx, "main", "f", "")
-	e.must(err)
-	e.must(e.repo.Switch(e.ctx, "main", "f"))
-	e.user("main", "two")
-	e.must(e.repo.Switch(e.ctx, "main", "main"))
+	e.onBranch("f", func() {
+		e.user("main", "two")
+	})
 	res, err := e.repo.Merge(e.ctx, "main", "f", tract.MergeOptions{NoFF: true})
 	e.must(err)
 	if res.Kind != tract.MergeCommit || res.Merge == "" {
@@ -308,17 +306,15 @@ func (h *hookStore) Update(ctx context.Context, fn func(tract.Tx) error) error {
 func testMergeBranchMoved(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
 	e.user("main", "one")
-	_, err := e.repo.CreateBranch(e.ctx, "main", "f", "")
-	e.must(err)
-	e.must(e.repo.Switch(e.ctx, "main", "f"))
-	e.user("main", "two")
-	e.must(e.repo.Switch(e.ctx, "main", "main"))
+	e.onBranch("f", func() {
+		e.user("main", "two")
+	})
 	e.user("main", "three")
 	hs := &hookStore{Store: e.store}
 	racer := tract.New(hs, tract.Options{Now: e.clock.Now})
 	hs.hook = func() { e.user("main", "sneaked in") }
 	before := e.commitCount()
-	_, err = racer.Merge(e.ctx, "main", "f", tract.MergeOptions{})
+	_, err := racer.Merge(e.ctx, "main", "f", tract.MergeOptions{})
 	wantErr(t, err, tract.ErrBranchMoved, "merge failed, nothing changed: branch moved")
 	if e.commitCount() != before+1 {
 		t.Fatal("failed merge stored commits")

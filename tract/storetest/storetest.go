@@ -167,3 +167,13 @@ func equal(t *testing.T, got, want string) {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// onBranch creates branch name at main's head, runs fn with HEAD on it and
+// switches back to main.
+func (e *env) onBranch(name string, fn func()) {
+	_, err := e.repo.CreateBranch(e.ctx, "main", name, "")
+	e.must(err)
+	e.must(e.repo.Switch(e.ctx, "main", name))
+	fn()
+	e.must(e.repo.Switch(e.ctx, "main", "main"))
+}
