@@ -100,6 +100,16 @@ type HistoryCommit struct {
 	Blob   Blob
 }
 
+// CommitsOf drops the blobs of a history: what Reader.Ancestry returns for
+// a store that answers it with History.
+func CommitsOf(hist []HistoryCommit) []Commit {
+	out := make([]Commit, len(hist))
+	for i := range hist {
+		out[i] = hist[i].Commit
+	}
+	return out
+}
+
 // ReflogQuery selects reflog entries.
 type ReflogQuery struct {
 	Tract string

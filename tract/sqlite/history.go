@@ -64,14 +64,7 @@ func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string
 
 func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
 	hist, err := r.history(ctx, heads, "", false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tract.Commit, len(hist))
-	for i := range hist {
-		out[i] = hist[i].Commit
-	}
-	return out, nil
+	return tract.CommitsOf(hist), err
 }
 
 func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string, blobs bool) ([]tract.HistoryCommit, error) {
