@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -19,7 +21,8 @@ import (
 )
 
 // worker runs in a child process: n journal writes for slug s at root,
-// each with a distinct note.
+// each with a distinct note. It prints one line on stdout after each write
+// it made, so a parent can wait for real progress instead of a fixed delay.
 func worker(root, name string, n int) error {
 	opts := Options{Agents: agents.Options{Path: root}}
 	for i := 0; i < n || n < 0; i++ {
@@ -27,6 +30,7 @@ func worker(root, name string, n int) error {
 		if _, err := Append(context.Background(), opts, e); err != nil {
 			return err
 		}
+		fmt.Println("wrote", i)
 	}
 	return nil
 }
@@ -125,8 +129,38 @@ func TestKilledWriterNeverTearsTheFile(t *testing.T) {
 	snapshots, last := 0, 0
 	for round := 0; round < 12; round++ {
 		cmd := workerCmd(t, root, fmt.Sprintf("r%d", round), -1)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// The kill window opens once the child has made its first write: on
+		// a loaded machine process start-up alone can outlast a fixed delay.
+		// Snapshots are checked while waiting too.
+		progress := bufio.NewReader(out)
+		first := make(chan error, 1)
+		go func() {
+			_, err := progress.ReadString('\n')
+			first <- err
+			io.Copy(io.Discard, progress)
+		}()
+	wait:
+		for {
+			select {
+			case err := <-first:
+				if err != nil {
+					cmd.Wait()
+					t.Fatalf("round %d: the writer stopped before its first write: %v %s", round, err, stderr.String())
+				}
+				break wait
+			default:
+				last = checkSnapshot(t, file, last)
+				snapshots++
+			}
 		}
 		deadline := time.Now().Add(time.Duration(20+rng.Intn(120)) * time.Millisecond)
 		for time.Now().Before(deadline) {
