@@ -3,11 +3,11 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/journal"
 	"github.com/agentlineage/lineage/triad"
 )
@@ -23,33 +23,18 @@ func (w *writeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&w.agentsDir, "agents-dir", "", "outside any repository, write to DIR/<slug>/")
 }
 
-// journalOptions builds the write options; the clock is LINEAGE_NOW (RFC
-// 3339) when set, else the injected clock.
+// journalOptions builds the write options with the environment's clock.
 func journalOptions(env *Env, f *agentsFlags, w *writeFlags) (journal.Options, error) {
 	switch w.scope {
 	case journal.ScopeSubmodule, journal.ScopeWorkspace, journal.ScopeLocal:
 	default:
 		return journal.Options{}, usageError("--write-scope: unknown scope %q (want submodule, workspace or local)", w.scope)
 	}
-	now := env.Clock()
-	if s := strings.TrimSpace(env.Getenv("LINEAGE_NOW")); s != "" {
-		t, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			return journal.Options{}, usageError("LINEAGE_NOW: %q is not an RFC 3339 time", s)
-		}
-		now = func() time.Time { return t }
+	now, err := env.Clock()
+	if err != nil {
+		return journal.Options{}, err
 	}
 	return journal.Options{Agents: f.options(env), Scope: w.scope, AgentsDir: w.agentsDir, Now: now}, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // addAgentsWriteCmds adds journal, transfer and mirrors.
@@ -82,7 +67,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 			if err != nil {
 				return err
 			}
-			e.Tags, e.DirsTouched = splitList(tags), splitList(dirs)
+			e.Tags, e.DirsTouched = instructions.SplitList(tags), instructions.SplitList(dirs)
 			res, err := journal.Append(cmd.Context(), opts, e)
 			if err != nil {
 				return agentsError(err)

@@ -58,12 +58,22 @@ func (e *Env) lookup(key string) (string, bool) {
 	return e.LookupEnv(key)
 }
 
-// Clock returns the injected clock, or time.Now.
-func (e *Env) Clock() func() time.Time {
-	if e.Now == nil {
-		return time.Now
+// Clock is the clock every command writes times with: a fixed
+// LINEAGE_NOW (an RFC 3339 time, for reproducible runs) when that is set,
+// else the injected clock, else time.Now. A LINEAGE_NOW that is not a time
+// is a usage error.
+func (e *Env) Clock() (func() time.Time, error) {
+	if v := strings.TrimSpace(e.Getenv("LINEAGE_NOW")); v != "" {
+		at, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return nil, usageError("LINEAGE_NOW: %q is not an RFC 3339 time (such as 2026-01-02T03:04:05Z)", v)
+		}
+		return func() time.Time { return at }, nil
 	}
-	return e.Now
+	if e.Now == nil {
+		return time.Now, nil
+	}
+	return e.Now, nil
 }
 
 // Color reports whether output to stdout may use colour: only on a terminal

@@ -87,7 +87,7 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 	store := newMCPTractStore(env, f, opts.Cwd)
 	defer store.Close()
 	opts.OpenTract = store.opener()
-	opts.Tract = mcpTractName(env, f)
+	opts.Tract = tractName(env, f.tract)
 	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err
@@ -128,13 +128,9 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
 	cfg := instructions.BuildConfig(cwd, fromEnv)
-	stateDir, err := mcpStateDir(env, f, cwd)
-	if err != nil {
-		return mcpserver.Options{}, err
-	}
 	// LINEAGE_NOW fixes the clock of journal entries and commits, as for
 	// the agents and tract commands.
-	now, err := tractClock(env)
+	now, err := env.Clock()
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
@@ -142,7 +138,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Cwd:             cwd,
 		Home:            env.Getenv("HOME"),
 		Instructions:    &cfg,
-		StateDir:        stateDir,
+		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,

@@ -2,15 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/mcpserver"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 )
 
 // mcpTractStore opens the tract store for the MCP server the way the tract
@@ -18,46 +18,40 @@ import (
 // upward from the server's working directory), on the first tract call, and
 // closes it when the server stops.
 type mcpTractStore struct {
-	env   *Env // Dir is the server's working directory
+	env   *Env
+	cwd   string // the server's working directory
 	store string
 	mu    sync.Mutex
 	open  io.Closer
 }
 
 func newMCPTractStore(env *Env, f *mcpFlags, cwd string) *mcpTractStore {
-	at := *env
-	at.Dir = cwd
-	store := f.store
-	if store != "" && !strings.Contains(store, "://") {
-		// A relative path is relative to the process directory, as for
-		// every other path flag.
-		store = "sqlite:" + fsx.Abs(env.Dir, strings.TrimPrefix(store, "sqlite:"))
+	return &mcpTractStore{env: env, cwd: cwd, store: mcpStoreFlag(env, f)}
+}
+
+// mcpStoreFlag is --store with a relative path made absolute against the
+// process directory, as for every other path flag.
+func mcpStoreFlag(env *Env, f *mcpFlags) string {
+	if f.store == "" || strings.Contains(f.store, "://") {
+		return f.store
 	}
-	return &mcpTractStore{env: &at, store: store}
+	return "sqlite:" + fsx.Abs(env.Dir, strings.TrimPrefix(f.store, "sqlite:"))
 }
 
 func (m *mcpTractStore) opener() mcpserver.TractOpener {
 	return func(ctx context.Context) (*tract.Repo, error) {
-		tf := &tractFlags{store: m.store}
-		url, err := tf.storeURL(m.env)
+		url, err := storeURL(m.env, m.store, m.cwd)
 		if err != nil {
 			return nil, err
 		}
-		now, err := tractClock(m.env)
+		repo, _, err := openRepo(ctx, m.env, m.cwd, url, stores.Options{})
 		if err != nil {
-			return nil, err
-		}
-		s, where, err := tractOpenStore(ctx, m.env, url, false)
-		if err != nil {
-			if errors.Is(err, tract.ErrNotFound) {
-				return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
-			}
 			return nil, err
 		}
 		m.mu.Lock()
-		m.open = s
+		m.open = repo.Store()
 		m.mu.Unlock()
-		return tract.New(s, tract.Options{Now: now}), nil
+		return repo, nil
 	}
 }
 
@@ -70,7 +64,20 @@ func (m *mcpTractStore) Close() error {
 	return m.open.Close()
 }
 
-// mcpTractName is --tract, else LINEAGE_TRACT, else main.
-func mcpTractName(env *Env, f *mcpFlags) string {
-	return (&tractFlags{tract: f.tract}).tractName(env)
+// mcpStateDir is the directory of the store (where a stateless server keeps
+// its shared instruction session): the directory of an SQLite store, else
+// .lineage in the working directory.
+func mcpStateDir(env *Env, f *mcpFlags, cwd string) string {
+	url := mcpStoreFlag(env, f)
+	if url == "" {
+		url = strings.TrimSpace(env.Getenv("LINEAGE_STORE"))
+	}
+	if url == "" {
+		if p, ok := stores.Locate(cwd); ok {
+			return filepath.Dir(p)
+		}
+	} else if loc, err := stores.Parse(url, env.Dir); err == nil && loc.Driver == stores.SQLite {
+		return filepath.Dir(loc.Path)
+	}
+	return filepath.Join(cwd, stores.DirName)
 }

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -49,17 +50,6 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 	return cmd
 }
 
-// tractOpener opens a store from its URL; create asks for a new one.
-type tractOpener func(ctx context.Context, url string, create bool) (tract.Store, error)
-
-// tractOpeners maps URL schemes to store openers. A backend adds itself from
-// its own file, e.g. internal/cli/tract_postgres.go:
-//
-//	func init() { tractOpeners["postgres"] = openPostgres; tractOpeners["postgresql"] = openPostgres }
-var tractOpeners = map[string]tractOpener{
-	"sqlite": tractOpenSQLite,
-}
-
 // tractSession is an open store with the repo and tract a command works on.
 type tractSession struct {
 	store tract.Store
@@ -71,46 +61,25 @@ type tractSession struct {
 
 func (s *tractSession) Close() error { return s.store.Close() }
 
-// tractClock is LINEAGE_NOW (RFC 3339) when set, for reproducible tests,
-// else the environment's clock.
-func tractClock(env *Env) (func() time.Time, error) {
-	v := strings.TrimSpace(env.Getenv("LINEAGE_NOW"))
-	if v == "" {
-		return env.Clock(), nil
-	}
-	at, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return nil, usageError("LINEAGE_NOW %q: want an RFC 3339 time such as 2026-01-02T03:04:05Z", v)
-	}
-	return func() time.Time { return at }, nil
-}
-
-// storeURL picks the store: --store, LINEAGE_STORE, or the nearest
-// .lineage/lineage.db upward from the working directory.
-func (f *tractFlags) storeURL(env *Env) (string, error) {
-	if f.store != "" {
-		return f.store, nil
+// storeURL picks the store: flag (--store), LINEAGE_STORE, or the nearest
+// .lineage/lineage.db upward from dir.
+func storeURL(env *Env, flag, dir string) (string, error) {
+	if flag != "" {
+		return flag, nil
 	}
 	if v := env.Getenv("LINEAGE_STORE"); v != "" {
 		return v, nil
 	}
-	for dir := env.Dir; ; {
-		p := filepath.Join(dir, ".lineage", "lineage.db")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
+	if p, ok := stores.Locate(dir); ok {
+		return p, nil
 	}
 	return "", errors.New("no tract store found: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE")
 }
 
-func (f *tractFlags) tractName(env *Env) string {
-	if f.tract != "" {
-		return f.tract
+// tractName is the flag (--tract), else LINEAGE_TRACT, else main.
+func tractName(env *Env, flag string) string {
+	if flag != "" {
+		return flag
 	}
 	if v := env.Getenv("LINEAGE_TRACT"); v != "" {
 		return v
@@ -118,53 +87,36 @@ func (f *tractFlags) tractName(env *Env) string {
 	return tract.DefaultTract
 }
 
-// openStore opens the store url names.
-func tractOpenStore(ctx context.Context, env *Env, url string, create bool) (tract.Store, string, error) {
-	scheme, rest := "sqlite", url
-	if i := strings.Index(url, "://"); i > 0 {
-		scheme = url[:i]
-	} else if strings.HasPrefix(url, "sqlite:") {
-		rest = strings.TrimPrefix(url, "sqlite:")
+// openRepo opens the store url names (a relative SQLite path is relative to
+// dir) and returns a repo on it with the environment's clock, and the
+// store's name for messages.
+func openRepo(ctx context.Context, env *Env, dir, url string, o stores.Options) (*tract.Repo, string, error) {
+	now, err := env.Clock()
+	if err != nil {
+		return nil, "", err
 	}
-	open, ok := tractOpeners[scheme]
-	if !ok {
-		if scheme == "postgres" || scheme == "postgresql" {
-			return nil, "", fmt.Errorf("store %s: PostgreSQL stores are not supported yet by this build", tractRedactURL(url))
-		}
-		return nil, "", fmt.Errorf("store %s: unknown store scheme %q (want sqlite:PATH, a path, or postgres://…)", url, scheme)
+	loc, err := stores.Parse(url, dir)
+	if err != nil {
+		return nil, "", err
 	}
-	if scheme == "sqlite" {
-		rest = tractAbs(env, rest)
-		s, err := open(ctx, rest, create)
-		return s, tractRel(env, rest), err
+	where := loc.String()
+	if loc.Driver == stores.SQLite {
+		where = relTo(env.Dir, loc.Path)
 	}
-	s, err := open(ctx, url, create)
-	return s, tractRedactURL(url), err
+	o.Dir = dir
+	s, err := stores.Open(ctx, url, o)
+	if errors.Is(err, tract.ErrNotFound) {
+		return nil, "", fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return tract.New(s, tract.Options{Now: now}), where, nil
 }
 
-// tractRedactURL hides a password in a store URL.
-func tractRedactURL(u string) string {
-	at := strings.LastIndex(u, "@")
-	i := strings.Index(u, "://")
-	if at < 0 || i < 0 {
-		return u
-	}
-	cred := u[i+3 : at]
-	if j := strings.IndexByte(cred, ':'); j >= 0 {
-		return u[:i+3] + cred[:j] + ":***" + u[at:]
-	}
-	return u
-}
-
-func tractAbs(e *Env, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(e.Dir, p)
-}
-
-func tractRel(e *Env, p string) string {
-	if r, err := filepath.Rel(e.Dir, p); err == nil && !strings.HasPrefix(r, "..") {
+// relTo is p relative to dir when p lies inside it, else p.
+func relTo(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return p
@@ -172,7 +124,7 @@ func tractRel(e *Env, p string) string {
 
 // session opens the selected store and returns a repo on it.
 func (f *tractFlags) session(cmd *cobra.Command, env *Env) (*tractSession, error) {
-	url, err := f.storeURL(env)
+	url, err := storeURL(env, f.store, env.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -180,21 +132,17 @@ func (f *tractFlags) session(cmd *cobra.Command, env *Env) (*tractSession, error
 }
 
 func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create bool) (*tractSession, error) {
-	now, err := tractClock(env)
+	if f.poolSize < 0 {
+		return nil, usageError("--pool-size %d: want a positive number of connections", f.poolSize)
+	}
+	if f.poolSize > 0 && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return nil, usageError("--pool-size applies to PostgreSQL stores (postgres://…) only")
+	}
+	repo, where, err := openRepo(cmd.Context(), env, env.Dir, url, stores.Options{Create: create, PoolSize: f.poolSize})
 	if err != nil {
 		return nil, err
 	}
-	if url, err = tractPostgresPoolURL(url, f.poolSize); err != nil {
-		return nil, err
-	}
-	s, where, err := tractOpenStore(cmd.Context(), env, url, create)
-	if err != nil {
-		if errors.Is(err, tract.ErrNotFound) {
-			return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
-		}
-		return nil, err
-	}
-	return &tractSession{store: s, repo: tract.New(s, tract.Options{Now: now}), tract: f.tractName(env), where: where}, nil
+	return &tractSession{store: repo.Store(), repo: repo, tract: tractName(env, f.tract), where: where}, nil
 }
 
 // tractErr maps domain errors to exit codes: validation problems are
@@ -221,7 +169,7 @@ func tractReadInput(env *Env, text string, textSet bool, file string) (string, e
 		b, err := io.ReadAll(env.Stdin)
 		return string(b), err
 	case file != "":
-		b, err := os.ReadFile(tractAbs(env, file))
+		b, err := os.ReadFile(fsx.Abs(env.Dir, file))
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", file, err)
 		}

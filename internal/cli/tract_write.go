@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,7 @@ func newTractInitCmd(env *Env, f *tractFlags) *cobra.Command {
 				url = env.Getenv("LINEAGE_STORE")
 			}
 			if url == "" {
-				url = filepath.Join(env.Dir, ".lineage", "lineage.db")
+				url = stores.Default(env.Dir)
 			}
 			s, err := f.sessionAt(cmd, env, url, true)
 			if err != nil {
@@ -135,7 +136,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 				data, err = io.ReadAll(env.Stdin)
 				name = "stdin"
 			} else {
-				data, err = os.ReadFile(tractAbs(env, name))
+				data, err = os.ReadFile(fsx.Abs(env.Dir, name))
 			}
 			if err != nil {
 				return fmt.Errorf("read %s: %w", name, err)
