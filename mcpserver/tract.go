@@ -141,65 +141,53 @@ func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in Comm
 		Content: tract.Content{Type: tract.Type(in.Type), Role: in.Role, Name: in.Name, Text: in.Text, ToolCallID: in.ToolCallID, ToolCalls: in.ToolCalls},
 		Message: in.Message,
 	}
-	switch tract.Priority(in.Priority) {
-	case "":
-	case tract.Pinned, tract.Skip:
-		req.Priority = tract.Priority(in.Priority)
-	default:
-		return nil, tract.Commit{}, fmt.Errorf("priority: want pinned or skip, got %q", in.Priority)
+	if req.Priority, err = tract.ParseMark(in.Priority); err != nil {
+		return nil, tract.Commit{}, err
 	}
 	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
 	return nil, c, err
 }
 
 func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in CompileInput) (*mcp.CallToolResult, CompileOutput, error) {
-	if in.Budget < 0 {
-		return nil, CompileOutput{}, fmt.Errorf("budget: must be 0 or more, got %d", in.Budget)
-	}
-	format := in.Format
+	format := tract.Format(in.Format)
 	if format == "" {
-		format = "json"
+		format = tract.FormatJSON
 	}
-	if format != "json" && format != "openai" && format != "anthropic" && format != "text" {
-		return nil, CompileOutput{}, fmt.Errorf("format: want json, openai, anthropic or text, got %q", in.Format)
+	o := tract.CompileOptions{Budget: in.Budget, At: in.At, Encoding: in.Encoding}
+	if err := errors.Join(format.Validate(), o.Validate()); err != nil {
+		return nil, CompileOutput{}, err
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
 		return nil, CompileOutput{}, err
 	}
 	name := s.tractName(in.Tract)
-	res, err := repo.Compile(ctx, name, tract.CompileOptions{Budget: in.Budget, At: in.At, Encoding: in.Encoding})
+	res, err := repo.Compile(ctx, name, o)
 	if err != nil {
 		return nil, CompileOutput{}, err
 	}
-	out := renderCompile(res, format)
+	r, err := tract.Render(res, format)
+	if err != nil {
+		return nil, CompileOutput{}, err
+	}
+	out := compileOutput(res, r)
 	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
-		out = renderCompile(res, "")
+		out = compileOutput(res, tract.Rendered{})
 		out.Messages = []tract.Message{}
-		out.Resource = compiledURI(name, in.Budget, format, in.At)
+		out.Resource = compiledURI(name, in.Budget, string(format), in.At)
 	}
 	return nil, out, nil
 }
 
-// renderCompile puts res in the requested format; "" renders none.
-func renderCompile(res tract.Result, format string) CompileOutput {
-	out := CompileOutput{Result: res, Format: format}
+// compileOutput is res with its rendering r; the messages stay only in the
+// json format (a zero r renders none).
+func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
+	out := CompileOutput{Result: res, Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
-	if format == "json" {
-		return out
-	}
-	msgs := res.Messages
-	out.Messages = []tract.Message{}
-	switch format {
-	case "openai":
-		out.OpenAI = tract.OpenAI(msgs)
-	case "anthropic":
-		a := tract.ToAnthropic(msgs)
-		out.Anthropic = &a
-	case "text":
-		out.Text = tract.Text(msgs)
+	if r.Format != tract.FormatJSON {
+		out.Messages = []tract.Message{}
 	}
 	return out
 }

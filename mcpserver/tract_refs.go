@@ -174,14 +174,15 @@ func (s *Server) toolSwitch(ctx context.Context, _ *mcp.CallToolRequest, in Swit
 }
 
 func (s *Server) toolMerge(ctx context.Context, _ *mcp.CallToolRequest, in MergeInput) (*mcp.CallToolResult, tract.MergeResult, error) {
-	if in.Strategy != "" && in.Strategy != tract.StrategyOurs && in.Strategy != tract.StrategyTheirs {
-		return nil, tract.MergeResult{}, fmt.Errorf("strategy: want ours or theirs, got %q", in.Strategy)
+	o := tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy}
+	if err := o.Validate(); err != nil {
+		return nil, tract.MergeResult{}, err
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
 		return nil, tract.MergeResult{}, err
 	}
-	res, err := repo.Merge(ctx, s.tractName(in.Tract), in.Branch, tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy})
+	res, err := repo.Merge(ctx, s.tractName(in.Tract), in.Branch, o)
 	if res.Resolved == nil {
 		res.Resolved = []tract.Conflict{}
 	}
@@ -211,20 +212,15 @@ func (s *Server) toolEdit(ctx context.Context, _ *mcp.CallToolRequest, in EditIn
 }
 
 func (s *Server) toolSpawn(ctx context.Context, _ *mcp.CallToolRequest, in SpawnInput) (*mcp.CallToolResult, tract.Tract, error) {
-	mode := tract.SpawnMode(in.Mode)
-	switch mode {
-	case "", tract.SpawnReference, tract.SpawnSnapshot, tract.SpawnEmpty:
-	default:
-		return nil, tract.Tract{}, fmt.Errorf("mode: want reference, snapshot or empty, got %q", in.Mode)
-	}
-	if in.Budget < 0 {
-		return nil, tract.Tract{}, fmt.Errorf("budget: must be 0 or more, got %d", in.Budget)
+	o := tract.SpawnOptions{Purpose: in.Purpose, Mode: tract.SpawnMode(in.Mode), Budget: in.Budget}
+	if err := o.Validate(); err != nil {
+		return nil, tract.Tract{}, err
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
 		return nil, tract.Tract{}, err
 	}
-	t, err := repo.Spawn(ctx, s.tractName(in.Tract), in.Child, tract.SpawnOptions{Purpose: in.Purpose, Mode: mode, Budget: in.Budget})
+	t, err := repo.Spawn(ctx, s.tractName(in.Tract), in.Child, o)
 	return nil, t, err
 }
 

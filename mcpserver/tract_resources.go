@@ -100,9 +100,12 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		budget = n
 	}
-	format := q.Get("format")
+	format := tract.Format(q.Get("format"))
 	if format == "" {
-		format = "json"
+		format = tract.FormatJSON
+	}
+	if err := format.Validate(); err != nil {
+		return nil, err
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
@@ -112,18 +115,13 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, notFound(req.Params.URI, err)
 	}
-	var text, mime string
-	switch format {
-	case "json":
-		text, mime, err = jsonText(res)
-	case "openai":
-		text, mime, err = jsonText(tract.OpenAI(res.Messages))
-	case "anthropic":
-		text, mime, err = jsonText(tract.ToAnthropic(res.Messages))
-	case "text":
-		text, mime = tract.Text(res.Messages), "text/plain"
-	default:
-		return nil, fmt.Errorf("format: want json, openai, anthropic or text, got %q", format)
+	r, err := tract.Render(res, format)
+	if err != nil {
+		return nil, err
+	}
+	text, mime := r.Text, "text/plain"
+	if v, ok := r.JSON(); ok {
+		text, mime, err = jsonText(v)
 	}
 	if err != nil {
 		return nil, err

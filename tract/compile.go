@@ -77,8 +77,8 @@ func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptio
 }
 
 func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, cached bool) (Result, error) {
-	if o.Budget < 0 {
-		return Result{}, &ValidationError{Field: "budget", Value: fmt.Sprint(o.Budget), Reason: "must be positive"}
+	if err := o.Validate(); err != nil {
+		return Result{}, err
 	}
 	counter, err := r.counter(o.Encoding)
 	if err != nil {

@@ -10,12 +10,70 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Format is an output format of a compiled context.
+type Format string
+
 // Output formats of a compiled context.
 const (
-	FormatOpenAI    = "openai"
-	FormatAnthropic = "anthropic"
-	FormatText      = "text"
+	// FormatJSON is the full record: the Result itself, with provenance.
+	FormatJSON      Format = "json"
+	FormatOpenAI    Format = "openai"
+	FormatAnthropic Format = "anthropic"
+	FormatText      Format = "text"
 )
+
+// Validate checks that f is one of the formats.
+func (f Format) Validate() error {
+	switch f {
+	case FormatJSON, FormatOpenAI, FormatAnthropic, FormatText:
+		return nil
+	}
+	return &ValidationError{Field: "format", Value: string(f), Reason: "want json, openai, anthropic or text"}
+}
+
+// Rendered is a compiled context in one format. Exactly the field of its
+// format is set: Result for json, OpenAI, Anthropic or Text.
+type Rendered struct {
+	Format    Format
+	Result    *Result
+	OpenAI    []OpenAIMessage
+	Anthropic *Anthropic
+	Text      string
+}
+
+// Render puts a compiled context in format f.
+func Render(res Result, f Format) (Rendered, error) {
+	if err := f.Validate(); err != nil {
+		return Rendered{}, err
+	}
+	out := Rendered{Format: f}
+	switch f {
+	case FormatJSON:
+		out.Result = &res
+	case FormatOpenAI:
+		out.OpenAI = OpenAI(res.Messages)
+	case FormatAnthropic:
+		a := ToAnthropic(res.Messages)
+		out.Anthropic = &a
+	case FormatText:
+		out.Text = Text(res.Messages)
+	}
+	return out, nil
+}
+
+// JSON is the value a JSON format prints (the Result, the OpenAI messages
+// or the Anthropic request body); ok is false for text.
+func (r Rendered) JSON() (v any, ok bool) {
+	switch r.Format {
+	case FormatJSON:
+		return r.Result, true
+	case FormatOpenAI:
+		return r.OpenAI, true
+	case FormatAnthropic:
+		return r.Anthropic, true
+	}
+	return nil, false
+}
 
 // OpenAIMessage is a chat message as the OpenAI API takes it.
 type OpenAIMessage struct {

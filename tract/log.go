@@ -34,6 +34,9 @@ type LogEntry struct {
 // Log lists a tract's history newest first, in linearization order reversed
 // (so a merged block sits just below its merge commit).
 func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEntry, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	t, head, err := r.Head(ctx, tractName)
 	if err != nil {
 		return nil, err

@@ -49,8 +49,8 @@ type side struct {
 
 // Merge merges ref (a branch of the tract) into the current branch.
 func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
-	if o.Strategy != "" && o.Strategy != StrategyOurs && o.Strategy != StrategyTheirs {
-		return MergeResult{}, &ValidationError{Field: "strategy", Value: o.Strategy, Reason: "want ours or theirs"}
+	if err := o.Validate(); err != nil {
+		return MergeResult{}, err
 	}
 	t, head, err := r.Head(ctx, tractName)
 	if err != nil {

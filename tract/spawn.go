@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // SpawnOptions describe a child tract.
@@ -25,16 +24,11 @@ type SpawnOptions struct {
 // child with one seed instruction: the parent's compiled context as text, or
 // the purpose.
 func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptions) (Tract, error) {
+	if err := o.Validate(); err != nil {
+		return Tract{}, err
+	}
 	if o.Mode == "" {
 		o.Mode = SpawnReference
-	}
-	switch o.Mode {
-	case SpawnReference, SpawnSnapshot, SpawnEmpty:
-	default:
-		return Tract{}, &ValidationError{Field: "spawn mode", Value: string(o.Mode), Reason: "want reference, snapshot or empty"}
-	}
-	if strings.TrimSpace(o.Purpose) == "" {
-		return Tract{}, &ValidationError{Field: "purpose", Reason: "a spawn needs a purpose"}
 	}
 	parent, head, err := r.Head(ctx, parentName)
 	if err != nil {

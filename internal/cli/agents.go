@@ -95,7 +95,7 @@ func printFindings(env *Env, rep agents.Report, strict bool) error {
 }
 
 func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Slugs visible from the path, with their context directories",
@@ -105,7 +105,7 @@ func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
 			if err != nil {
 				return agentsError(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, struct {
 					Path   string         `json:"path"`
 					Agents []agents.Agent `json:"agents"`
@@ -119,13 +119,14 @@ func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var slug string
-	var asJSON, explain bool
+	var explain bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "context --slug S",
 		Short: "The context chain of an agent, global to local",
@@ -141,7 +142,7 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 			if err := printFindings(env, ch.Report(), f.strict); err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, ch)
 			}
 			if explain {
@@ -156,7 +157,7 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "show the default chain, injected roots, final chain and exclusions")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 

@@ -40,7 +40,7 @@ func strictStatus(strict bool, ds []agents.Diagnosis) error {
 
 func newAgentsDoctorCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var slug string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "doctor --slug S",
 		Short: "Check an agent's documents, inherits, root chain and write target",
@@ -57,7 +57,7 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 			if err != nil {
 				return agentsError(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				err = writeJSON(env.Stdout, d)
 			} else {
 				writeDiagnosis(env.Stdout, d)
@@ -69,12 +69,12 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 		},
 	}
 	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Run doctor for every agent under the workspace root",
@@ -84,7 +84,7 @@ func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
 			if err != nil {
 				return agentsError(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				err = writeJSON(env.Stdout, ds)
 			} else {
 				for i, d := range ds {
@@ -100,6 +100,6 @@ func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
 			return strictStatus(f.strict, ds)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }

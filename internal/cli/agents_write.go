@@ -46,7 +46,7 @@ func newAgentsJournalCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var w writeFlags
 	var e journal.Entry
 	var tags, dirs string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "journal --slug S --note TEXT",
 		Short: "Append one entry to the agent's agency log",
@@ -75,7 +75,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 			if !res.Written {
 				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", res.Entry.Str("id"), res.File)
 			}
-			if asJSON {
+			if asJSON.set {
 				out := triad.NewObject()
 				out.Set("file", triad.NewString(res.File))
 				out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(res.Written)})
@@ -96,7 +96,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 	fl.StringVar(&e.Signature, "signature", "auto", "auto (the profile's extensions.journalSignature, else -<slug>) or a signature")
 	fl.StringVar(&dirs, "dirs-touched", "", `comma-separated directories, unioned into extensions["x-dirsTouched"]`)
 	fl.StringVar(&e.ID, "id", "", "entry id (default: content hash)")
-	fl.BoolVar(&asJSON, "json", false, `print {"file","written","entry"}`)
+	asJSON.add(cmd, `print {"file","written","entry"}`)
 	w.add(cmd)
 	return cmd
 }
@@ -104,7 +104,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 func newAgentsTransferCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var w writeFlags
 	var tr journal.Transfer
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "transfer --slug S --from P1 --to P2",
 		Short: "Copy agency entries to an ancestor domain (promotion)",
@@ -128,7 +128,7 @@ already present are skipped, so a repeated transfer writes nothing.`,
 			if err != nil {
 				return agentsError(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, res)
 			}
 			verb := "copied"
@@ -148,7 +148,7 @@ already present are skipped, so a repeated transfer writes nothing.`,
 	fl.StringVar(&tr.To, "to", "", "destination path P2 (an ancestor domain)")
 	fl.StringArrayVar(&tr.IDs, "id", nil, "entry id to copy (repeatable; default all)")
 	fl.BoolVar(&tr.DryRun, "dry-run", false, "show what would be copied, write nothing")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	w.add(cmd)
 	return cmd
 }
@@ -156,7 +156,8 @@ already present are skipped, so a repeated transfer writes nothing.`,
 func newAgentsMirrorsCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var w writeFlags
 	var slugs []string
-	var dryRun, asJSON bool
+	var dryRun bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "mirrors",
 		Short: "Write Markdown views of the triads under the write root",
@@ -178,7 +179,7 @@ documents; unchanged files are not rewritten.`,
 			if err != nil {
 				return agentsError(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, ms)
 			}
 			for _, m := range ms {
@@ -197,7 +198,7 @@ documents; unchanged files are not rewritten.`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&slugs, "slug", nil, "only this slug (repeatable)")
 	fl.BoolVar(&dryRun, "dry-run", false, "show what would be written, write nothing")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	w.add(cmd)
 	return cmd
 }

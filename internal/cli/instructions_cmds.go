@@ -12,7 +12,7 @@ import (
 
 func newInstructionsInitialCmd(env *Env, f *instructionsFlags) *cobra.Command {
 	var state string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "initial",
 		Short: "Print the initial AGENTS.md chain from the root to the working directory",
@@ -33,20 +33,21 @@ is started in FILE (replacing any there).`,
 					return err
 				}
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, in)
 			}
 			return printText(env, in.Text)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "start a session state in `FILE`")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newInstructionsResolveCmd(env *Env, f *instructionsFlags) *cobra.Command {
 	var state string
-	var asJSON, reminder bool
+	var reminder bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "resolve TARGET... --state FILE",
 		Short: "Report the AGENTS.md files a target needs that the session does not know yet",
@@ -62,7 +63,7 @@ system reminder instead.`,
 			if state == "" {
 				return usageError("resolve needs --state FILE")
 			}
-			if asJSON && reminder {
+			if asJSON.set && reminder {
 				return usageError("--json and --reminder cannot be used together")
 			}
 			opts, err := f.options(cmd, env)
@@ -87,11 +88,11 @@ system reminder instead.`,
 			if err != nil {
 				return err
 			}
-			return printResolutions(env, out, asJSON, reminder)
+			return printResolutions(env, out, asJSON.set, reminder)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "session state `FILE` (required)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	cmd.Flags().BoolVar(&reminder, "reminder", false, "print the agents.resolve.paths reminder")
 	return cmd
 }
@@ -118,7 +119,8 @@ func printResolutions(env *Env, out []instructions.Resolution, asJSON, reminder 
 }
 
 func newInstructionsExplainCmd(env *Env, f *instructionsFlags) *cobra.Command {
-	var asJSON, strict bool
+	var strict bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "explain [TARGET]",
 		Short: "Show how the root was chosen and what became of each directory's AGENTS.md",
@@ -143,7 +145,7 @@ unreadable.`,
 			}
 			e := instructions.Explain(opts, target)
 			instructionsWarn(env, e.Warnings)
-			if asJSON {
+			if asJSON.set {
 				err = writeJSON(env.Stdout, e)
 			} else {
 				err = printExplanation(env.Stdout, e)
@@ -157,7 +159,7 @@ unreadable.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 3 when a file was skipped by a cap or unreadable")
 	return cmd
 }

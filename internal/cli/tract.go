@@ -158,6 +158,24 @@ func tractErr(err error) error {
 	return err
 }
 
+// optionError makes the validation error of an options struct a usage
+// error (exit 2) worded in flags: "unknown --format "xml" (want …)" for a
+// value outside a set, "--budget must be positive" for one out of range.
+// A field that is no flag's name, or has no value, keeps the library's
+// wording.
+func optionError(err error) error {
+	var ve *tract.ValidationError
+	switch {
+	case !errors.As(err, &ve):
+		return err
+	case strings.Contains(ve.Field, " "), ve.Value == "":
+		return usageError("%v", ve)
+	case strings.HasPrefix(ve.Reason, "want "):
+		return usageError("unknown --%s %q (%s)", ve.Field, ve.Value, ve.Reason)
+	}
+	return usageError("--%s %s", ve.Field, ve.Reason)
+}
+
 // tractReadInput reads --text, --file or stdin (in that order of preference).
 func tractReadInput(env *Env, text string, textSet bool, file string) (string, error) {
 	switch {

@@ -12,16 +12,16 @@ import (
 func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 	var o tract.SpawnOptions
 	var mode string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "spawn CHILD --purpose P [--mode reference|snapshot|empty] [--budget N]",
 		Short: "Create a child tract from the current tract's head",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Budget < 0 {
-				return usageError("--budget must be positive")
-			}
 			o.Mode = tract.SpawnMode(mode)
+			if err := o.Validate(); err != nil {
+				return optionError(err)
+			}
 			s, err := f.session(cmd, env)
 			if err != nil {
 				return err
@@ -31,7 +31,7 @@ func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, child)
 			}
 			at := "an empty tract"
@@ -45,13 +45,13 @@ func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&o.Purpose, "purpose", "", "what the child is for (required)")
 	cmd.Flags().StringVar(&mode, "mode", string(tract.SpawnReference), "reference (see the parent's context by reference), snapshot (a seed with the compiled parent context) or empty (a seed with the purpose)")
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "token budget of a snapshot")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the child tract as JSON")
+	asJSON.add(cmd, "print the child tract as JSON")
 	return cmd
 }
 
 func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 	var into string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "merge-from CHILD [--into PARENT]",
 		Short: "Merge a child's work into its parent by reference (a merge commit, nothing copied)",
@@ -61,7 +61,7 @@ func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, res)
 			}
 			if res.Kind == tract.MergeUpToDate {
@@ -73,34 +73,42 @@ func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringVar(&into, "into", "", "parent tract (default: the child's spawn parent)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 	var o tract.CompileOptions
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "blame [--json]",
 		Short: "Map every compiled message to its commit, author tract and spawn path",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return optionError(err)
+			}
+			s, err := f.session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
 			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, entries)
 			}
 			for _, e := range entries {
 				fmt.Fprintf(env.Stdout, "%3d %s %-9s %-12s %s: %s\n", e.Index, e.Commit.Short(), e.Role, e.Tract, strings.Join(e.SpawnPath, " > "), e.Summary)
 			}
 			return nil
-		}),
+		},
 	}
 	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
@@ -121,7 +129,8 @@ func newTractRmCmd(env *Env, f *tractFlags) *cobra.Command {
 
 func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 	var retention string
-	var dryRun, asJSON bool
+	var dryRun bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "gc [--retention DUR] [--dry-run]",
 		Short: "Remove commits no tract reaches (older than the retention)",
@@ -153,7 +162,7 @@ func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, rep)
 			}
 			if dryRun {
@@ -170,7 +179,7 @@ func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&retention, "retention", "7d", "keep unreachable commits and reflog entries younger than this (e.g. 0s, 12h, 7d)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
-	var asJSON, tree bool
+	var tree bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "list [--tree]",
 		Short: "List tracts (--tree: as a spawn tree)",
@@ -20,7 +21,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, list)
 			}
 			if tree {
@@ -41,16 +42,17 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	cmd.Flags().BoolVar(&tree, "tree", false, "show spawn relations as a tree")
 	return cmd
 }
 
 func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
-		n                  int
-		all, graph, asJSON bool
-		format             string
+		n          int
+		all, graph bool
+		asJSON     jsonFlag
+		format     string
 	)
 	cmd := &cobra.Command{
 		Use:   "log [-n N] [--all] [--graph] [--format dot]",
@@ -60,17 +62,21 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 			if format != "" && format != "text" && format != "dot" {
 				return usageError("unknown --format %q (want text or dot)", format)
 			}
+			o := tract.LogOptions{N: n, All: all}
+			if err := o.Validate(); err != nil {
+				return optionError(err)
+			}
 			s, err := f.session(cmd, env)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			entries, err := s.repo.Log(cmd.Context(), s.tract, tract.LogOptions{N: n, All: all})
+			entries, err := s.repo.Log(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
 			}
 			switch {
-			case asJSON:
+			case asJSON.set:
 				return writeJSON(env.Stdout, entries)
 			case format == "dot":
 				fmt.Fprint(env.Stdout, tract.Dot(entries))
@@ -89,12 +95,12 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.BoolVar(&all, "all", false, "show every branch's history")
 	fl.BoolVar(&graph, "graph", false, "draw the DAG")
 	fl.StringVar(&format, "format", "", "text (default) or dot (Graphviz)")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "show REF",
 		Short: "Show one commit with its content",
@@ -104,14 +110,14 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, sh)
 			}
 			fmt.Fprint(env.Stdout, tractRenderShown(sh))
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
@@ -159,18 +165,21 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
 		o      tract.CompileOptions
 		format string
-		asJSON bool
+		asJSON jsonFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "compile [--budget N] [--format openai|anthropic|text] [--at REF] [--encoding E]",
 		Short: "Compile the context an LLM receives",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != tract.FormatOpenAI && format != tract.FormatAnthropic && format != tract.FormatText {
-				return usageError("unknown --format %q (want openai, anthropic or text)", format)
+			if err := tract.Format(format).Validate(); err != nil {
+				return optionError(err)
 			}
-			if o.Budget < 0 {
-				return usageError("--budget must be positive")
+			if err := o.Validate(); err != nil {
+				return optionError(err)
+			}
+			if asJSON.set {
+				format = string(tract.FormatJSON)
 			}
 			s, err := f.session(cmd, env)
 			if err != nil {
@@ -181,10 +190,11 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
-				return writeJSON(env.Stdout, res)
+			out, err := tract.Render(res, tract.Format(format))
+			if err != nil {
+				return err
 			}
-			if len(res.Dropped) > 0 {
+			if len(res.Dropped) > 0 && !asJSON.set {
 				var short []string
 				tokens := 0
 				for _, d := range res.Dropped {
@@ -193,21 +203,18 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 				}
 				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
 			}
-			switch format {
-			case tract.FormatOpenAI:
-				return writeJSON(env.Stdout, tract.OpenAI(res.Messages))
-			case tract.FormatAnthropic:
-				return writeJSON(env.Stdout, tract.ToAnthropic(res.Messages))
+			if v, ok := out.JSON(); ok {
+				return writeJSON(env.Stdout, v)
 			}
-			fmt.Fprint(env.Stdout, tract.Text(res.Messages))
+			fmt.Fprint(env.Stdout, out.Text)
 			return nil
 		},
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&o.Budget, "budget", 0, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
-	fl.StringVar(&format, "format", tract.FormatOpenAI, "openai, anthropic or text")
+	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai, anthropic or text (json: as --json)")
 	fl.StringVar(&o.At, "at", "", "compile as of this ref")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
-	fl.BoolVar(&asJSON, "json", false, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
+	asJSON.add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
 	return cmd
 }

@@ -10,7 +10,8 @@ import (
 
 func newTractBranchCmd(env *Env, f *tractFlags) *cobra.Command {
 	var from, del string
-	var force, asJSON bool
+	var force bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "branch [NAME [--from REF]] [--delete NAME [--force]]",
 		Short: "List, create or delete branches",
@@ -42,7 +43,7 @@ func newTractBranchCmd(env *Env, f *tractFlags) *cobra.Command {
 				if err != nil {
 					return tractErr(err)
 				}
-				if asJSON {
+				if asJSON.set {
 					return writeJSON(env.Stdout, bs)
 				}
 				for _, b := range bs {
@@ -62,7 +63,7 @@ func newTractBranchCmd(env *Env, f *tractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&from, "from", "", "start the branch at this ref (default HEAD)")
 	cmd.Flags().StringVar(&del, "delete", "", "delete this branch")
 	cmd.Flags().BoolVar(&force, "force", false, "delete even when not merged into HEAD")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
@@ -115,14 +116,14 @@ func newTractResetCmd(env *Env, f *tractFlags) *cobra.Command {
 
 func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 	var o tract.MergeOptions
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "merge BRANCH [--no-ff] [--strategy ours|theirs]",
 		Short: "Merge a branch into the current one",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Strategy != "" && o.Strategy != tract.StrategyOurs && o.Strategy != tract.StrategyTheirs {
-				return usageError("unknown --strategy %q (want ours or theirs)", o.Strategy)
+			if err := o.Validate(); err != nil {
+				return optionError(err)
 			}
 			s, err := f.session(cmd, env)
 			if err != nil {
@@ -139,7 +140,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, res)
 			}
 			tractPrintMerge(env, res, args[0], o.Strategy)
@@ -148,7 +149,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.NoFF, "no-ff", false, "record a merge commit even when a fast-forward is possible")
 	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "resolve conflicts: ours or theirs (recorded as an edit on top of the merge)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }
 
@@ -183,7 +184,7 @@ func newTractCherryPickCmd(env *Env, f *tractFlags) *cobra.Command {
 }
 
 func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Recompute every hash and check every parent, edit target and ref (exit 3 on damage)",
@@ -193,7 +194,7 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON.set {
 				if err := writeJSON(env.Stdout, rep); err != nil {
 					return err
 				}
@@ -205,12 +206,12 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 			if len(rep.Damage) > 0 {
 				return findingError(fmt.Errorf("verify: %d problems in %s", len(rep.Damage), s.where))
 			}
-			if !asJSON {
+			if !asJSON.set {
 				fmt.Fprintf(env.Stdout, "ok: %d blobs, %d commits, %d refs\n", rep.Blobs, rep.Commits, rep.Refs)
 			}
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	asJSON.add(cmd, "")
 	return cmd
 }

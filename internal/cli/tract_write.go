@@ -62,7 +62,8 @@ func newTractNewCmd(env *Env, f *tractFlags) *cobra.Command {
 func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
 		typ, role, name, text, file, message, toolCallID, toolCalls string
-		pin, skip, asJSON                                           bool
+		pin, skip                                                   bool
+		asJSON                                                      jsonFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin]",
@@ -99,7 +100,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, commit)
 			}
 			fmt.Fprintln(env.Stdout, commit.Hash)
@@ -117,13 +118,13 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.StringVar(&toolCalls, "tool-calls", "", `tool calls of a tool_call, JSON: [{"id","name","arguments"}]`)
 	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
-	fl.BoolVar(&asJSON, "json", false, "print the commit as JSON")
+	asJSON.add(cmd, "print the commit as JSON")
 	return cmd
 }
 
 func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 	var format string
-	var asJSON bool
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "import [--format openai|jsonl] FILE|-",
 		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction",
@@ -169,7 +170,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			if len(commits) > 0 {
 				res.Head = commits[len(commits)-1].Hash
 			}
-			if asJSON {
+			if asJSON.set {
 				return writeJSON(env.Stdout, res)
 			}
 			if res.Count == 0 {
@@ -181,7 +182,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array) or jsonl (one message per line)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {count, head} as JSON")
+	asJSON.add(cmd, "print {count, head} as JSON")
 	return cmd
 }
 

@@ -1,0 +1,78 @@
+package tract
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Options validate themselves, so every face (CLI, MCP server, hooks, a Go
+// program) applies the same rules before it opens a store, and the domain
+// applies them again on entry. Each Validate returns a *ValidationError
+// naming the field.
+
+// Validate checks the options of a compile: the budget is 0 (none) or more.
+func (o CompileOptions) Validate() error {
+	return validBudget(o.Budget)
+}
+
+// Validate checks the options of a spawn: a known mode ("" is reference),
+// a purpose and a budget of 0 or more.
+func (o SpawnOptions) Validate() error {
+	switch o.Mode {
+	case "", SpawnReference, SpawnSnapshot, SpawnEmpty:
+	default:
+		return &ValidationError{Field: "spawn mode", Value: string(o.Mode), Reason: "want reference, snapshot or empty"}
+	}
+	if strings.TrimSpace(o.Purpose) == "" {
+		return &ValidationError{Field: "purpose", Reason: "a spawn needs a purpose"}
+	}
+	return validBudget(o.Budget)
+}
+
+// Validate checks a commit before it is written: its content and, when
+// set, its priority.
+func (req CommitRequest) Validate() error {
+	if _, err := req.Content.Normalize(); err != nil {
+		return err
+	}
+	if req.Priority != "" {
+		if _, err := ParsePriority(string(req.Priority)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks the options of a log: N is 0 (all) or more.
+func (o LogOptions) Validate() error {
+	if o.N < 0 {
+		return &ValidationError{Field: "max-count", Value: fmt.Sprint(o.N), Reason: "must be 0 or more"}
+	}
+	return nil
+}
+
+// Validate checks the options of a merge: the strategy is "", ours or
+// theirs.
+func (o MergeOptions) Validate() error {
+	if o.Strategy != "" && o.Strategy != StrategyOurs && o.Strategy != StrategyTheirs {
+		return &ValidationError{Field: "strategy", Value: o.Strategy, Reason: "want ours or theirs"}
+	}
+	return nil
+}
+
+// ParseMark is the priority a commit may be marked with as it is written
+// (the CLI's --pin and --skip): pinned, skip, or "" for none.
+func ParseMark(s string) (Priority, error) {
+	switch p := Priority(s); p {
+	case "", Pinned, Skip:
+		return p, nil
+	}
+	return "", &ValidationError{Field: "priority", Value: s, Reason: "want pinned or skip"}
+}
+
+func validBudget(b int) error {
+	if b < 0 {
+		return &ValidationError{Field: "budget", Value: fmt.Sprint(b), Reason: "must be positive"}
+	}
+	return nil
+}
