@@ -30,6 +30,37 @@ func (c *Chain) Profile(kind triad.DocKind) *Profile {
 	return &Profile{Kind: kind, Chain: c, Layers: layers, Result: triad.Merge(c.Slug, layers)}
 }
 
+// RequireProfile is [Chain.Profile] for callers that need at least one
+// context: a chain with none is a *NoContextError.
+func (c *Chain) RequireProfile(kind triad.DocKind) (*Profile, error) {
+	if c.Empty() {
+		return nil, &NoContextError{Slug: c.Slug, Path: c.Path}
+	}
+	return c.Profile(kind), nil
+}
+
+// DocumentOptions select what a profile document carries besides the
+// merged values.
+type DocumentOptions struct {
+	// ContextChain adds "contextChain" ([Profile.WithContextChain]).
+	ContextChain bool
+	// Explain wraps the document as {merged, provenance} ([Profile.Explain]).
+	Explain bool
+}
+
+// Document is the merged document with what o asks for: the document
+// `lineage agents profile` prints and the MCP agents_profile tool returns.
+func (p *Profile) Document(o DocumentOptions) *triad.Value {
+	merged := p.Merged
+	if o.ContextChain {
+		merged = p.WithContextChain()
+	}
+	if o.Explain {
+		merged = p.Explain(merged)
+	}
+	return merged
+}
+
 // WithContextChain returns a copy of the merged document with
 // "contextChain": [{"prefix","path"}] listing the chain's contexts.
 func (p *Profile) WithContextChain() *triad.Value {

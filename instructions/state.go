@@ -154,3 +154,53 @@ func WriteState(ctx context.Context, path string, st State) error {
 	}
 	return fsx.WriteFileAtomic(path, data, 0o644)
 }
+
+// Continue restores the session saved in st, or, when st is nil (nothing
+// saved yet), starts one with the initial load and returns that load too.
+func Continue(st *State, opts Options) (*Session, *Initial) {
+	if st != nil {
+		return Restore(*st, opts), nil
+	}
+	sess, in := Start(opts)
+	return sess, &in
+}
+
+// UpdateSession runs fn on the session saved in the state file at path —
+// started with the initial load when there is none, which fn then gets —
+// and saves it, all under the file's lock ([UpdateState]), so concurrent
+// processes sharing one session report each file once. An error from fn
+// leaves the file as it was.
+func UpdateSession(ctx context.Context, path string, opts Options, fn func(sess *Session, started *Initial) error) error {
+	return UpdateState(ctx, path, func(st *State) (State, error) {
+		sess, in := Continue(st, opts)
+		if err := fn(sess, in); err != nil {
+			return State{}, err
+		}
+		return sess.State(), nil
+	})
+}
+
+// ErrNoSession is returned by [ResumeSession] when no session is saved.
+var ErrNoSession = errors.New("no session state")
+
+// StartSession starts a session with the initial load and saves it at path
+// in place of whatever was there ([WriteState]).
+func StartSession(ctx context.Context, path string, opts Options) (*Session, Initial, error) {
+	sess, in := Start(opts)
+	return sess, in, WriteState(ctx, path, sess.State())
+}
+
+// ResumeSession compares the session saved at path with the present
+// ([Resume]) and saves the resumed session in its place, under the file's
+// lock. With nothing saved it returns an error wrapping [ErrNoSession].
+func ResumeSession(ctx context.Context, path string, opts Options) (Resumed, error) {
+	var r Resumed
+	err := UpdateState(ctx, path, func(st *State) (State, error) {
+		if st == nil {
+			return State{}, fmt.Errorf("%w in %s", ErrNoSession, path)
+		}
+		r = Resume(*st, opts)
+		return r.Session.State(), nil
+	})
+	return r, err
+}

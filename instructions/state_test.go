@@ -98,24 +98,61 @@ func TestUpdateStateErrorLeavesFileAlone(t *testing.T) {
 	}
 }
 
+func TestUpdateSessionStartsOnceThenRestores(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "top", "sub/AGENTS.md": "sub"})
+	p := filepath.Join(t.TempDir(), "state.json")
+	ctx := context.Background()
+	var first []string
+	if err := UpdateSession(ctx, p, opts(root), func(s *Session, in *Initial) error {
+		if in == nil {
+			t.Fatal("a new session came without its initial load")
+		}
+		first = paths(in.Files)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(root, "AGENTS.md")}; !slices.Equal(first, want) {
+		t.Fatalf("initial load %v, want %v", first, want)
+	}
+	var got []string
+	for range 2 {
+		if err := UpdateSession(ctx, p, opts(root), func(s *Session, in *Initial) error {
+			if in != nil {
+				t.Error("a saved session was started again")
+			}
+			got = append(got, paths(s.Resolve(filepath.Join(root, "sub")).Files)...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{filepath.Join(root, "sub", "AGENTS.md")}; !slices.Equal(got, want) {
+		t.Fatalf("two resolves reported %v, want %v once", got, want)
+	}
+	before, _ := os.ReadFile(p)
+	boom := errors.New("boom")
+	err := UpdateSession(ctx, p, opts(root), func(s *Session, _ *Initial) error {
+		s.Resolve(root)
+		return boom
+	})
+	if after, _ := os.ReadFile(p); !errors.Is(err, boom) || string(after) != string(before) {
+		t.Fatalf("a failed update: err %v, file changed %v", err, string(after) != string(before))
+	}
+}
+
 // resolveWorker runs in a child process (see TestMain): it resolves targets
 // against the state file the way `lineage instructions resolve` does and
 // prints every reported path.
 func resolveWorker(statePath, cwd string, targets []string) error {
 	o := opts(cwd)
-	return UpdateState(context.Background(), statePath, func(st *State) (State, error) {
-		var s *Session
-		if st == nil {
-			s, _ = Start(o)
-		} else {
-			s = Restore(*st, o)
-		}
+	return UpdateSession(context.Background(), statePath, o, func(s *Session, _ *Initial) error {
 		for _, t := range targets {
 			for _, f := range s.Resolve(t).Files {
 				fmt.Println(f.Path)
 			}
 		}
-		return s.State(), nil
+		return nil
 	})
 }
 
@@ -187,5 +224,30 @@ func TestResolveAcrossProcessesReportsEachFileOnce(t *testing.T) {
 	st, ok, err := ReadState(state)
 	if err != nil || !ok || len(st.Files) != 2*len(targets)+0 {
 		t.Errorf("final state: %d files, %v, %v", len(st.Files), ok, err)
+	}
+}
+
+func TestStartThenResumeSession(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "top"})
+	p := filepath.Join(t.TempDir(), "state.json")
+	ctx := context.Background()
+	if _, err := ResumeSession(ctx, p, opts(root)); !errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("resume with nothing saved: %v, want ErrNoSession naming %s", err, p)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a failed resume wrote a state file")
+	}
+	_, in, err := StartSession(ctx, p, opts(root))
+	if err != nil || len(in.Files) != 1 {
+		t.Fatalf("start: %v, %d files", err, len(in.Files))
+	}
+	r, err := ResumeSession(ctx, p, opts(root))
+	if err != nil || r.Text != "" {
+		t.Fatalf("resume with nothing changed: %q, %v", r.Text, err)
+	}
+	write(t, filepath.Join(root, "AGENTS.md"), "top, longer now")
+	r, err = ResumeSession(ctx, p, opts(root))
+	if err != nil || !strings.Contains(r.Text, filepath.Join(root, "AGENTS.md")) {
+		t.Fatalf("resume after an edit: %q, %v; want the file named", r.Text, err)
 	}
 }

@@ -121,18 +121,11 @@ func (s *Server) toolAgentsProfile(_ context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if ch.Empty() {
-		return nil, nil, &agents.NoContextError{Slug: in.Slug, Path: ch.Path}
+	p, err := ch.RequireProfile(k)
+	if err != nil {
+		return nil, nil, err
 	}
-	p := ch.Profile(k)
-	merged := p.Merged
-	if in.RootChain {
-		merged = p.WithContextChain()
-	}
-	if in.Explain {
-		merged = p.Explain(merged)
-	}
-	return nil, jsontext.Value(triad.Canonical(merged)), nil
+	return nil, jsontext.Value(triad.Canonical(p.Document(agents.DocumentOptions{ContextChain: in.RootChain, Explain: in.Explain}))), nil
 }
 
 func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest, in AgentsJournalInput) (*mcp.CallToolResult, jsontext.Value, error) {

@@ -159,15 +159,9 @@ func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSessi
 		if err := ensureDir(s.opts.StateDir); err != nil {
 			return err
 		}
-		return instructions.UpdateState(ctx, s.statePath(), func(st *instructions.State) (instructions.State, error) {
-			var sess *instructions.Session
-			if st == nil {
-				sess, _ = instructions.Start(s.instructionOptions(s.opts.Cwd))
-			} else {
-				sess = instructions.Restore(*st, s.instructionOptions(s.opts.Cwd))
-			}
+		return instructions.UpdateSession(ctx, s.statePath(), s.instructionOptions(s.opts.Cwd), func(sess *instructions.Session, _ *instructions.Initial) error {
 			fn(sess)
-			return sess.State(), nil
+			return nil
 		})
 	}
 	s.mu.Lock()

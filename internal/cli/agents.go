@@ -203,21 +203,14 @@ func newAgentsProfileCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 			if err != nil {
 				return agentsError(err)
 			}
-			if ch.Empty() {
-				return &agents.NoContextError{Slug: slug, Path: ch.Path}
+			p, err := ch.RequireProfile(k)
+			if err != nil {
+				return err
 			}
-			p := ch.Profile(k)
 			if err := printFindings(env, ch.Report(), f.strict); err != nil {
 				return err
 			}
-			merged := p.Merged
-			if rootChain {
-				merged = p.WithContextChain()
-			}
-			if explain {
-				merged = p.Explain(merged)
-			}
-			_, err = env.Stdout.Write(triad.Canonical(merged))
+			_, err = env.Stdout.Write(triad.Canonical(p.Document(agents.DocumentOptions{ContextChain: rootChain, Explain: explain})))
 			return err
 		},
 	}

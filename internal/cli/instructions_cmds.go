@@ -26,13 +26,13 @@ is started in FILE (replacing any there).`,
 			if err != nil {
 				return err
 			}
-			sess, in := instructions.Start(opts)
-			instructionsWarn(env, in.Warnings)
-			if state != "" {
-				if err := instructions.WriteState(cmd.Context(), fsx.Abs(env.Dir, state), sess.State()); err != nil {
-					return err
-				}
+			var in instructions.Initial
+			if state == "" {
+				_, in = instructions.Start(opts)
+			} else if _, in, err = instructions.StartSession(cmd.Context(), fsx.Abs(env.Dir, state), opts); err != nil {
+				return err
 			}
+			instructionsWarn(env, in.Warnings)
 			if asJSON.set {
 				return writeJSON(env.Stdout, in)
 			}
@@ -71,19 +71,14 @@ system reminder instead.`,
 				return err
 			}
 			var out []instructions.Resolution
-			err = instructions.UpdateState(cmd.Context(), fsx.Abs(env.Dir, state), func(st *instructions.State) (instructions.State, error) {
-				var sess *instructions.Session
-				if st == nil {
-					var in instructions.Initial
-					sess, in = instructions.Start(opts)
-					instructionsWarn(env, in.Warnings)
-				} else {
-					sess = instructions.Restore(*st, opts)
+			err = instructions.UpdateSession(cmd.Context(), fsx.Abs(env.Dir, state), opts, func(sess *instructions.Session, started *instructions.Initial) error {
+				if started != nil {
+					instructionsWarn(env, started.Warnings)
 				}
 				for _, t := range targets {
 					out = append(out, sess.Resolve(t))
 				}
-				return sess.State(), nil
+				return nil
 			})
 			if err != nil {
 				return err
@@ -182,20 +177,15 @@ nothing when nothing differs, then saves the current session in FILE.`,
 				return err
 			}
 			path := fsx.Abs(env.Dir, state)
-			var text string
-			err = instructions.UpdateState(cmd.Context(), path, func(st *instructions.State) (instructions.State, error) {
-				if st == nil {
-					return instructions.State{}, errors.New("no session state in " + path + " (start one with 'lineage instructions initial --state')")
-				}
-				r := instructions.Resume(*st, opts)
-				instructionsWarn(env, r.Warnings)
-				text = r.Text
-				return r.Session.State(), nil
-			})
+			r, err := instructions.ResumeSession(cmd.Context(), path, opts)
+			if errors.Is(err, instructions.ErrNoSession) {
+				return errors.New("no session state in " + path + " (start one with 'lineage instructions initial --state')")
+			}
 			if err != nil {
 				return err
 			}
-			return printText(env, text)
+			instructionsWarn(env, r.Warnings)
+			return printText(env, r.Text)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "session state `FILE` (required)")
