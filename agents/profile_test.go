@@ -12,7 +12,7 @@ import (
 func TestRequireProfileAndDocument(t *testing.T) {
 	root := tempRoot(t)
 	tree(t, root, map[string]string{
-		".git": "<dir>",
+		".git":                                   "<dir>",
 		".clia/agents/s/s@root.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"s","guardrails":["g"]}`,
 	})
 	ch, err := Resolve(Options{Path: root}, "nobody")
