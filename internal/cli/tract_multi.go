@@ -11,22 +11,12 @@ import (
 
 func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 	var o tract.SpawnOptions
-	var mode string
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "spawn CHILD --purpose P [--mode reference|snapshot|empty] [--budget N]",
 		Short: "Create a child tract from the current tract's head",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Mode = tract.SpawnMode(mode)
-			if err := o.Validate(); err != nil {
-				return optionError(err)
-			}
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			child, err := s.repo.Spawn(cmd.Context(), s.tract, args[0], o)
 			if err != nil {
 				return tractErr(err)
@@ -40,10 +30,10 @@ func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			fmt.Fprintf(env.Stdout, "spawned %s from %s at %s (%s)\n", child.Name, s.tract, at, child.Spawn.Mode)
 			return nil
-		},
+		}, &o),
 	}
 	cmd.Flags().StringVar(&o.Purpose, "purpose", "", "what the child is for (required)")
-	cmd.Flags().StringVar(&mode, "mode", string(tract.SpawnReference), "reference (see the parent's context by reference), snapshot (a seed with the compiled parent context) or empty (a seed with the purpose)")
+	cmd.Flags().StringVar((*string)(&o.Mode), "mode", string(tract.SpawnReference), "reference (see the parent's context by reference), snapshot (a seed with the compiled parent context) or empty (a seed with the purpose)")
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "token budget of a snapshot")
 	asJSON.add(cmd, "print the child tract as JSON")
 	return cmd
@@ -84,15 +74,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "blame [--json]",
 		Short: "Map every compiled message to its commit, author tract and spawn path",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return optionError(err)
-			}
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -104,7 +86,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "%3d %s %-9s %-12s %s: %s\n", e.Index, e.Commit.Short(), e.Role, e.Tract, strings.Join(e.SpawnPath, " > "), e.Summary)
 			}
 			return nil
-		},
+		}, &o),
 	}
 	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")

@@ -49,28 +49,16 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 
 func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
-		n          int
-		all, graph bool
-		asJSON     jsonFlag
-		format     string
+		o      tract.LogOptions
+		graph  bool
+		asJSON jsonFlag
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:   "log [-n N] [--all] [--graph] [--format dot]",
 		Short: "Show history, newest first",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "" && format != "text" && format != "dot" {
-				return usageError("unknown --format %q (want text or dot)", format)
-			}
-			o := tract.LogOptions{N: n, All: all}
-			if err := o.Validate(); err != nil {
-				return optionError(err)
-			}
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Log(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -88,11 +76,16 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 				}
 			}
 			return nil
-		},
+		}, check(func() error {
+			if format != "" && format != "text" && format != "dot" {
+				return usageError("unknown --format %q (want text or dot)", format)
+			}
+			return nil
+		}), &o),
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&n, "max-count", "n", 0, "show at most N commits")
-	fl.BoolVar(&all, "all", false, "show every branch's history")
+	fl.IntVarP(&o.N, "max-count", "n", 0, "show at most N commits")
+	fl.BoolVar(&o.All, "all", false, "show every branch's history")
 	fl.BoolVar(&graph, "graph", false, "draw the DAG")
 	fl.StringVar(&format, "format", "", "text (default) or dot (Graphviz)")
 	asJSON.add(cmd, "")
@@ -171,21 +164,10 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "compile [--budget N] [--format openai|anthropic|text] [--at REF] [--encoding E]",
 		Short: "Compile the context an LLM receives",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := tract.Format(format).Validate(); err != nil {
-				return optionError(err)
-			}
-			if err := o.Validate(); err != nil {
-				return optionError(err)
-			}
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			if asJSON.set {
 				format = string(tract.FormatJSON)
 			}
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			res, err := s.repo.Compile(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -208,7 +190,7 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			fmt.Fprint(env.Stdout, out.Text)
 			return nil
-		},
+		}, check(func() error { return tract.Format(format).Validate() }), &o),
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&o.Budget, "budget", 0, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")

@@ -121,15 +121,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "merge BRANCH [--no-ff] [--strategy ours|theirs]",
 		Short: "Merge a branch into the current one",
 		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return optionError(err)
-			}
-			s, err := f.session(cmd, env)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			res, err := s.repo.Merge(cmd.Context(), s.tract, args[0], o)
 			var ce *tract.ConflictError
 			if errors.As(err, &ce) {
@@ -145,7 +137,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			tractPrintMerge(env, res, args[0], o.Strategy)
 			return nil
-		},
+		}, &o),
 	}
 	cmd.Flags().BoolVar(&o.NoFF, "no-ff", false, "record a merge commit even when a fast-forward is possible")
 	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "resolve conflicts: ours or theirs (recorded as an edit on top of the merge)")
