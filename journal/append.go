@@ -29,6 +29,26 @@ type Options struct {
 	Now func() time.Time
 }
 
+// Validate checks the scope: "" (submodule), submodule, workspace or
+// local.
+func (o Options) Validate() error {
+	switch o.Scope {
+	case "", ScopeSubmodule, ScopeWorkspace, ScopeLocal:
+		return nil
+	}
+	return fmt.Errorf("unknown scope %q (want submodule, workspace or local)", o.Scope)
+}
+
+// Document is the result as `lineage agents journal --json` prints it and
+// the MCP agents_journal tool returns it: {"file", "written", "entry"}.
+func (r Result) Document() *triad.Value {
+	out := triad.NewObject()
+	out.Set("file", triad.NewString(r.File))
+	out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(r.Written)})
+	out.Set("entry", r.Entry)
+	return out
+}
+
 func (o Options) now() time.Time {
 	if o.Now == nil {
 		return time.Now().UTC()

@@ -133,12 +133,12 @@ func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest
 		return nil, nil, errors.New("note: must not be empty")
 	}
 	scope := in.WriteScope
-	switch scope {
-	case "":
+	if scope == "" {
 		scope = journal.ScopeSubmodule
-	case journal.ScopeSubmodule, journal.ScopeWorkspace, journal.ScopeLocal:
-	default:
-		return nil, nil, fmt.Errorf("writeScope: want submodule, workspace or local, got %q", in.WriteScope)
+	}
+	jo := journal.Options{Scope: scope, Now: s.opts.Now}
+	if err := jo.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("writeScope: %w", err)
 	}
 	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
 	if err != nil || ask != nil {
@@ -149,13 +149,10 @@ func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest
 	if e.Kind == "" {
 		e.Kind = "journal"
 	}
-	res, err := journal.Append(ctx, journal.Options{Agents: opts, Scope: scope, Now: s.opts.Now}, e)
+	jo.Agents = opts
+	res, err := journal.Append(ctx, jo, e)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := triad.NewObject()
-	out.Set("file", triad.NewString(res.File))
-	out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(res.Written)})
-	out.Set("entry", res.Entry)
-	return nil, jsontext.Value(triad.Encode(out, triad.EncodeOptions{})), nil
+	return nil, jsontext.Value(triad.Encode(res.Document(), triad.EncodeOptions{})), nil
 }

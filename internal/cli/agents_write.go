@@ -25,16 +25,15 @@ func (w *writeFlags) add(cmd *cobra.Command) {
 
 // journalOptions builds the write options with the environment's clock.
 func journalOptions(env *Env, f *agentsFlags, w *writeFlags) (journal.Options, error) {
-	switch w.scope {
-	case journal.ScopeSubmodule, journal.ScopeWorkspace, journal.ScopeLocal:
-	default:
-		return journal.Options{}, usageError("--write-scope: unknown scope %q (want submodule, workspace or local)", w.scope)
-	}
 	now, err := env.Clock()
 	if err != nil {
 		return journal.Options{}, err
 	}
-	return journal.Options{Agents: f.options(env), Scope: w.scope, AgentsDir: w.agentsDir, Now: now}, nil
+	o := journal.Options{Agents: f.options(env), Scope: w.scope, AgentsDir: w.agentsDir, Now: now}
+	if err := o.Validate(); err != nil {
+		return journal.Options{}, usageError("--write-scope: %v", err)
+	}
+	return o, nil
 }
 
 // addAgentsWriteCmds adds journal, transfer and mirrors.
@@ -76,11 +75,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", res.Entry.Str("id"), res.File)
 			}
 			if asJSON.set {
-				out := triad.NewObject()
-				out.Set("file", triad.NewString(res.File))
-				out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(res.Written)})
-				out.Set("entry", res.Entry)
-				_, err = env.Stdout.Write(triad.Encode(out, triad.EncodeOptions{}))
+				_, err = env.Stdout.Write(triad.Encode(res.Document(), triad.EncodeOptions{}))
 				return err
 			}
 			fmt.Fprintln(env.Stdout, res.File)
