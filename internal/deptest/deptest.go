@@ -1,0 +1,146 @@
+package deptest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Module is lineage's module path.
+const Module = "github.com/agentlineage/lineage"
+
+// Package is one package of the module with what it imports (its own
+// non-test files) and everything it depends on, transitively.
+type Package struct {
+	ImportPath string   `json:"ImportPath"`
+	Imports    []string `json:"Imports"`
+	Deps       []string `json:"Deps"`
+}
+
+// Rule forbids the packages For selects to depend on a package Forbid
+// selects: directly when Direct, else through any chain of imports.
+type Rule struct {
+	Name   string
+	For    func(pkg string) bool
+	Forbid func(dep string) bool
+	Direct bool
+}
+
+// Violation is one dependency that breaks a rule.
+type Violation struct {
+	Rule    string
+	Package string
+	Dep     string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s: %s depends on %s", v.Rule, v.Package, v.Dep)
+}
+
+// Check returns the violations of rules in pkgs, sorted.
+func Check(pkgs []Package, rules []Rule) []Violation {
+	var out []Violation
+	for _, p := range pkgs {
+		for _, r := range rules {
+			if !r.For(p.ImportPath) {
+				continue
+			}
+			deps := p.Deps
+			if r.Direct {
+				deps = p.Imports
+			}
+			for _, d := range deps {
+				if r.Forbid(d) {
+					out = append(out, Violation{Rule: r.Name, Package: p.ImportPath, Dep: d})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// List reads the packages of the module in dir with `go list`.
+func List(dir string) ([]Package, error) {
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps", "./...")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w: %s", err, stderr.Bytes())
+	}
+	var pkgs []Package
+	dec := jsontext.NewDecoder(bytes.NewReader(out))
+	for {
+		var p Package
+		if err := json.UnmarshalDecode(dec, &p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list output: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+}
+
+// pkg selects the module's packages with these paths (relative to the
+// module: "tract", "internal/cli").
+func pkg(paths ...string) func(string) bool {
+	return func(p string) bool {
+		rel, ok := strings.CutPrefix(p, Module+"/")
+		return ok && slices.Contains(paths, rel)
+	}
+}
+
+// under selects import paths equal to or below one of prefixes.
+func under(prefixes ...string) func(string) bool {
+	return func(p string) bool {
+		for _, pre := range prefixes {
+			if p == pre || strings.HasPrefix(p, pre+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// not selects what f does not, among the module's packages.
+func not(f func(string) bool) func(string) bool {
+	return func(p string) bool { return strings.HasPrefix(p, Module) && !f(p) }
+}
+
+// The layers of docs/architecture.md.
+var (
+	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver")
+	domain  = pkg("instructions", "agents", "journal", "triad", "tract", "internal/fsx", "internal/canon", "internal/tokens")
+	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
+	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
+)
+
+// Rules are lineage's dependency rules.
+var Rules = []Rule{
+	{Name: "the domain never reaches a store or a database driver", For: domain,
+		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
+	{Name: "library packages never import a face", For: not(faces),
+		Forbid: under(Module+"/internal/cli", Module+"/mcpserver")},
+	{Name: "the MCP server never imports the CLI", For: pkg("mcpserver"),
+		Forbid: under(Module + "/internal/cli")},
+	{Name: "the MCP server gets its store injected", For: pkg("mcpserver"),
+		Forbid: func(d string) bool { return stores(d) || drivers(d) }, Direct: true},
+	{Name: "modernc.org/sqlite only in tract/sqlite", For: not(pkg("tract/sqlite")),
+		Forbid: under("modernc.org/sqlite"), Direct: true},
+	{Name: "pgx only in tract/postgres", For: not(pkg("tract/postgres")),
+		Forbid: under("github.com/jackc/pgx/v5"), Direct: true},
+	{Name: "the tokenizer only in internal/tokens", For: not(pkg("internal/tokens")),
+		Forbid: under("github.com/tiktoken-go/tokenizer"), Direct: true},
+	{Name: "go-git only in agents (the .gitmodules decoder)", For: not(pkg("agents")),
+		Forbid: under("github.com/go-git/go-git/v5"), Direct: true},
+}
