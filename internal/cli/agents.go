@@ -2,13 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
-	"github.com/agentlineage/lineage/triad"
 )
 
 // agentsFlags are the flags every agents command shares.
@@ -92,140 +90,4 @@ func printFindings(env *Env, rep agents.Report, strict bool) error {
 		return findingError(fmt.Errorf("%d error(s) with --strict", len(rep.Errors)))
 	}
 	return nil
-}
-
-func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
-	var asJSON jsonFlag
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Slugs visible from the path, with their context directories",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := agents.List(f.options(env))
-			if err != nil {
-				return agentsError(err)
-			}
-			if asJSON.set {
-				return writeJSON(env.Stdout, struct {
-					Path   string         `json:"path"`
-					Agents []agents.Agent `json:"agents"`
-				}{f.options(env).Path, list})
-			}
-			for _, a := range list {
-				for _, c := range a.Contexts {
-					fmt.Fprintf(env.Stdout, "%s %s\n", a.Slug, c.Dir)
-				}
-			}
-			return nil
-		},
-	}
-	asJSON.add(cmd, "")
-	return cmd
-}
-
-func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
-	var slug string
-	var explain bool
-	var asJSON jsonFlag
-	cmd := &cobra.Command{
-		Use:   "context --slug S",
-		Short: "The context chain of an agent, global to local",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireSlug(slug); err != nil {
-				return err
-			}
-			ch, err := agents.Resolve(f.options(env), slug)
-			if err != nil {
-				return agentsError(err)
-			}
-			if err := printFindings(env, ch.Report(), f.strict); err != nil {
-				return err
-			}
-			if asJSON.set {
-				return writeJSON(env.Stdout, ch)
-			}
-			if explain {
-				writeExplainedChain(env.Stdout, ch)
-				return nil
-			}
-			for _, c := range ch.Contexts {
-				fmt.Fprintf(env.Stdout, "%s %s\n", c.Prefix, c.Dir)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
-	cmd.Flags().BoolVar(&explain, "explain", false, "show the default chain, injected roots, final chain and exclusions")
-	asJSON.add(cmd, "")
-	return cmd
-}
-
-func writeExplainedChain(w io.Writer, ch *agents.Chain) {
-	fmt.Fprintf(w, "slug: %s\npath: %s\nmode: %s\n", ch.Slug, ch.Path, ch.Mode)
-	section := func(title string, cs []agents.Context) {
-		fmt.Fprintf(w, "%s:\n", title)
-		if len(cs) == 0 {
-			fmt.Fprintln(w, "  (none)")
-		}
-		for _, c := range cs {
-			fmt.Fprintf(w, "  %s %s (%s)\n", c.Prefix, c.Dir, c.Reason)
-		}
-	}
-	section("default chain", ch.Default)
-	section("injected", ch.Injected)
-	section("final chain", ch.Contexts)
-	fmt.Fprintln(w, "excluded:")
-	if len(ch.Excluded) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	}
-	for _, e := range ch.Excluded {
-		fmt.Fprintf(w, "  %s: %s\n", e.Dir, e.Reason)
-	}
-}
-
-func newAgentsProfileCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
-	var slug, kind string
-	var rootChain, explain bool
-	cmd := &cobra.Command{
-		Use:   name + " --slug S",
-		Short: "The merged agent document of a slug",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireSlug(slug); err != nil {
-				return err
-			}
-			k, err := triad.ParseKind(kind)
-			if err != nil {
-				return usageError("--kind: %v", err)
-			}
-			ch, err := agents.Resolve(f.options(env), slug)
-			if err != nil {
-				return agentsError(err)
-			}
-			p, err := ch.RequireProfile(k)
-			if err != nil {
-				return err
-			}
-			if err := printFindings(env, ch.Report(), f.strict); err != nil {
-				return err
-			}
-			_, err = env.Stdout.Write(triad.Canonical(p.Document(agents.DocumentOptions{ContextChain: rootChain, Explain: explain})))
-			return err
-		},
-	}
-	def := "agent"
-	if name == "plan" {
-		def = "agenda"
-		cmd.Short = "The merged agenda of a slug (profile --kind agenda)"
-	}
-	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
-	if name == "profile" {
-		cmd.Flags().StringVar(&kind, "kind", def, "document kind: agent, agenda or agency")
-	} else {
-		kind = def
-	}
-	cmd.Flags().BoolVar(&rootChain, "root-chain", false, `add "contextChain": [{"prefix","path"}]`)
-	cmd.Flags().BoolVar(&explain, "explain", false, "print {merged, provenance}: the file each value came from")
-	return cmd
 }

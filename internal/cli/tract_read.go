@@ -200,3 +200,30 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 	asJSON.add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
 	return cmd
 }
+
+func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
+	var o tract.CompileOptions
+	var asJSON jsonFlag
+	cmd := &cobra.Command{
+		Use:   "blame [--json]",
+		Short: "Map every compiled message to its commit, author tract and spawn path",
+		Args:  exactArgs(0),
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
+			if err != nil {
+				return tractErr(err)
+			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, entries)
+			}
+			for _, e := range entries {
+				fmt.Fprintf(env.Stdout, "%3d %s %-9s %-12s %s: %s\n", e.Index, e.Commit.Short(), e.Role, e.Tract, strings.Join(e.SpawnPath, " > "), e.Summary)
+			}
+			return nil
+		}, &o),
+	}
+	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
+	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
+	asJSON.add(cmd, "")
+	return cmd
+}

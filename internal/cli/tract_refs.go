@@ -174,36 +174,3 @@ func newTractCherryPickCmd(env *Env, f *tractFlags) *cobra.Command {
 		}),
 	}
 }
-
-func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
-	var asJSON jsonFlag
-	cmd := &cobra.Command{
-		Use:   "verify",
-		Short: "Recompute every hash and check every parent, edit target and ref (exit 3 on damage)",
-		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
-			rep, err := s.repo.Verify(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON.set {
-				if err := writeJSON(env.Stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				for _, d := range rep.Damage {
-					fmt.Fprintln(env.Stdout, d.String())
-				}
-			}
-			if len(rep.Damage) > 0 {
-				return findingError(fmt.Errorf("verify: %d problems in %s", len(rep.Damage), s.where))
-			}
-			if !asJSON.set {
-				fmt.Fprintf(env.Stdout, "ok: %d blobs, %d commits, %d refs\n", rep.Blobs, rep.Commits, rep.Refs)
-			}
-			return nil
-		}),
-	}
-	asJSON.add(cmd, "")
-	return cmd
-}

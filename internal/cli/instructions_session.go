@@ -113,52 +113,6 @@ func printResolutions(env *Env, out []instructions.Resolution, asJSON, reminder 
 	return nil
 }
 
-func newInstructionsExplainCmd(env *Env, f *instructionsFlags) *cobra.Command {
-	var strict bool
-	var asJSON jsonFlag
-	cmd := &cobra.Command{
-		Use:   "explain [TARGET]",
-		Short: "Show how the root was chosen and what became of each directory's AGENTS.md",
-		Long: `Show the root, how it was chosen, and every directory of the chain from the root
-to the working directory (or to TARGET's directory) with its status: loaded,
-missing, skipped:max-files, skipped:max-bytes, not-regular-file, unreadable,
-duplicate, empty or outside-root.
-
-With --strict the command exits 3 when a file was skipped by a cap or was
-unreadable.`,
-		Args: rangeArgs(0, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options(cmd, env)
-			if err != nil {
-				return err
-			}
-			target := ""
-			if len(args) == 1 {
-				if target = args[0]; target == "" {
-					return usageError("TARGET must not be empty")
-				}
-			}
-			e := instructions.Explain(opts, target)
-			instructionsWarn(env, e.Warnings)
-			if asJSON.set {
-				err = writeJSON(env.Stdout, e)
-			} else {
-				err = printExplanation(env.Stdout, e)
-			}
-			if err != nil {
-				return err
-			}
-			if n := len(e.Findings()); strict && n > 0 {
-				return findingError(fmt.Errorf("strict: %d file(s) skipped by a cap or unreadable", n))
-			}
-			return nil
-		},
-	}
-	asJSON.add(cmd, "")
-	cmd.Flags().BoolVar(&strict, "strict", false, "exit 3 when a file was skipped by a cap or unreadable")
-	return cmd
-}
-
 func newInstructionsResumeCmd(env *Env, f *instructionsFlags) *cobra.Command {
 	var state string
 	cmd := &cobra.Command{
