@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ type CommissionResult struct {
 // log starts with one "Commissioned — <title>" entry tagged commission,
 // routing, as the spec asks.
 func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionResult, error) {
+	if !commissionSlug.MatchString(c.Slug) {
+		return nil, fmt.Errorf("slug %q: a new agent's slug must be kebab case (^[a-z0-9]+(-[a-z0-9]+)*$)", c.Slug)
+	}
 	if strings.TrimSpace(c.Title) == "" {
 		c.Title = c.Slug
 	}
@@ -268,6 +272,9 @@ func loadTemplate(opts agents.Options, from string) (map[triad.DocKind]*triad.Va
 	}
 	return out, nil
 }
+
+// commissionSlug is the slug rule of the commission spec.
+var commissionSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // currentSchema is the schemaVersion lineage writes: CLIA's
 // TriadSchemaVersion.current.

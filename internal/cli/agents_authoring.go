@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
 	"github.com/agentlineage/lineage/triad"
 )
@@ -325,6 +326,9 @@ func newAgentsTidyCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 					return err
 				}
 			}
+			if t.Dir != "" {
+				t.Dir = fsx.Abs(env.Dir, t.Dir)
+			}
 			if dryRun && t.Write {
 				return usageError("--dry-run and --write exclude each other")
 			}
@@ -373,7 +377,7 @@ func newAgentsTidyCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&t.Slug, "slug", "", "the agent's context at the write root")
-	fl.StringVar(&t.Dir, "dir", "", "every triad document under this directory")
+	fl.StringVar(&t.Dir, "dir", "", "every triad document under this directory (relative to the current directory)")
 	fl.StringArrayVar(&kinds, "kind", nil, "only this kind: agent, agenda or agency (repeatable; default all)")
 	fl.BoolVar(&t.Write, "write", false, "apply the changes")
 	fl.BoolVar(&dryRun, "dry-run", false, "show the changes, write nothing (the default)")
