@@ -158,7 +158,7 @@ func TestKilledUpsertWriterNeverTearsOrDuplicates(t *testing.T) {
 		}
 		last = n
 	}
-	for round := 0; round < 8; round++ {
+	for round := 0; round < 5; round++ {
 		// Two workers at once, both killed: a kill can land while the other
 		// holds or waits for the lock.
 		var cmds []*exec.Cmd
@@ -188,7 +188,7 @@ func TestKilledUpsertWriterNeverTearsOrDuplicates(t *testing.T) {
 				}
 			}
 		}
-		deadline := time.Now().Add(time.Duration(10+round*15) * time.Millisecond)
+		deadline := time.Now().Add(time.Duration(10+round*10) * time.Millisecond)
 		for time.Now().Before(deadline) {
 			check()
 		}
