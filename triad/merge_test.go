@@ -221,3 +221,27 @@ func TestMergeProvenanceOfMergedElements(t *testing.T) {
 		t.Errorf("provenance = %v", r.Provenance)
 	}
 }
+
+// 20 layers of 200 milestones whose ids repeat within and across layers,
+// the shape of real agendas.
+func BenchmarkMergeKeyedDuplicates(b *testing.B) {
+	var layers []Layer
+	for l := 0; l < 20; l++ {
+		arr := NewArray()
+		for i := 0; i < 200; i++ {
+			o := NewObject()
+			o.Set("id", NewString(fmt.Sprintf("near-%d", i%40)))
+			o.Set("title", NewString(fmt.Sprintf("m%d-%d", l%3, i)))
+			o.Set("items", NewArray(NewString(fmt.Sprint(l)), NewString("shared")))
+			arr.Items = append(arr.Items, o)
+		}
+		doc := NewObject()
+		doc.Set("milestones", arr)
+		layers = append(layers, Layer{File: fmt.Sprint(l), Doc: doc})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Merge("s", layers)
+	}
+}

@@ -109,3 +109,23 @@ func TestPropertyMergeLosesNothing(t *testing.T) {
 		}
 	})
 }
+
+// Any two decodable documents merge without panicking and without losing
+// an array element.
+func FuzzMergeLosesNothing(f *testing.F) {
+	f.Add(`{"milestones":[{"id":"near-1"},{"id":"near-1","t":1}]}`, `{"milestones":[{"id":"near-1","t":2}]}`)
+	f.Add(`{"sections":[{"slug":"p","items":["a","b"]}],"extensions":{"j":"-CL"}}`, `{"sections":[{"slug":"p","items":[]}],"extensions":{"inherits":["x"]}}`)
+	f.Add(`{"links":[{"title":"t"},{"title":"t","url":""}]}`, `{"links":[{"title":"t","url":null,"n":[1,{"a":2}]}]}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		da, err1 := triad.Decode("a", []byte(a))
+		db, err2 := triad.Decode("b", []byte(b))
+		if err1 != nil || err2 != nil {
+			return
+		}
+		layers := []triad.Layer{{File: "a", Doc: da}, {File: "b", Doc: db}}
+		r := triad.Merge("s", layers)
+		if lost := agentstest.Lost(layers, r.Merged); len(lost) > 0 {
+			t.Fatalf("lost %v in %s", lost, triad.Canonical(r.Merged))
+		}
+	})
+}
