@@ -74,6 +74,7 @@ func (s *Server) addAgentsTools() {
 		Annotations:  hints(false, false, false),
 		OutputSchema: anyObject,
 	}, s.toolAgentsJournal)
+	s.addAgentsAuthoringTools()
 }
 
 // agentsOptions checks the slug and returns the options for a path.
@@ -132,13 +133,9 @@ func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest
 	if strings.TrimSpace(in.Note) == "" {
 		return nil, nil, errors.New("note: must not be empty")
 	}
-	scope := in.WriteScope
-	if scope == "" {
-		scope = journal.ScopeSubmodule
-	}
-	jo := journal.Options{Scope: scope, Now: s.opts.Now}
-	if err := jo.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("writeScope: %w", err)
+	jo, err := s.journalOptions(in.WriteScope)
+	if err != nil {
+		return nil, nil, err
 	}
 	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
 	if err != nil || ask != nil {
