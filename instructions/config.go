@@ -144,6 +144,9 @@ func setInt(dst *int, v *int) {
 
 func clone(s []string) []string { return append([]string(nil), s...) }
 
+// MaxConfigBytes is the largest --config file read.
+const MaxConfigBytes = 1 << 20
+
 // ParseConfig decodes a --config file strictly: unknown keys, duplicate
 // keys, wrong types, numbers that are not whole and > 0, empty names and
 // file names containing a path separator are errors naming the key.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,9 +150,13 @@ func (st *State) restoreBytes() {
 	st.CoveredDirs = slices.Compact(dirs)
 }
 
-// ReadState reads the state file at path; ok is false when it does not exist.
+// MaxStateBytes is the largest state file read.
+const MaxStateBytes = 64 << 20
+
+// ReadState reads the state file at path; ok is false when it does not
+// exist. Anything but a regular file is refused without blocking.
 func ReadState(path string) (st State, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, false, nil
 	}
@@ -178,6 +181,11 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 		return err
 	}
 	defer lock.Unlock()
+	// Every writer holds the lock: a temporary file left now is a killed
+	// writer's.
+	if err := fsx.RemoveStaleTemps(path); err != nil {
+		return err
+	}
 	st, ok, err := ReadState(path)
 	if err != nil {
 		return err
@@ -205,6 +213,9 @@ func WriteState(ctx context.Context, path string, st State) error {
 		return err
 	}
 	defer lock.Unlock()
+	if err := fsx.RemoveStaleTemps(path); err != nil {
+		return err
+	}
 	data, err := MarshalState(st)
 	if err != nil {
 		return err
