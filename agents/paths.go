@@ -32,13 +32,26 @@ func (o Options) Roots() []string {
 	return o.AgentsRoots
 }
 
-// ValidateSlug rejects slugs that would escape a context directory.
+// MaxSlugBytes is the longest slug: with "@<folder>.agency.triad.json"
+// after it, a file name must stay within the usual 255-byte limit.
+const MaxSlugBytes = 128
+
+// ValidateSlug rejects slugs that would escape a context directory, that
+// hold a character that is not printable (a control character, a line
+// separator) or bytes that are not UTF-8, or that are longer than
+// MaxSlugBytes: a slug becomes a directory and appears in listings.
 func ValidateSlug(slug string) error {
 	if strings.TrimSpace(slug) == "" {
 		return errors.New("slug is required")
 	}
-	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) || strings.ContainsRune(slug, 0) {
+	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) {
 		return fmt.Errorf("invalid slug %q: it names a single directory", slug)
+	}
+	if len(slug) > MaxSlugBytes {
+		return fmt.Errorf("invalid slug %q: %d bytes, the limit is %d", slug[:32]+"…", len(slug), MaxSlugBytes)
+	}
+	if fsx.LineSafe(slug) != slug {
+		return fmt.Errorf("invalid slug %q: only printable UTF-8 characters are allowed", slug)
 	}
 	return nil
 }
