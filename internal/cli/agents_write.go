@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
 	"github.com/agentlineage/lineage/triad"
 )
@@ -88,7 +89,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 				return agentsError(err)
 			}
 			if !res.Written {
-				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", res.Entry.Str("id"), res.File)
+				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", fsx.LineSafe(res.Entry.Str("id")), fsx.LineSafe(res.File))
 			}
 			if asJSON {
 				out := triad.NewObject()
@@ -98,7 +99,7 @@ LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
 				_, err = env.Stdout.Write(triad.Encode(out, triad.EncodeOptions{}))
 				return err
 			}
-			fmt.Fprintln(env.Stdout, res.File)
+			fmt.Fprintln(env.Stdout, fsx.LineSafe(res.File))
 			return nil
 		},
 	}
@@ -150,9 +151,9 @@ already present are skipped, so a repeated transfer writes nothing.`,
 			if res.DryRun {
 				verb = "would copy"
 			}
-			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), res.File)
+			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), fsx.LineSafe(res.File))
 			for _, id := range res.Copied {
-				fmt.Fprintf(env.Stdout, "  + %s\n", id)
+				fmt.Fprintf(env.Stdout, "  + %s\n", fsx.LineSafe(id))
 			}
 			return nil
 		},
@@ -204,7 +205,7 @@ documents; unchanged files are not rewritten.`,
 				case m.Changed:
 					state = "wrote"
 				}
-				fmt.Fprintf(env.Stdout, "%s %s\n", state, m.File)
+				fmt.Fprintf(env.Stdout, "%s %s\n", state, fsx.LineSafe(m.File))
 			}
 			return nil
 		},
