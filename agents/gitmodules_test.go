@@ -110,3 +110,12 @@ func BenchmarkParseGitmodules(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkParseGitmodulesWhole(b *testing.B) {
+	data := manyGitmodules(20000)
+	for b.Loop() {
+		if _, err := wholeGitmodules(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
