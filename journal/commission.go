@@ -254,7 +254,7 @@ func loadTemplate(opts agents.Options, from string) (map[triad.DocKind]*triad.Va
 			continue
 		}
 		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
+		data, err := fsx.ReadRegular(p, agents.MaxDocumentBytes)
 		if err != nil {
 			return nil, err
 		}
