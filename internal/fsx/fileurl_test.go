@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +37,29 @@ func TestFromFileURLPerOS(t *testing.T) {
 			t.Errorf("%s: FromFileURL(%s) = %q, %v; want %q", tt.rules, tt.url, got, ok, tt.want)
 		}
 	}
+}
+
+// FuzzFromFileURL: a client's root URI, whatever it holds, becomes either
+// nothing or a clean absolute path under each OS's rules.
+func FuzzFromFileURL(f *testing.F) {
+	f.Add("file:///home/me")
+	f.Add("file:///C:/Users/Me")
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := url.Parse(s)
+		if err != nil {
+			return
+		}
+		for _, r := range rulesByName {
+			p, ok := r.FromFileURL(u)
+			if !ok {
+				continue
+			}
+			if !r.IsAbs(p) || r.Clean(p) != p {
+				t.Errorf("%s: FromFileURL(%q) = %q: not clean and absolute", r.OS, s, p)
+			}
+			if strings.ContainsRune(p, 0) {
+				t.Errorf("%s: FromFileURL(%q) = %q holds a NUL", r.OS, s, p)
+			}
+		}
+	})
 }
