@@ -65,7 +65,8 @@ func ValidateSlug(slug string) error {
 func ValidateRoots(roots []string) error {
 	for _, r := range roots {
 		c := filepath.Clean(r)
-		if r == "" || filepath.IsAbs(r) || c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		// Inside "." rules out absolute, rooted (`\x`), drive-relative ("C:x") and climbing paths.
+		if r == "" || c == "." || !fsx.Contains(".", c) {
 			return fmt.Errorf("invalid agents root %q: want a relative folder such as .clia/agents", r)
 		}
 	}
@@ -111,10 +112,10 @@ func workspaceOrSelf(p string) string {
 
 // depth counts the path components of a clean absolute path.
 func depth(p string) int {
-	if p == "/" {
+	if filepath.Dir(p) == p {
 		return 0
 	}
-	return strings.Count(p, "/")
+	return strings.Count(p[len(filepath.VolumeName(p)):], string(filepath.Separator))
 }
 
 // realPath resolves symlinks; a path that cannot be resolved is returned

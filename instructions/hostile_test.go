@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -243,18 +242,4 @@ func TestHugeFileMemory(t *testing.T) {
 	} else {
 		t.Logf("allocated %d KB", alloc>>10)
 	}
-}
-
-// A FIFO in place of a chain file is never opened: nothing blocks.
-func TestFIFOChainFileNeverBlocks(t *testing.T) {
-	root := testRepo(t, map[string]string{"a/": ""})
-	if err := syscall.Mkfifo(filepath.Join(root, "AGENTS.md"), 0o644); err != nil {
-		t.Skip(err)
-	}
-	withTimeout(t, func() {
-		e := Explain(opts(filepath.Join(root, "a")), "")
-		if e.Dirs[0].Status != StatusNotRegular || e.Dirs[0].Detail != "fifo" {
-			t.Errorf("dirs = %+v", e.Dirs)
-		}
-	})
 }

@@ -34,7 +34,7 @@ type dirFile struct {
 	info   fs.FileInfo // of the file itself (symlinks followed) when found
 }
 
-func (d dirFile) id() (fsx.FileID, bool) { return fsx.IDOf(d.info) }
+func (d dirFile) id() (fsx.FileID, bool) { return fsx.IDOf(d.path, d.info) }
 
 func (d dirFile) version() version {
 	return version{mtimeNs: d.info.ModTime().UnixNano(), size: d.info.Size()}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package instructions
 
 import (
@@ -181,6 +183,20 @@ func TestOSReadFileRefusesFIFO(t *testing.T) {
 	withTimeout(t, func() {
 		if _, err := OS.OpenRegular(p); !errors.Is(err, fsx.ErrNotRegular) {
 			t.Errorf("err = %v, want %v", err, fsx.ErrNotRegular)
+		}
+	})
+}
+
+// A FIFO in place of a chain file is never opened: nothing blocks.
+func TestFIFOChainFileNeverBlocks(t *testing.T) {
+	root := testRepo(t, map[string]string{"a/": ""})
+	if err := syscall.Mkfifo(filepath.Join(root, "AGENTS.md"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	withTimeout(t, func() {
+		e := Explain(opts(filepath.Join(root, "a")), "")
+		if e.Dirs[0].Status != StatusNotRegular || e.Dirs[0].Detail != "fifo" {
+			t.Errorf("dirs = %+v", e.Dirs)
 		}
 	})
 }

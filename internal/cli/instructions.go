@@ -72,7 +72,7 @@ func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.
 	return instructions.Options{
 		Config: instructions.BuildConfig(cwd, file, fromEnv, flags),
 		Cwd:    cwd,
-		Home:   env.Getenv("HOME"),
+		Home:   fsx.HomeDir(env.Getenv),
 	}, nil
 }
 

@@ -140,7 +140,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	}
 	return mcpserver.Options{
 		Cwd:             cwd,
-		Home:            env.Getenv("HOME"),
+		Home:            fsx.HomeDir(env.Getenv),
 		Instructions:    &cfg,
 		StateDir:        stateDir,
 		Stateless:       f.stateless,
