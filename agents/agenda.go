@@ -117,13 +117,19 @@ func CollectAgenda(opts Options, ao AgendaOptions) (*AgendaView, error) {
 				path = c.Files.Agenda
 			}
 		}
-		rep := ch.Report()
-		v.Report.Errors = append(v.Report.Errors, rep.Errors...)
-		v.Report.Warnings = append(v.Report.Warnings, rep.Warnings...)
 		if path == "" {
 			continue
 		}
-		a := splitAgenda(h.Slug, path, ch.Profile(triad.Agenda).Merged)
+		p := ch.Profile(triad.Agenda)
+		rep := ch.Report()
+		v.Report.Errors = append(v.Report.Errors, rep.Errors...)
+		v.Report.Warnings = append(v.Report.Warnings, rep.Warnings...)
+		// A document that does not decode is skipped with its finding, as
+		// CLIA skips it; its ancestors alone are not this home's agenda.
+		if !slices.ContainsFunc(p.Layers, func(l triad.Layer) bool { return l.File == path }) {
+			continue
+		}
+		a := splitAgenda(h.Slug, path, p.Merged)
 		if ao.ActiveOnly && !strings.EqualFold(a.Status, "active") {
 			continue
 		}
