@@ -347,3 +347,18 @@ func checkOwnItems(t *testing.T, file string, a agents.AgentAgenda) {
 		}
 	}
 }
+
+// BenchmarkAgendaNested lists the calendar of every agent of the nested
+// corpus workspace (9 agendas, tau's with 42 milestones).
+func BenchmarkAgendaNested(b *testing.B) {
+	root, _ := agentstest.Nested(b)
+	opts := agents.Options{Path: root, AgentsRoots: corpusRoots}
+	ao := agents.AgendaOptions{Calendar: agents.CalendarAll, Now: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)}
+	for b.Loop() {
+		v, err := agents.CollectAgenda(opts, ao)
+		if err != nil || len(v.Agents) == 0 {
+			b.Fatal(err)
+		}
+		_ = triad.Canonical(v.Value())
+	}
+}
