@@ -51,6 +51,7 @@ their documents, and append-only journal writes.`)
 		newAgentsProfileCmd(env, f, "plan"),
 		newAgentsDoctorCmd(env, f),
 		newAgentsLintCmd(env, f),
+		newAgentsAgendaCmd(env, f),
 	)
 	addAgentsWriteCmds(cmd, env, f)
 	addAgentSlugAlias(cmd)
