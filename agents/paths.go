@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -17,19 +18,23 @@ const DefaultAgentsRoot = ".clia/agents"
 type Options struct {
 	// Path is P, the working path; made absolute and clean by [Options.Norm].
 	Path string
-	// AgentsRoots are searched in every domain root, in order; empty means
-	// [DefaultAgentsRoot].
+	// AgentsRoots are searched in every domain root after
+	// [DefaultAgentsRoot], in order: they add to it, never replace it.
 	AgentsRoots []string
 	// AllowOutsideInherits lets inherits reach files outside the workspace.
 	AllowOutsideInherits bool
 }
 
-// Roots returns the agents roots in use.
+// Roots returns the agents roots in use: [DefaultAgentsRoot], then each
+// of AgentsRoots not already listed.
 func (o Options) Roots() []string {
-	if len(o.AgentsRoots) == 0 {
-		return []string{DefaultAgentsRoot}
+	out := []string{DefaultAgentsRoot}
+	for _, r := range o.AgentsRoots {
+		if c := filepath.Clean(r); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
 	}
-	return o.AgentsRoots
+	return out
 }
 
 // ValidateSlug rejects slugs that would escape a context directory.

@@ -121,49 +121,9 @@ func signature(opts Options, e Entry) (string, error) {
 	return "-" + e.Slug, nil
 }
 
-// buildEntry assembles the CLIA-compatible entry; its id is the SHA-256 of
-// its canonical JSON without id unless e.ID is set.
+// buildEntry assembles the CLIA-compatible entry of a plain journal write.
 func buildEntry(e Entry, sig, source string, now time.Time) (*triad.Value, error) {
-	kind := e.Kind
-	if kind == "" {
-		kind = "journal"
-	}
-	title := e.Title
-	if title == "" {
-		title = defaultTitle(e.Note)
-	}
-	body := triad.NewObject()
-	body.Set("timestamp", triad.NewString(now.Format(time.RFC3339)))
-	body.Set("kind", triad.NewString(kind))
-	body.Set("title", triad.NewString(title))
-	body.Set("summary", triad.NewString(e.Note))
-	body.Set("tags", stringArray(cleanList(e.Tags)))
-	body.Set("signature", triad.NewString(sig))
-	body.Set("source", triad.NewString(source))
-	typ := triad.NewObject()
-	typ.Set("type", triad.NewString(kind))
-	typ.Set("weight", triad.NewNumber("1"))
-	typ.Set("evidence", triad.NewString(e.Note))
-	by := triad.NewObject()
-	by.Set("by", triad.NewString(e.Slug))
-	by.Set("types", triad.NewArray(typ))
-	body.Set("contributions", triad.NewArray(by))
-	if dirs := cleanList(e.DirsTouched); len(dirs) > 0 {
-		ext := triad.NewObject()
-		ext.Set("x-dirsTouched", stringArray(dirs))
-		body.Set("extensions", ext)
-	}
-	id := e.ID
-	if id == "" {
-		sum, err := contentID(body)
-		if err != nil {
-			return nil, err
-		}
-		id = sum
-	}
-	entry := triad.NewObject()
-	entry.Members = append([]triad.Member{{Key: "id", Value: triad.NewString(id)}}, body.Members...)
-	return entry, nil
+	return buildLogEntry(LogEntry{Entry: e}, sig, source, now)
 }
 
 // contentID is the hex SHA-256 of v's canonical JSON.

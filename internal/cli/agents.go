@@ -35,7 +35,7 @@ their documents, and append-only journal writes.`)
 	f := &agentsFlags{}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.path, "path", "", "working path P (default: the current directory)")
-	pf.StringArrayVar(&f.roots, "agents-root", nil, "agents root searched in every domain root (repeatable; default .clia/agents)")
+	pf.StringArrayVar(&f.roots, "agents-root", nil, "agents root searched in every domain root after .clia/agents (repeatable)")
 	pf.BoolVar(&f.strict, "strict", false, "treat findings as fatal (exit 3)")
 	pf.BoolVar(&f.allowOutside, "allow-outside-inherits", false, "follow inherits that leave the workspace")
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -53,7 +53,19 @@ their documents, and append-only journal writes.`)
 		newAgentsLintCmd(env, f),
 	)
 	addAgentsWriteCmds(cmd, env, f)
+	addAgentSlugAlias(cmd)
 	return cmd
+}
+
+// addAgentSlugAlias accepts CLIA's spelling --agent-slug wherever a
+// command under cmd has --slug: both names set the same value.
+func addAgentSlugAlias(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if sf := c.Flags().Lookup("slug"); sf != nil && c.Flags().Lookup("agent-slug") == nil {
+			c.Flags().Var(sf.Value, "agent-slug", "same as --slug (CLIA's spelling)")
+		}
+		addAgentSlugAlias(c)
+	}
 }
 
 // agentsError maps library errors to exit codes: rootChain validation and
