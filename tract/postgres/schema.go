@@ -88,6 +88,8 @@ var migrations = []string{
 	);
 	CREATE INDEX annotations_commit ON annotations (commit_hash);
 	CREATE INDEX annotations_viewer ON annotations (viewer, seq);`,
+	// Version 2: each commit's place in the DAG (tract.Position).
+	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
 }
 
 // SchemaVersion is the schema version this package writes.

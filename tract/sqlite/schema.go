@@ -79,6 +79,10 @@ var migrations = []string{
 		head BLOB
 	);
 	CREATE INDEX annotations_commit ON annotations(commit_hash);`,
+	// Version 2: each commit's place in the DAG (tract.Position).
+	`ALTER TABLE commits ADD COLUMN gen INTEGER;
+	ALTER TABLE commits ADD COLUMN depth INTEGER;
+	ALTER TABLE commits ADD COLUMN jump BLOB;`,
 }
 
 // SchemaVersion is the schema version this package writes.

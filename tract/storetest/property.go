@@ -40,6 +40,9 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
 			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
 			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
+			for _, name := range []string{"main", "kid0"} {
+				checkShortLog(ctx, rt, warm, name)
+			}
 		}
 	})
 }
@@ -163,4 +166,50 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 		return nil
 	}
 	return err
+}
+
+// checkShortLog checks that a log of n entries (read newest first, a few
+// rows) is the first n entries of the whole log, and that HEAD~k (read
+// through skip pointers) is the kth first parent.
+func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string) {
+	t, err := r.Tract(ctx, name)
+	if err != nil {
+		return
+	}
+	full, err := r.Log(ctx, name, tract.LogOptions{})
+	if err != nil {
+		rt.Fatalf("log %s: %v", name, err)
+	}
+	n := rapid.IntRange(1, len(full)+2).Draw(rt, "log -n")
+	short, err := r.Log(ctx, name, tract.LogOptions{N: n})
+	if err != nil {
+		rt.Fatalf("log -n %d %s: %v", n, name, err)
+	}
+	want := full[:min(n, len(full))]
+	if !reflect.DeepEqual(short, want) {
+		rt.Fatalf("log -n %d of %s differs from the whole log's first entries:\nshort: %+v\nwhole: %+v", n, name, short, want)
+	}
+	if len(full) == 0 {
+		return
+	}
+	head := full[0].Hash
+	k := rapid.IntRange(0, 12).Draw(rt, "~k")
+	h := head
+	for i := 0; i < k && h != ""; i++ {
+		c, err := r.Store().Commit(ctx, h)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		h = ""
+		if len(c.Parents) > 0 {
+			h = c.Parents[0]
+		}
+	}
+	got, err := r.Resolve(ctx, t, fmt.Sprintf("%s~%d", head, k))
+	switch {
+	case h == "" && !errors.Is(err, tract.ErrNotFound):
+		rt.Fatalf("%s~%d past the root: got %s, %v; want not found", head.Short(), k, got, err)
+	case h != "" && (err != nil || got != h):
+		rt.Fatalf("%s~%d = %s, %v; want %s", head.Short(), k, got, err, h)
+	}
 }
