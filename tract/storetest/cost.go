@@ -189,6 +189,7 @@ func (r countingReader) ScanBlobs(ctx context.Context, fn func(tract.Blob) error
 		return fn(v)
 	})
 }
+
 // testCostFollowsTouched builds a 10k history with a merged child and
 // checks, by counting rows, that the commands of an agent's step read
 // O(what they show or change), not the history.

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/go-json-experiment/json"
 	"pgregory.net/rapid"
 )
 
@@ -42,6 +44,7 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
 			for _, name := range []string{"main", "kid0"} {
 				checkShortLog(ctx, rt, warm, name)
+				checkAPIFormats(ctx, rt, warm, name, budget)
 			}
 		}
 	})
@@ -58,9 +61,18 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		name := rapid.SampledFrom([]string{"style", "tools"}).Draw(rt, "name")
 		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeInstruction, Name: name, Text: text}})
 	case "tool":
-		id := fmt.Sprintf("call%d", rapid.IntRange(0, 3).Draw(rt, "call"))
+		id := rapid.SampledFrom([]string{"call0", "call1", "call2", "call.3/x", "toolu_" + strings.Repeat("9", 70)}).Draw(rt, "call")
+		args := rapid.SampledFrom([]string{"", `{"q":1}`, "[1,2]", "not json"}).Draw(rt, "arguments")
+		calls := []tract.ToolCall{{ID: id, Name: "f", Arguments: args}}
+		if rapid.Bool().Draw(rt, "two calls") {
+			calls = append(calls, tract.ToolCall{ID: "call1", Name: "g"})
+		}
 		if rapid.Bool().Draw(rt, "call or result") {
-			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "f"}}}})
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, Text: text, ToolCalls: calls}})
+			var ve *tract.ValidationError
+			if errors.As(err, &ve) {
+				err = nil // a call with duplicate ids is refused; fine
+			}
 		} else {
 			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
 		}
@@ -211,5 +223,31 @@ func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string)
 		rt.Fatalf("%s~%d past the root: got %s, %v; want not found", head.Short(), k, got, err)
 	case h != "" && (err != nil || got != h):
 		rt.Fatalf("%s~%d = %s, %v; want %s", head.Short(), k, got, err, h)
+	}
+}
+
+// checkAPIFormats renders a tract's compile (whole and under a budget) in
+// both API formats and checks each against its API's rules.
+func checkAPIFormats(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, budget int) {
+	if _, err := r.Tract(ctx, name); err != nil {
+		return
+	}
+	res, err := r.Compile(ctx, name, tract.CompileOptions{Budget: budget})
+	if err != nil {
+		return // a budget below what is pinned
+	}
+	oa, err := json.Marshal(tract.OpenAI(res.Messages))
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if err := ValidateOpenAI(oa); err != nil {
+		rt.Fatalf("openai format of %s refused: %v\n%s", name, err, oa)
+	}
+	an, err := json.Marshal(tract.ToAnthropic(res.Messages))
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if err := ValidateAnthropic(an); err != nil {
+		rt.Fatalf("anthropic format of %s refused: %v\n%s", name, err, an)
 	}
 }
