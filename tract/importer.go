@@ -18,10 +18,10 @@ const (
 
 // importMessage is an OpenAI-style chat message as found in files.
 type importMessage struct {
-	Role       string           `json:"role"`
-	Content    jsontext.Value   `json:"content"`
-	Name       string           `json:"name"`
-	ToolCallID string           `json:"tool_call_id"`
+	Role       string         `json:"role"`
+	Content    jsontext.Value `json:"content"`
+	Name       string         `json:"name"`
+	ToolCallID string         `json:"tool_call_id"`
 	ToolCalls  []struct {
 		ID       string `json:"id"`
 		Function struct {
