@@ -16,6 +16,7 @@ var (
 	ErrNoCommits     = errors.New("no commits yet")
 	ErrCurrentBranch = errors.New("current branch")
 	ErrUnmerged      = errors.New("not fully merged")
+	ErrReadOnly      = errors.New("store opened read-only")
 )
 
 // ValidationError is bad input: an unknown type or role, an invalid name, an

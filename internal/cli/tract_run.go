@@ -14,3 +14,15 @@ func (f *tractFlags) withSession(env *Env, fn func(cmd *cobra.Command, args []st
 		return fn(cmd, args, s)
 	}
 }
+
+// withReadSession is withSession on a read-only store.
+func (f *tractFlags) withReadSession(env *Env, fn func(cmd *cobra.Command, args []string, s *tractSession) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		s, err := f.readSession(cmd, env)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return fn(cmd, args, s)
+	}
+}

@@ -23,7 +23,7 @@ func newTractInitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if url == "" {
 				url = filepath.Join(env.Dir, ".lineage", "lineage.db")
 			}
-			s, err := f.sessionAt(cmd, env, url, true)
+			s, err := f.sessionAt(cmd, env, url, true, false)
 			if err != nil {
 				return err
 			}
