@@ -203,7 +203,7 @@ func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create,
 		if errors.Is(err, tract.ErrNotFound) {
 			return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
 		}
-		return nil, err
+		return nil, tractErr(err)
 	}
 	return &tractSession{store: s, repo: tract.New(s, tract.Options{Now: now}), tract: f.tractName(env), where: where}, nil
 }
@@ -215,7 +215,7 @@ func tractErr(err error) error {
 		return nil
 	}
 	var ve *tract.ValidationError
-	if errors.As(err, &ve) {
+	if errors.As(err, &ve) || errors.Is(err, tract.ErrDamaged) {
 		return findingError(err)
 	}
 	return err

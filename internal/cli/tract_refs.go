@@ -191,7 +191,7 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			rep, err := s.repo.Verify(cmd.Context())
 			if err != nil {
-				return err
+				return tractErr(err)
 			}
 			if asJSON {
 				if err := writeJSON(env.Stdout, rep); err != nil {

@@ -194,6 +194,10 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 }
 
 func (r reader) ScanCommits(ctx context.Context, fn func(tract.Commit) error) error {
+	return damaged(r.scanCommits(ctx, fn))
+}
+
+func (r reader) scanCommits(ctx context.Context, fn func(tract.Commit) error) error {
 	rows, err := r.q.QueryContext(ctx, `SELECT `+commitCols+` FROM commits c`)
 	if err != nil {
 		return err
@@ -251,6 +255,10 @@ func scanBlob(rows *sql.Rows, encoding string) (tract.Blob, error) {
 }
 
 func (r reader) ScanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
+	return damaged(r.scanBlobs(ctx, fn))
+}
+
+func (r reader) scanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
 	rows, err := r.q.QueryContext(ctx, `SELECT hash, data, NULL FROM blobs`)
 	if err != nil {
 		return err

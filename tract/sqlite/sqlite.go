@@ -68,7 +68,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	db.SetMaxIdleConns(4)
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, damaged(err))
 	}
 	s := &Store{db: db, path: path}
 	s.reader = reader{q: db, db: db}
@@ -105,7 +105,7 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			break
 		}
 	}
-	return nil, fmt.Errorf("open store %s read-only: %w", path, firstErr)
+	return nil, fmt.Errorf("open store %s read-only: %w", path, damaged(firstErr))
 }
 
 // cannotOpen reports an error of opening the file itself (not of its
@@ -185,6 +185,19 @@ func (t *txn) closeStmts() {
 func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// damaged wraps tract.ErrDamaged around SQLite's reports of a damaged
+// file, so callers can tell damage from a failure.
+func damaged(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "malformed") || strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_CORRUPT") {
+		return fmt.Errorf("%w: %w", tract.ErrDamaged, err)
+	}
+	return err
+}
 
 func isUnique(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
