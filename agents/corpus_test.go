@@ -20,37 +20,22 @@ var corpusRoots = []string{".clia/agents", ".wrkstrm/clia/agents", "private/.wrk
 // profile succeeds, for every kind, for every slug found in every corpus
 // folder.
 func TestCorpusProfilesEverySlug(t *testing.T) {
-	root := agentstest.CorpusDir(t)
 	total := 0
-	for _, folder := range agentstest.Folders(t) {
-		opts := agents.Options{Path: filepath.Join(root, folder), AgentsRoots: corpusRoots}
-		homes, err := agents.FindAll(opts)
-		if err != nil {
-			t.Fatalf("%s: %v", folder, err)
+	forEachCorpusAgent(t, func(folder string, h agents.AgentHome, ch *agents.Chain) {
+		if ch.Empty() {
+			t.Errorf("%s %s: no context", folder, h.Slug)
 		}
-		for _, h := range homes {
-			o := opts
-			o.Path = h.Domain
-			ch, err := agents.Resolve(o, h.Slug)
-			if err != nil {
-				t.Errorf("%s %s: %v", folder, h.Slug, err)
-				continue
+		for _, k := range triad.Kinds {
+			p := ch.Profile(k)
+			if _, err := triad.Decode("merged", triad.Canonical(p.Merged)); err != nil {
+				t.Errorf("%s %s %s: merged output is not JSON: %v", folder, h.Slug, k, err)
 			}
-			if ch.Empty() {
-				t.Errorf("%s %s: no context", folder, h.Slug)
-			}
-			for _, k := range triad.Kinds {
-				p := ch.Profile(k)
-				if _, err := triad.Decode("merged", triad.Canonical(p.Merged)); err != nil {
-					t.Errorf("%s %s %s: merged output is not JSON: %v", folder, h.Slug, k, err)
-				}
-			}
-			if errs := ch.Report().Errors; len(errs) > 0 {
-				t.Errorf("%s %s: errors %v", folder, h.Slug, errs)
-			}
-			total++
 		}
-	}
+		if errs := ch.Report().Errors; len(errs) > 0 {
+			t.Errorf("%s %s: errors %v", folder, h.Slug, errs)
+		}
+		total++
+	})
 	if total < 20 {
 		t.Errorf("profiled %d agents; the corpus has more", total)
 	}

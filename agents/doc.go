@@ -15,11 +15,15 @@
 // (only the listed roots plus the most local context) or hybrid (the default
 // chain plus the listed roots). With containment enforced (the default) every
 // listed root must be P or contain it; otherwise resolution fails with a
-// *ContainmentError.
+// *ContainmentError. Without it, a root that does not contain P is foreign:
+// it goes before every context of P's own chain, so it never outranks the
+// agent's own context.
 //
 // Each document's inherits (then extensions.inherits) name lower-precedence
 // documents loaded before it, depth-first, once each (one visited set by real
 // path), at most 16 levels deep, never outside the workspace unless allowed
 // and never over the network. [Chain.Profile] merges the layers with the
 // rules of package triad and keeps per-value provenance for --explain.
+// [Doctor] flags an active agent whose layers never reach the root
+// directives document (<workspace>/.clia/agents/root/).
 package agents

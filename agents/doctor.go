@@ -2,6 +2,8 @@ package agents
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentlineage/lineage/triad"
 )
@@ -19,8 +21,9 @@ type Diagnosis struct {
 // Doctor checks what a profile of slug at opts.Path would rely on: invalid
 // JSON (error), no write target (error), rootChain problems (error),
 // unknown schema versions, several candidates in one directory, dangling,
-// outside and URL inherits (warnings), agent documents without inherits,
-// which therefore miss the root directives document (info).
+// outside and URL inherits (warnings), and an agent whose merged status is
+// active but whose inheritance does not reach the root directives document
+// (warning; see [ReachesRootDirectives]).
 func Doctor(opts Options, slug string) (Diagnosis, error) {
 	if err := ValidateSlug(slug); err != nil {
 		return Diagnosis{}, err
@@ -42,17 +45,16 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 	if _, ok := RepoRoot(r.p); !ok {
 		r.rep.errorf("no write target: no .git directory or file at or above %s (journal needs --agents-dir)", r.p)
 	}
-	for _, k := range triad.Kinds {
+	for _, k := range []triad.DocKind{triad.Agenda, triad.Agency} {
 		ch.Layers(k)
+	}
+	agent := ch.Profile(triad.Agent)
+	if n := len(agent.Layers); n > 0 && isActive(agent.Merged) && !ReachesRootDirectives(r.p, agent.Layers) {
+		r.rep.warnf("%s: status is active but its inheritance does not reach the root directives document (%s)",
+			agent.Layers[n-1].File, rootDirectivesDir(r.p)+string(filepath.Separator))
 	}
 	for _, c := range ch.Contexts {
 		r.rep.infof("context %s %s (%s)", c.Prefix, c.Dir, c.Reason)
-		if c.Files.Agent == "" {
-			continue
-		}
-		if doc, err := r.docs.load(c.Files.Agent, &r.rep); err == nil && len(Inherits(doc)) == 0 {
-			r.rep.infof("%s: no inherits: the root directives document is not inherited", c.Files.Agent)
-		}
 	}
 	rep := r.rep.Sorted()
 	return Diagnosis{Slug: slug, Path: r.p, Status: rep.Status(), Errors: rep.Errors, Warnings: rep.Warnings, Info: rep.Info}, nil
@@ -76,4 +78,32 @@ func Lint(opts Options) ([]Diagnosis, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// RootDirectivesContext is the folder, under the workspace root, of the root
+// directives documents every active agent is expected to inherit.
+const RootDirectivesContext = ".clia/agents/root"
+
+func rootDirectivesDir(p string) string {
+	return filepath.Join(workspaceOrSelf(p), RootDirectivesContext)
+}
+
+// ReachesRootDirectives reports whether one of the layers of an agent's
+// merge at p — its own documents or any document its inherits reach — is a
+// triad document directly in <workspace root of p>/.clia/agents/root/. The
+// root directives document itself reaches it trivially.
+func ReachesRootDirectives(p string, layers []triad.Layer) bool {
+	dir := realPath(rootDirectivesDir(p))
+	for _, l := range layers {
+		f := realPath(l.File)
+		if _, _, ok := triad.Match(filepath.Base(f)); ok && filepath.Dir(f) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// isActive reports whether a merged agent's status is "active" (any case).
+func isActive(merged *triad.Value) bool {
+	return strings.EqualFold(strings.TrimSpace(merged.Str("status")), "active")
 }

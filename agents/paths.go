@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -17,28 +18,45 @@ const DefaultAgentsRoot = ".clia/agents"
 type Options struct {
 	// Path is P, the working path; made absolute and clean by [Options.Norm].
 	Path string
-	// AgentsRoots are searched in every domain root, in order; empty means
-	// [DefaultAgentsRoot].
+	// AgentsRoots are searched in every domain root after
+	// [DefaultAgentsRoot], in order: they add to it, never replace it.
 	AgentsRoots []string
 	// AllowOutsideInherits lets inherits reach files outside the workspace.
 	AllowOutsideInherits bool
 }
 
-// Roots returns the agents roots in use.
+// Roots returns the agents roots in use: [DefaultAgentsRoot], then each
+// of AgentsRoots not already listed.
 func (o Options) Roots() []string {
-	if len(o.AgentsRoots) == 0 {
-		return []string{DefaultAgentsRoot}
+	out := []string{DefaultAgentsRoot}
+	for _, r := range o.AgentsRoots {
+		if c := filepath.Clean(r); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
 	}
-	return o.AgentsRoots
+	return out
 }
 
-// ValidateSlug rejects slugs that would escape a context directory.
+// MaxSlugBytes is the longest slug: with "@<folder>.agency.triad.json"
+// after it, a file name must stay within the usual 255-byte limit.
+const MaxSlugBytes = 128
+
+// ValidateSlug rejects slugs that would escape a context directory, that
+// hold a character that is not printable (a control character, a line
+// separator) or bytes that are not UTF-8, or that are longer than
+// MaxSlugBytes: a slug becomes a directory and appears in listings.
 func ValidateSlug(slug string) error {
 	if strings.TrimSpace(slug) == "" {
 		return errors.New("slug is required")
 	}
-	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) || strings.ContainsRune(slug, 0) {
+	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) {
 		return fmt.Errorf("invalid slug %q: it names a single directory", slug)
+	}
+	if len(slug) > MaxSlugBytes {
+		return fmt.Errorf("invalid slug %q: %d bytes, the limit is %d", slug[:32]+"…", len(slug), MaxSlugBytes)
+	}
+	if fsx.LineSafe(slug) != slug {
+		return fmt.Errorf("invalid slug %q: only printable UTF-8 characters are allowed", slug)
 	}
 	return nil
 }

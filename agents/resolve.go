@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 )
@@ -124,6 +125,7 @@ func (r *resolver) rootChain(def []Context) (RootChain, bool, error) {
 func (r *resolver) inject(ch *Chain, rc RootChain, slug string) error {
 	ch.Mode = rc.Mode
 	seen := map[string]bool{}
+	foreign := map[string]bool{}
 	var listed []Context
 	for _, root := range rc.Roots {
 		dir, err := resolveRoot(rc, root, r.p)
@@ -138,6 +140,7 @@ func (r *resolver) inject(ch *Chain, rc RootChain, slug string) error {
 		reason := ReasonInjected
 		if !fsx.Contains(dir, r.p) {
 			reason = ReasonInjected + " (outside containment)"
+			foreign[dir] = true
 		}
 		cs := contextsAt(Domain{Dir: dir, Reason: reason}, slug, r.opts.Roots())
 		if len(cs) == 0 {
@@ -176,6 +179,11 @@ func (r *resolver) inject(ch *Chain, rc RootChain, slug string) error {
 		}
 	}
 	sortContexts(final)
+	// Foreign roots (accepted only because containment is off) go before
+	// P's own contexts, so they never outrank the agent's own context
+	// whatever the directory names; the stable sort keeps depth, then path,
+	// order within each group.
+	sort.SliceStable(final, func(i, j int) bool { return foreign[final[i].Domain] && !foreign[final[j].Domain] })
 	ch.Contexts = final
 	return nil
 }

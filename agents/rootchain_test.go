@@ -37,7 +37,7 @@ func TestRootChainModes(t *testing.T) {
 		{"explicit keeps listed roots and the local context", `{"mode":"explicit","roots":[{"kind":"path","path":"code/mono"},{"kind":"path","path":"."}]}`, "explicit",
 			[]string{"s@ws/injected", "s@mono/injected", "s@app/ancestor"}},
 		{"hybrid without containment adds an outside root", `{"mode":"hybrid","roots":[{"kind":"path","path":"other"}],"policy":{"enforceContainment":false}}`, "hybrid",
-			[]string{"s@ws/ancestor", "s@code/ancestor", "s@other/injected (outside containment)", "s@mono/ancestor", "s@app/ancestor"}},
+			[]string{"s@other/injected (outside containment)", "s@ws/ancestor", "s@code/ancestor", "s@mono/ancestor", "s@app/ancestor"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,11 +14,17 @@ type Root struct {
 	Source string
 }
 
+// globalSettingsDir is Codelia's settings folder: project-local anywhere but
+// directly in the home directory, where it holds the user's global settings
+// and must not make home the root of every unmarked project under it.
+const globalSettingsDir = ".codelia"
+
 // EstimateRoot finds the root for cwd (clean and absolute; symlinks in it
 // are not resolved): the override if set; else the first directory from cwd
 // upwards containing any marker (a file or a directory, so a worktree's
 // ".git" file counts); else cwd. With StopAtFsRoot false the climb ends at
-// home after checking it; a cwd outside home still climbs to "/".
+// home after checking it; a cwd outside home still climbs to "/". Home's
+// own ".codelia" is not a marker (see globalSettingsDir).
 func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 	fsys = orOS(fsys)
 	cwd = filepath.Clean(cwd)
@@ -30,6 +36,9 @@ func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 	}
 	for dir := cwd; ; {
 		for _, m := range cfg.Markers {
+			if m == globalSettingsDir && dir == home {
+				continue
+			}
 			if _, err := fsys.Lstat(filepath.Join(dir, m)); err == nil {
 				return Root{Dir: dir, Source: "marker:" + m}
 			}

@@ -121,49 +121,9 @@ func signature(opts Options, e Entry) (string, error) {
 	return "-" + e.Slug, nil
 }
 
-// buildEntry assembles the CLIA-compatible entry; its id is the SHA-256 of
-// its canonical JSON without id unless e.ID is set.
+// buildEntry assembles the CLIA-compatible entry of a plain journal write.
 func buildEntry(e Entry, sig, source string, now time.Time) (*triad.Value, error) {
-	kind := e.Kind
-	if kind == "" {
-		kind = "journal"
-	}
-	title := e.Title
-	if title == "" {
-		title = defaultTitle(e.Note)
-	}
-	body := triad.NewObject()
-	body.Set("timestamp", triad.NewString(now.Format(time.RFC3339)))
-	body.Set("kind", triad.NewString(kind))
-	body.Set("title", triad.NewString(title))
-	body.Set("summary", triad.NewString(e.Note))
-	body.Set("tags", stringArray(cleanList(e.Tags)))
-	body.Set("signature", triad.NewString(sig))
-	body.Set("source", triad.NewString(source))
-	typ := triad.NewObject()
-	typ.Set("type", triad.NewString(kind))
-	typ.Set("weight", triad.NewNumber("1"))
-	typ.Set("evidence", triad.NewString(e.Note))
-	by := triad.NewObject()
-	by.Set("by", triad.NewString(e.Slug))
-	by.Set("types", triad.NewArray(typ))
-	body.Set("contributions", triad.NewArray(by))
-	if dirs := cleanList(e.DirsTouched); len(dirs) > 0 {
-		ext := triad.NewObject()
-		ext.Set("x-dirsTouched", stringArray(dirs))
-		body.Set("extensions", ext)
-	}
-	id := e.ID
-	if id == "" {
-		sum, err := contentID(body)
-		if err != nil {
-			return nil, err
-		}
-		id = sum
-	}
-	entry := triad.NewObject()
-	entry.Members = append([]triad.Member{{Key: "id", Value: triad.NewString(id)}}, body.Members...)
-	return entry, nil
+	return buildLogEntry(LogEntry{Entry: e}, sig, source, now)
 }
 
 // contentID is the hex SHA-256 of v's canonical JSON.
@@ -310,7 +270,13 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	if err := ensureDir(t); err != nil {
 		return err
 	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+	lockPath := filepath.Join(t.Dir, lockName)
+	if fi, err := os.Lstat(lockPath); err == nil && !fi.Mode().IsRegular() {
+		// Opening it would create or lock whatever it points at, outside
+		// the target directory.
+		return fmt.Errorf("refusing to write: %s is a %s, not a regular file", lockPath, fsx.KindOf(fi.Mode()))
+	}
+	lock, err := fsx.LockFile(ctx, lockPath)
 	if err != nil {
 		return err
 	}
@@ -326,6 +292,11 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	path := filepath.Join(t.Dir, name)
 	*file = path
 	if err := checkFile(t.Dir, path); err != nil {
+		return err
+	}
+	// Every writer holds the lock, so a temporary file left now is a killed
+	// writer's.
+	if err := fsx.RemoveStaleTemps(path); err != nil {
 		return err
 	}
 	doc, layout, perm, size := newAgencyDoc(slug, now), triad.EncodeOptions{}, os.FileMode(0o644), 0
@@ -353,7 +324,7 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 }
 
 func readAgency(path string) (*triad.Value, triad.EncodeOptions, os.FileMode, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, agents.MaxDocumentBytes)
 	if err != nil {
 		return nil, triad.EncodeOptions{}, 0, err
 	}

@@ -20,6 +20,13 @@
 // own timestamps (existing entries never move relative to each other).
 // Mirrors render each triad document as Markdown under .generated/.
 //
+// The authoring writes follow CLIA's commands under the same rules: Log
+// (rich entries for several agents, with upsert in place), WriteDaily (the
+// journal/YYYY-MM-DD.json day document, merged, never overwritten),
+// Commissioned and UpdateRoster (a new agent's triads and its AGENTS.md
+// row, idempotent), Normalize (CLIA's array ordering, nothing else) and
+// Migrate (legacy names and pre-0.4.0 shapes to 0.4.0, with .bak files).
+//
 // Writers of one context directory are serialized by an exclusive lock on
 // the sibling file ".agency.lock"; the new document is written to a
 // temporary file in the same directory, synced and renamed over the old one,

@@ -76,9 +76,16 @@ func TestResolveTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tg.Root != tt.root || tg.Source != tt.source || tg.Dir != filepath.Join(tt.root, ".wrkstrm/clia/agents/s") {
+		// --agents-root adds to .clia/agents, the first root: with no agency
+		// document yet, the write goes there.
+		if tg.Root != tt.root || tg.Source != tt.source || tg.Dir != filepath.Join(tt.root, ".clia/agents/s") {
 			t.Errorf("scope %q: %+v", tt.scope, tg)
 		}
+	}
+	// An existing agency document under an added root is written to.
+	write(t, root, map[string]string{"libs/x/.wrkstrm/clia/agents/s/s@x.agency.triad.json": `{"entries":[]}`})
+	if tg, err := ResolveTarget(agents.Options{Path: p, AgentsRoots: []string{".wrkstrm/clia/agents"}}, "s", ScopeSubmodule, ""); err != nil || tg.Dir != filepath.Join(root, "libs/x/.wrkstrm/clia/agents/s") {
+		t.Errorf("existing agency under an added root: %+v, %v", tg, err)
 	}
 	if _, err := ResolveTarget(agents.Options{Path: filepath.Join(root, "missing")}, "s", ScopeLocal, ""); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("missing path: %v", err)

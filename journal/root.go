@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/triad"
 )
 
 // Write scopes.
@@ -48,9 +49,24 @@ func ResolveTarget(opts agents.Options, slug, scope, agentsDir string) (Target, 
 	if t.Workspace == "" {
 		t.Dir = filepath.Join(t.Root, slug)
 	} else {
-		t.Dir = filepath.Join(t.Root, opts.Roots()[0], slug)
+		t.Dir = filepath.Join(t.Root, writeAgentsRoot(t.Root, opts.Roots(), slug), slug)
 	}
 	return t, nil
+}
+
+// writeAgentsRoot is the first agents root under root whose context for
+// slug already holds an agency document, else the first agents root
+// (.clia/agents): --agents-root adds roots to read, and a write still lands
+// in the existing agency log of an older tree rather than beside it.
+func writeAgentsRoot(root string, roots []string, slug string) string {
+	for _, r := range roots {
+		if sel, err := triad.SelectDir(filepath.Join(root, r, slug)); err == nil {
+			if _, ok := sel.Files[triad.Agency]; ok {
+				return r
+			}
+		}
+	}
+	return roots[0]
 }
 
 // WriteRoot resolves the write root of opts.Path by scope; Dir is left

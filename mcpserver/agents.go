@@ -74,6 +74,7 @@ func (s *Server) addAgentsTools() {
 		Annotations:  hints(false, false, false),
 		OutputSchema: anyObject,
 	}, s.toolAgentsJournal)
+	s.addAgentsAuthoringTools()
 }
 
 // agentsOptions checks the slug and returns the options for a path.

@@ -47,8 +47,11 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
-	if e.Value != "" {
-		return fmt.Sprintf("invalid %s %q: %s", e.Field, e.Value, e.Reason)
+	if v := e.Value; v != "" {
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		return fmt.Sprintf("invalid %s %q: %s", e.Field, v, e.Reason)
 	}
 	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
 }

@@ -55,6 +55,9 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 			}
 			return nil, err
 		}
+		if len(req.Message) > MaxMessageBytes {
+			return nil, &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(req.Message), MaxMessageBytes)}
+		}
 		if req.Priority != "" {
 			if _, err := ParsePriority(string(req.Priority)); err != nil {
 				return nil, err

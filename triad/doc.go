@@ -14,9 +14,13 @@
 //
 // A merge folds layers, lowest precedence first, into one document: scalars
 // take the last non-empty value, objects merge key by key (notes and
-// extensions are taken whole), arrays are stable unions in which keyed
-// arrays (links, entries, milestones, …) replace a matching element in
-// place. Because arrays only grow, a guardrail inherited from a lower layer
-// is always in the merged view. [Result.Provenance] records, per JSON
-// pointer, which file each value came from.
+// extensions are taken whole), arrays are stable unions. Real documents
+// reuse keys inside one array (two milestones "near-1"), so in keyed arrays
+// (links, entries, milestones, …) nothing merges within a layer, and a later
+// layer's element merges into an earlier one only when their key is unique
+// on both sides — merging, not replacing: its scalars win, the arrays inside
+// it union. Because arrays only grow, no element of any layer, and so no
+// inherited guardrail, is ever lost. [Result.Provenance] records, per JSON
+// pointer, which file each value came from; an element merged from two
+// layers is reported value by value.
 package triad

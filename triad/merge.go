@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/agentlineage/lineage/internal/canon"
 )
 
 // Layer is one document in a merge, lowest precedence first.
@@ -38,11 +36,14 @@ type merger struct{}
 
 // Merge folds layers into one document by the triad rules: scalars last
 // non-empty wins; objects merge key by key, except notes and extensions which
-// are taken whole; arrays are stable unions (keyed arrays replace a matching
-// element in place); inherits and rootChain are dropped; slug is the last
-// non-empty slug of a non-inherited layer, else slug. Layers whose document
-// is not an object contribute nothing. Merge never reads the clock and its
-// output depends only on the layers' order and content.
+// are taken whole; arrays are stable unions in which an element of a keyed
+// array merges into the earlier element with the same key when that key is
+// unique on both sides (see [KeyOf]), so no element of any layer is lost;
+// inherits and rootChain (and extensions.inherits) are consumed, not copied;
+// slug is the last non-empty slug of a non-inherited layer, else slug.
+// Layers whose document is not an object contribute nothing. Merge never
+// reads the clock and its output depends only on the layers' order and
+// content.
 func Merge(slug string, layers []Layer) Result {
 	m := &merger{}
 	out := NewObject()
@@ -62,7 +63,7 @@ func Merge(slug string, layers []Layer) Result {
 				}
 				continue
 			}
-			m.mergeMember(out, mem.Key, mem.Value, l.File, "")
+			m.mergeMember(out, mem.Key, withoutDirectives(mem.Key, mem.Value), l.File, "")
 		}
 	}
 	if slug != "" {
@@ -75,6 +76,22 @@ func Merge(slug string, layers []Layer) Result {
 	res := Result{Merged: out, Provenance: map[string]string{}}
 	m.walk(out, "", res.Provenance)
 	return res
+}
+
+// withoutDirectives drops the inherits directive from a top-level
+// extensions object, so that an extensions holding only inherits counts as
+// empty and never hides an earlier layer's extensions.
+func withoutDirectives(key string, v *Value) *Value {
+	if key != "extensions" || v.Kind != Object || v.Get("inherits") == nil {
+		return v
+	}
+	c := &Value{Kind: Object, Members: []Member{}}
+	for _, mem := range v.Members {
+		if mem.Key != "inherits" {
+			c.Members = append(c.Members, mem)
+		}
+	}
+	return c
 }
 
 func isWholeEmpty(v *Value) bool {
@@ -141,112 +158,6 @@ func (m *merger) set(obj *Value, key string, v *Value) {
 	}
 	idx[key] = len(obj.Members)
 	obj.Members = append(obj.Members, Member{Key: key, Value: v})
-}
-
-// union adds src's elements to dst: first occurrence wins the position, a
-// keyed element from a later layer replaces the earlier one in place.
-func (m *merger) union(dst, src *Value, field, parent, file string) {
-	idx := dst.idx
-	if idx == nil {
-		idx = map[string]int{}
-		for i, it := range dst.Items {
-			if k, ok := elementKey(field, parent, it); ok {
-				idx[k] = i
-			}
-		}
-		dst.idx = idx
-	}
-	for _, el := range src.Items {
-		k, ok := elementKey(field, parent, el)
-		if !ok {
-			continue
-		}
-		if i, seen := idx[k]; seen {
-			if strings.HasPrefix(k, "k:") {
-				dst.Items[i] = m.mark(el.Clone(), file)
-			}
-			continue
-		}
-		idx[k] = len(dst.Items)
-		dst.Items = append(dst.Items, m.mark(el.Clone(), file))
-	}
-}
-
-// elementKey is the identity of an array element for the union; ok is false
-// for elements that are dropped (blank strings).
-func elementKey(field, parent string, el *Value) (string, bool) {
-	if el.Kind == String {
-		if strings.TrimSpace(el.Text) == "" {
-			return "", false
-		}
-		return "s:" + el.Text, true
-	}
-	if el.Kind == Object {
-		if k, ok := KeyOf(field, parent, el); ok {
-			return "k:" + k, true
-		}
-	}
-	return "c:" + CanonicalString(el), true
-}
-
-// KeyOf returns the match key of an element of a keyed array (see the
-// spec's table), or ok=false when field is not keyed or the element carries
-// none of its key fields.
-func KeyOf(field, parent string, el *Value) (string, bool) {
-	switch {
-	case field == "links":
-		return scalarText(el.Get("title")) + "|" + scalarText(el.Get("url")), true
-	case field == "entries":
-		if id := scalarText(el.Get("id")); id != "" {
-			return "id:" + id, true
-		}
-		ts, title := scalarText(el.Get("timestamp")), scalarText(el.Get("title"))
-		if ts == "" && title == "" {
-			return "", false
-		}
-		return "tt:" + ts + "|" + title, true
-	case parent == "contributionMix" && (field == "primary" || field == "secondary"):
-		return firstKey(el, "type")
-	case field == "focusDomains":
-		return firstKey(el, "identifier")
-	case field == "milestones" || field == "horizons" || field == "sections":
-		return firstKey(el, "slug", "id", "key", "title")
-	case field == "backlog":
-		return firstKey(el, "slug", "title")
-	}
-	return "", false
-}
-
-// firstKey returns "<name>:<text>" for the first of names with a non-blank
-// scalar value, so a slug never collides with an equal title.
-func firstKey(el *Value, names ...string) (string, bool) {
-	for _, n := range names {
-		if t := scalarText(el.Get(n)); t != "" {
-			if n == "id" || n == "key" {
-				n = "id"
-			}
-			return n + ":" + t, true
-		}
-	}
-	return "", false
-}
-
-func scalarText(v *Value) string {
-	if v == nil || (v.Kind != String && v.Kind != Number) || strings.TrimSpace(v.Text) == "" {
-		return ""
-	}
-	return v.Text
-}
-
-// CanonicalString is v's RFC 8785 canonical JSON, the identity of an array
-// element that has no key. Objects with duplicate member names, which RFC
-// 8785 rejects, fall back to their compact encoding with sorted keys.
-func CanonicalString(v *Value) string {
-	b := Encode(v, EncodeOptions{Compact: true})
-	if c, err := canon.Canonicalize(b); err == nil {
-		return string(c)
-	}
-	return string(Encode(v, EncodeOptions{Compact: true, SortKeys: true}))
 }
 
 func (m *merger) walk(v *Value, ptr string, out map[string]string) {

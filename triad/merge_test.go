@@ -69,6 +69,27 @@ func TestMergeRules(t *testing.T) {
 			`{"a":"str","b":{"y":1},"slug":"s"}`},
 		{"non-object layers ignored", []string{`[1,2]`, `{"a":1}`}, `{"a":1,"slug":"s"}`},
 		{"empty containers kept", []string{`{"links":[],"o":{}}`}, `{"links":[],"o":{},"slug":"s"}`},
+		// Keyed arrays lose nothing.
+		{"duplicate ids in one layer all kept", []string{`{"milestones":[{"id":"near-1","t":"a"},{"id":"near-1","t":"b"},{"id":"near-1","t":"a"}]}`},
+			`{"milestones":[{"id":"near-1","t":"a"},{"id":"near-1","t":"b"}],"slug":"s"}`},
+		{"duplicate slugs in one layer all kept", []string{`{"sections":[{"slug":"next","items":["a"]},{"slug":"next","items":["b"]}]}`},
+			`{"sections":[{"items":["a"],"slug":"next"},{"items":["b"],"slug":"next"}],"slug":"s"}`},
+		{"key not unique in the later layer: no match", []string{`{"milestones":[{"id":"m","t":"a"}]}`, `{"milestones":[{"id":"m","t":"b"},{"id":"m","t":"c"}]}`},
+			`{"milestones":[{"id":"m","t":"a"},{"id":"m","t":"b"},{"id":"m","t":"c"}],"slug":"s"}`},
+		{"key not unique so far: no match", []string{`{"milestones":[{"id":"m","t":"a"},{"id":"m","t":"b"}]}`, `{"milestones":[{"id":"m","t":"c"}]}`},
+			`{"milestones":[{"id":"m","t":"a"},{"id":"m","t":"b"},{"id":"m","t":"c"}],"slug":"s"}`},
+		{"non-unique key still drops exact duplicates", []string{`{"milestones":[{"id":"m","t":"a"},{"id":"m","t":"b"}]}`, `{"milestones":[{"t":"b","id":"m"}]}`},
+			`{"milestones":[{"id":"m","t":"a"},{"id":"m","t":"b"}],"slug":"s"}`},
+		{"matched section merges its items", []string{`{"sections":[{"title":"Policy","items":["no-force-push","sign"]}]}`, `{"sections":[{"title":"Policy","items":["sign"]}]}`},
+			`{"sections":[{"items":["no-force-push","sign"],"title":"Policy"}],"slug":"s"}`},
+		{"local empty items removes nothing", []string{`{"sections":[{"title":"Policy","items":["no-force-push","sign"],"kind":"list"}]}`, `{"sections":[{"title":"Policy","items":[],"kind":" "}]}`},
+			`{"sections":[{"items":["no-force-push","sign"],"kind":"list","title":"Policy"}],"slug":"s"}`},
+		{"matched element: scalars later-win, new members added", []string{`{"backlog":[{"slug":"b","status":"open","due":null}]}`, `{"backlog":[{"slug":"b","status":"done","owner":"x"}]}`},
+			`{"backlog":[{"due":null,"owner":"x","slug":"b","status":"done"}],"slug":"s"}`},
+		{"extensions holding only inherits is empty", []string{`{"extensions":{"journalSignature":"-CL"}}`, `{"extensions":{"inherits":["root.json"]}}`},
+			`{"extensions":{"journalSignature":"-CL"},"slug":"s"}`},
+		{"extensions inherits consumed", []string{`{"extensions":{"journalSignature":"-CL"}}`, `{"extensions":{"inherits":["root.json"],"x":1}}`},
+			`{"extensions":{"x":1},"slug":"s"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +107,7 @@ func TestMergeProvenance(t *testing.T) {
 		`{"title":"b","guardrails":["g2","g3"],"o":{"j":2},"links":[{"title":"t","url":""}],"slug":"mine","a~/b":1}`)
 	want := map[string]string{
 		"/title": "L1", "/guardrails/0": "L0", "/guardrails/1": "L0", "/guardrails/2": "L1",
-		"/notes": "L0", "/o/k": "L0", "/o/j": "L1", "/links/0": "L1", "/slug": "L1", "/a~0~1b": "L1",
+		"/notes": "L0", "/o/k": "L0", "/o/j": "L1", "/links/0/title": "L1", "/slug": "L1", "/a~0~1b": "L1",
 	}
 	if len(r.Provenance) != len(want) {
 		t.Errorf("provenance = %v", r.Provenance)
@@ -172,6 +193,50 @@ func BenchmarkMerge100x200(b *testing.B) {
 				doc.Set("links", NewArray(link))
 			}
 		}
+		layers = append(layers, Layer{File: fmt.Sprint(l), Doc: doc})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Merge("s", layers)
+	}
+}
+
+// An element merged from two layers names both files, per pointer.
+func TestMergeProvenanceOfMergedElements(t *testing.T) {
+	_, r := mergeJSON(t, "s",
+		`{"sections":[{"slug":"policy","title":"Policy","items":["no-force-push","sign"],"notes":[{"a":1}]},{"slug":"dup","n":1},{"slug":"dup","n":2}]}`,
+		`{"sections":[{"slug":"policy","items":["sign","review"],"status":"active"},{"slug":"dup","n":3}]}`)
+	want := map[string]string{
+		"/sections/0/slug": "L1", "/sections/0/title": "L0", "/sections/0/items/0": "L0", "/sections/0/items/1": "L0",
+		"/sections/0/items/2": "L1", "/sections/0/notes": "L0", "/sections/0/status": "L1",
+		"/sections/1": "L0", "/sections/2": "L0", "/sections/3": "L1", "/slug": "",
+	}
+	for p, f := range want {
+		if r.Provenance[p] != f {
+			t.Errorf("provenance[%s] = %q, want %q", p, r.Provenance[p], f)
+		}
+	}
+	if len(r.Provenance) != len(want)-1 {
+		t.Errorf("provenance = %v", r.Provenance)
+	}
+}
+
+// 20 layers of 200 milestones whose ids repeat within and across layers,
+// the shape of real agendas.
+func BenchmarkMergeKeyedDuplicates(b *testing.B) {
+	var layers []Layer
+	for l := 0; l < 20; l++ {
+		arr := NewArray()
+		for i := 0; i < 200; i++ {
+			o := NewObject()
+			o.Set("id", NewString(fmt.Sprintf("near-%d", i%40)))
+			o.Set("title", NewString(fmt.Sprintf("m%d-%d", l%3, i)))
+			o.Set("items", NewArray(NewString(fmt.Sprint(l)), NewString("shared")))
+			arr.Items = append(arr.Items, o)
+		}
+		doc := NewObject()
+		doc.Set("milestones", arr)
 		layers = append(layers, Layer{File: fmt.Sprint(l), Doc: doc})
 	}
 	b.ReportAllocs()

@@ -39,10 +39,10 @@ type Value struct {
 	// from and whether it is reported as a whole.
 	from string
 	leaf bool
-	// keys indexes the members of a merged object, idx the elements of a
+	// keys indexes the members of a merged object, union the elements of a
 	// merged array, so wide documents merge in linear time.
-	keys map[string]int
-	idx  map[string]int
+	keys  map[string]int
+	union *unionIndex
 }
 
 // Member is one name/value pair of an object.

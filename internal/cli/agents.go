@@ -35,7 +35,7 @@ their documents, and append-only journal writes.`)
 	f := &agentsFlags{}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.path, "path", "", "working path P (default: the current directory)")
-	pf.StringArrayVar(&f.roots, "agents-root", nil, "agents root searched in every domain root (repeatable; default .clia/agents)")
+	pf.StringArrayVar(&f.roots, "agents-root", nil, "agents root searched in every domain root after .clia/agents (repeatable)")
 	pf.BoolVar(&f.strict, "strict", false, "treat findings as fatal (exit 3)")
 	pf.BoolVar(&f.allowOutside, "allow-outside-inherits", false, "follow inherits that leave the workspace")
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -53,7 +53,19 @@ their documents, and append-only journal writes.`)
 		newAgentsLintCmd(env, f),
 	)
 	addAgentsWriteCmds(cmd, env, f)
+	addAgentSlugAlias(cmd)
 	return cmd
+}
+
+// addAgentSlugAlias accepts CLIA's spelling --agent-slug wherever a
+// command under cmd has --slug: both names set the same value.
+func addAgentSlugAlias(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if sf := c.Flags().Lookup("slug"); sf != nil && c.Flags().Lookup("agent-slug") == nil {
+			c.Flags().Var(sf.Value, "agent-slug", "same as --slug (CLIA's spelling)")
+		}
+		addAgentSlugAlias(c)
+	}
 }
 
 // agentsError maps library errors to exit codes: rootChain validation and
@@ -83,10 +95,10 @@ func requireSlug(slug string) error {
 // With strict, those errors make the command fail with exit 3.
 func printFindings(env *Env, rep agents.Report, strict bool) error {
 	for _, e := range rep.Errors {
-		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", e)
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(e))
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", w)
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
 	}
 	if strict && len(rep.Errors) > 0 {
 		return findingError(fmt.Errorf("%d error(s) with --strict", len(rep.Errors)))
@@ -113,7 +125,7 @@ func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
 			}
 			for _, a := range list {
 				for _, c := range a.Contexts {
-					fmt.Fprintf(env.Stdout, "%s %s\n", a.Slug, c.Dir)
+					fmt.Fprintf(env.Stdout, "%s %s\n", fsx.LineSafe(a.Slug), fsx.LineSafe(c.Dir))
 				}
 			}
 			return nil
@@ -149,7 +161,7 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 				return nil
 			}
 			for _, c := range ch.Contexts {
-				fmt.Fprintf(env.Stdout, "%s %s\n", c.Prefix, c.Dir)
+				fmt.Fprintf(env.Stdout, "%s %s\n", fsx.LineSafe(c.Prefix), fsx.LineSafe(c.Dir))
 			}
 			return nil
 		},
@@ -161,14 +173,14 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 }
 
 func writeExplainedChain(w io.Writer, ch *agents.Chain) {
-	fmt.Fprintf(w, "slug: %s\npath: %s\nmode: %s\n", ch.Slug, ch.Path, ch.Mode)
+	fmt.Fprintf(w, "slug: %s\npath: %s\nmode: %s\n", fsx.LineSafe(ch.Slug), fsx.LineSafe(ch.Path), ch.Mode)
 	section := func(title string, cs []agents.Context) {
 		fmt.Fprintf(w, "%s:\n", title)
 		if len(cs) == 0 {
 			fmt.Fprintln(w, "  (none)")
 		}
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %s %s (%s)\n", c.Prefix, c.Dir, c.Reason)
+			fmt.Fprintf(w, "  %s %s (%s)\n", fsx.LineSafe(c.Prefix), fsx.LineSafe(c.Dir), c.Reason)
 		}
 	}
 	section("default chain", ch.Default)
@@ -179,7 +191,7 @@ func writeExplainedChain(w io.Writer, ch *agents.Chain) {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, e := range ch.Excluded {
-		fmt.Fprintf(w, "  %s: %s\n", e.Dir, e.Reason)
+		fmt.Fprintf(w, "  %s: %s\n", fsx.LineSafe(e.Dir), fsx.LineSafe(e.Reason))
 	}
 }
 

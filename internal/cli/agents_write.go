@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
-	"github.com/agentlineage/lineage/triad"
 )
 
 // writeFlags are shared by the commands that write.
@@ -55,65 +55,7 @@ func splitList(s string) []string {
 // addAgentsWriteCmds adds journal, transfer and mirrors.
 func addAgentsWriteCmds(cmd *cobra.Command, env *Env, f *agentsFlags) {
 	cmd.AddCommand(newAgentsJournalCmd(env, f), newAgentsTransferCmd(env, f), newAgentsMirrorsCmd(env, f))
-}
-
-func newAgentsJournalCmd(env *Env, f *agentsFlags) *cobra.Command {
-	var w writeFlags
-	var e journal.Entry
-	var tags, dirs string
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "journal --slug S --note TEXT",
-		Short: "Append one entry to the agent's agency log",
-		Long: `Append one entry to the agent's agency log at the write root of the path.
-
-The entry id is the SHA-256 of the entry's canonical JSON unless --id is
-given; an id already in the file is not written again (exit 0). Set
-LINEAGE_NOW (RFC 3339) to fix the timestamp.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireSlug(e.Slug); err != nil {
-				return err
-			}
-			if strings.TrimSpace(e.Note) == "" {
-				return usageError("--note is required")
-			}
-			opts, err := journalOptions(env, f, &w)
-			if err != nil {
-				return err
-			}
-			e.Tags, e.DirsTouched = splitList(tags), splitList(dirs)
-			res, err := journal.Append(cmd.Context(), opts, e)
-			if err != nil {
-				return agentsError(err)
-			}
-			if !res.Written {
-				fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", res.Entry.Str("id"), res.File)
-			}
-			if asJSON {
-				out := triad.NewObject()
-				out.Set("file", triad.NewString(res.File))
-				out.Set("written", &triad.Value{Kind: triad.Bool, Text: fmt.Sprint(res.Written)})
-				out.Set("entry", res.Entry)
-				_, err = env.Stdout.Write(triad.Encode(out, triad.EncodeOptions{}))
-				return err
-			}
-			fmt.Fprintln(env.Stdout, res.File)
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&e.Slug, "slug", "", "agent slug (the context directory name)")
-	fl.StringVar(&e.Note, "note", "", "the entry's text (its summary)")
-	fl.StringVar(&e.Title, "title", "", "entry title (default: the note's first line)")
-	fl.StringVar(&e.Kind, "kind", "journal", "entry kind")
-	fl.StringVar(&tags, "tags", "", "comma-separated tags")
-	fl.StringVar(&e.Signature, "signature", "auto", "auto (the profile's extensions.journalSignature, else -<slug>) or a signature")
-	fl.StringVar(&dirs, "dirs-touched", "", `comma-separated directories, unioned into extensions["x-dirsTouched"]`)
-	fl.StringVar(&e.ID, "id", "", "entry id (default: content hash)")
-	fl.BoolVar(&asJSON, "json", false, `print {"file","written","entry"}`)
-	w.add(cmd)
-	return cmd
+	addAgentsAuthoringCmds(cmd, env, f)
 }
 
 func newAgentsTransferCmd(env *Env, f *agentsFlags) *cobra.Command {
@@ -150,9 +92,9 @@ already present are skipped, so a repeated transfer writes nothing.`,
 			if res.DryRun {
 				verb = "would copy"
 			}
-			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), res.File)
+			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), fsx.LineSafe(res.File))
 			for _, id := range res.Copied {
-				fmt.Fprintf(env.Stdout, "  + %s\n", id)
+				fmt.Fprintf(env.Stdout, "  + %s\n", fsx.LineSafe(id))
 			}
 			return nil
 		},
@@ -204,7 +146,7 @@ documents; unchanged files are not rewritten.`,
 				case m.Changed:
 					state = "wrote"
 				}
-				fmt.Fprintf(env.Stdout, "%s %s\n", state, m.File)
+				fmt.Fprintf(env.Stdout, "%s %s\n", state, fsx.LineSafe(m.File))
 			}
 			return nil
 		},

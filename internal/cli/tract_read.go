@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 				if t.Head != "" {
 					head = t.Head.Short()
 				}
-				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, t.Name, head)
+				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, fsx.LineSafe(t.Name), head)
 			}
 			return nil
 		}),
@@ -75,9 +76,9 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 			case format == "dot":
 				fmt.Fprint(env.Stdout, tract.Dot(entries))
 			case graph:
-				fmt.Fprint(env.Stdout, tract.Graph(entries))
+				fmt.Fprint(env.Stdout, tract.Graph(lineSafeEntries(entries)))
 			default:
-				for _, e := range entries {
+				for _, e := range lineSafeEntries(entries) {
 					fmt.Fprintln(env.Stdout, e.LogLine())
 				}
 			}
@@ -210,4 +211,19 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
 	fl.BoolVar(&asJSON, "json", false, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
 	return cmd
+}
+
+// lineSafeEntries quotes the names, refs, messages and summaries that hold
+// a character that is not printable, so each entry stays on its line.
+func lineSafeEntries(entries []tract.LogEntry) []tract.LogEntry {
+	out := make([]tract.LogEntry, len(entries))
+	for i, e := range entries {
+		e.Tract, e.Message, e.Summary = fsx.LineSafe(e.Tract), fsx.LineSafe(e.Message), fsx.LineSafe(e.Summary)
+		e.Refs = make([]string, len(e.Refs))
+		for j, r := range entries[i].Refs {
+			e.Refs[j] = fsx.LineSafe(r)
+		}
+		out[i] = e
+	}
+	return out
 }

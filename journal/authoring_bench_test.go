@@ -1,0 +1,39 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlineage/lineage/agents"
+)
+
+// BenchmarkUpsertIn1000 replaces one entry in place in an agency document
+// of 1,000 entries: the lookup by id is linear in the entries, the rest is
+// the same read/encode/atomic write as an append.
+func BenchmarkUpsertIn1000(b *testing.B) {
+	root := tempRoot(b)
+	var sb strings.Builder
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"id":"e%d","timestamp":"2026-01-01T00:00:00Z","kind":"journal","title":"entry %d","summary":"s","contributions":[]}`, i, i)
+	}
+	write(b, root, map[string]string{".git": "<dir>", ".clia/agents/s/s@ws.agency.triad.json": `{"entries":[` + sb.String() + `]}`})
+	opts := Options{Agents: agents.Options{Path: root}, Now: fixedClock("2026-11-22T10:00:00Z")}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		e := LogEntry{Entry: Entry{Slug: "s", Note: fmt.Sprint("v", i), Signature: "-s", ID: "e500"}, Upsert: true,
+			Contributions: []Contribution{{By: "s", Type: "code", Evidence: "e"}}}
+		if _, err := Log(context.Background(), opts, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(root, ".clia/agents/s/s@ws.agency.triad.json")); err != nil || fi.Size() == 0 {
+		b.Fatal(err)
+	}
+}
