@@ -47,7 +47,7 @@ func (m *mcpTractStore) opener() mcpserver.TractOpener {
 		if err != nil {
 			return nil, err
 		}
-		s, where, err := tractOpenStore(ctx, m.env, url, false)
+		s, where, err := tractOpenStore(ctx, m.env, url, false, false)
 		if err != nil {
 			if errors.Is(err, tract.ErrNotFound) {
 				return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)

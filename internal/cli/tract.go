@@ -49,8 +49,9 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 	return cmd
 }
 
-// tractOpener opens a store from its URL; create asks for a new one.
-type tractOpener func(ctx context.Context, url string, create bool) (tract.Store, error)
+// tractOpener opens a store from its URL; create asks for a new one,
+// readOnly for a handle that never writes (nor creates or migrates a schema).
+type tractOpener func(ctx context.Context, url string, create, readOnly bool) (tract.Store, error)
 
 // tractOpeners maps URL schemes to store openers. A backend adds itself from
 // its own file, e.g. internal/cli/tract_postgres.go:
@@ -119,7 +120,7 @@ func (f *tractFlags) tractName(env *Env) string {
 }
 
 // openStore opens the store url names.
-func tractOpenStore(ctx context.Context, env *Env, url string, create bool) (tract.Store, string, error) {
+func tractOpenStore(ctx context.Context, env *Env, url string, create, readOnly bool) (tract.Store, string, error) {
 	scheme, rest := "sqlite", url
 	if i := strings.Index(url, "://"); i > 0 {
 		scheme = url[:i]
@@ -135,10 +136,10 @@ func tractOpenStore(ctx context.Context, env *Env, url string, create bool) (tra
 	}
 	if scheme == "sqlite" {
 		rest = tractAbs(env, rest)
-		s, err := open(ctx, rest, create)
+		s, err := open(ctx, rest, create, readOnly)
 		return s, tractRel(env, rest), err
 	}
-	s, err := open(ctx, url, create)
+	s, err := open(ctx, url, create, readOnly)
 	return s, tractRedactURL(url), err
 }
 
@@ -176,10 +177,20 @@ func (f *tractFlags) session(cmd *cobra.Command, env *Env) (*tractSession, error
 	if err != nil {
 		return nil, err
 	}
-	return f.sessionAt(cmd, env, url, false)
+	return f.sessionAt(cmd, env, url, false, false)
 }
 
-func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create bool) (*tractSession, error) {
+// readSession opens the selected store read-only: read commands work on a
+// read-only file system and never write a schema into a file.
+func (f *tractFlags) readSession(cmd *cobra.Command, env *Env) (*tractSession, error) {
+	url, err := f.storeURL(env)
+	if err != nil {
+		return nil, err
+	}
+	return f.sessionAt(cmd, env, url, false, true)
+}
+
+func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create, readOnly bool) (*tractSession, error) {
 	now, err := tractClock(env)
 	if err != nil {
 		return nil, err
@@ -187,12 +198,12 @@ func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create 
 	if url, err = tractPostgresPoolURL(url, f.poolSize); err != nil {
 		return nil, err
 	}
-	s, where, err := tractOpenStore(cmd.Context(), env, url, create)
+	s, where, err := tractOpenStore(cmd.Context(), env, url, create, readOnly)
 	if err != nil {
 		if errors.Is(err, tract.ErrNotFound) {
 			return nil, fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
 		}
-		return nil, err
+		return nil, tractErr(err)
 	}
 	return &tractSession{store: s, repo: tract.New(s, tract.Options{Now: now}), tract: f.tractName(env), where: where}, nil
 }
@@ -204,7 +215,7 @@ func tractErr(err error) error {
 		return nil
 	}
 	var ve *tract.ValidationError
-	if errors.As(err, &ve) {
+	if errors.As(err, &ve) || errors.Is(err, tract.ErrDamaged) {
 		return findingError(err)
 	}
 	return err

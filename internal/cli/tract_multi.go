@@ -84,7 +84,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "blame [--json]",
 		Short: "Map every compiled message to its commit, author tract and spawn path",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)

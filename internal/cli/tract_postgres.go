@@ -18,8 +18,8 @@ func init() {
 }
 
 // tractOpenPostgres opens a postgres:// store; create makes the schema.
-func tractOpenPostgres(ctx context.Context, url string, create bool) (tract.Store, error) {
-	s, err := postgres.Open(ctx, url, postgres.Options{Create: create})
+func tractOpenPostgres(ctx context.Context, url string, create, readOnly bool) (tract.Store, error) {
+	s, err := postgres.Open(ctx, url, postgres.Options{Create: create, ReadOnly: readOnly})
 	if err != nil && !errors.Is(err, tract.ErrNotFound) {
 		return nil, fmt.Errorf("store %s: %w", tractRedactURL(url), err)
 	}

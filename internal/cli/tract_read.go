@@ -16,7 +16,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "list [--tree]",
 		Short: "List tracts (--tree: as a spawn tree)",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			list, err := s.repo.List(cmd.Context())
 			if err != nil {
 				return err
@@ -61,7 +61,7 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 			if format != "" && format != "text" && format != "dot" {
 				return usageError("unknown --format %q (want text or dot)", format)
 			}
-			s, err := f.session(cmd, env)
+			s, err := f.readSession(cmd, env)
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "show REF",
 		Short: "Show one commit with its content",
 		Args:  exactArgs(1),
-		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			sh, err := s.repo.Show(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
@@ -173,7 +173,7 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if o.Budget < 0 {
 				return usageError("--budget must be positive")
 			}
-			s, err := f.session(cmd, env)
+			s, err := f.readSession(cmd, env)
 			if err != nil {
 				return err
 			}

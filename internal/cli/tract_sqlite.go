@@ -7,6 +7,6 @@ import (
 	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
-func tractOpenSQLite(ctx context.Context, path string, create bool) (tract.Store, error) {
-	return sqlite.Open(ctx, path, sqlite.Options{Create: create})
+func tractOpenSQLite(ctx context.Context, path string, create, readOnly bool) (tract.Store, error) {
+	return sqlite.Open(ctx, path, sqlite.Options{Create: create, ReadOnly: readOnly})
 }

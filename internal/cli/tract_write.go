@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentlineage/lineage/tract"
-	"github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +23,7 @@ func newTractInitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if url == "" {
 				url = filepath.Join(env.Dir, ".lineage", "lineage.db")
 			}
-			s, err := f.sessionAt(cmd, env, url, true)
+			s, err := f.sessionAt(cmd, env, url, true, false)
 			if err != nil {
 				return err
 			}
@@ -77,9 +76,9 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
 			if toolCalls != "" {
-				var calls []tract.ToolCall
-				if err := json.Unmarshal([]byte(toolCalls), &calls); err != nil {
-					return findingError(fmt.Errorf("invalid --tool-calls: want a JSON array of {\"id\",\"name\",\"arguments\"}: %w", err))
+				calls, err := tract.ParseToolCalls([]byte(toolCalls))
+				if err != nil {
+					return findingError(fmt.Errorf("invalid --tool-calls: %w", err))
 				}
 				c.ToolCalls = calls
 			}
