@@ -1,8 +1,9 @@
 package agents
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 
@@ -43,13 +44,19 @@ func DefaultDomains(p string) (domains []Domain, excluded []Excluded, warnings [
 	}
 	for _, a := range anc {
 		gm := filepath.Join(a, ".gitmodules")
-		data, err := os.ReadFile(gm)
+		// Type first, then a non-blocking open: a FIFO named .gitmodules
+		// must not hang every command.
+		data, err := fsx.ReadRegular(gm, MaxGitmodulesBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: ignored: %v", fsx.LineSafe(gm), err))
 			continue
 		}
 		paths, err := ParseGitmodules(data)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %v", gm, err))
+			warnings = append(warnings, fmt.Sprintf("%s: %v", fsx.LineSafe(gm), err))
 			continue
 		}
 		for _, sp := range paths {

@@ -26,4 +26,10 @@
 // rules of package triad and keeps per-value provenance for --explain.
 // [Doctor] flags an active agent whose layers never reach the root
 // directives document (<workspace>/.clia/agents/root/).
+//
+// [CollectAgenda] is the agenda view across agents: the merged agenda of
+// every context under the workspace that has its own agenda document, split
+// into current items, horizons, milestones and backlog, and rolled up into
+// day, week and month windows counted in whole UTC days from an injected
+// "now".
 package agents

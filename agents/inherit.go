@@ -1,6 +1,9 @@
 package agents
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,9 +101,8 @@ func (l *layerLoader) inherit(from, target string, depth int) {
 		rep.warnf("%s: inherits %q is deeper than %d levels; skipped", from, target, MaxInheritDepth)
 		return
 	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		rep.warnf("%s: inherits %q: %s is missing; skipped", from, target, path)
+	if problem := inheritProblem(path); problem != "" {
+		rep.warnf("%s: inherits %q: %s; skipped", from, target, problem)
 		return
 	}
 	if real := realPath(path); !l.r.opts.AllowOutsideInherits && !fsx.Contains(l.workspace, real) {
@@ -121,4 +123,24 @@ func (c *Chain) Layers(kind triad.DocKind) []triad.Layer {
 		}
 	}
 	return l.layers
+}
+
+// inheritProblem says what is wrong with an inherits target ("" when it is
+// a regular file): missing, a symlink loop, or what it is instead (a
+// directory, a FIFO, a device such as /dev/zero). It only stats, so nothing
+// is opened that could block.
+func inheritProblem(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.Mode().IsRegular():
+		return ""
+	case err == nil:
+		return fmt.Sprintf("%s is a %s, not a regular file", fsx.LineSafe(path), fsx.KindOf(fi.Mode()))
+	case fsx.IsSymlinkLoop(err):
+		return fmt.Sprintf("%s is a symbolic link loop", fsx.LineSafe(path))
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s is missing", fsx.LineSafe(path))
+	default:
+		return fmt.Sprintf("%s cannot be read: %v", fsx.LineSafe(path), err)
+	}
 }

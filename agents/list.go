@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -88,7 +88,7 @@ func FindAll(opts Options) ([]AgentHome, error) {
 		}
 		for _, root := range r.opts.Roots() {
 			domain, ok := cutRoot(p, root)
-			if !ok || !strings.HasPrefix(domain, ws) {
+			if !ok || !fsx.Contains(ws, domain) {
 				continue
 			}
 			for _, slug := range slugsIn(p) {
@@ -112,12 +112,9 @@ func FindAll(opts Options) ([]AgentHome, error) {
 // cutRoot returns the domain of p when p is <domain>/<root>.
 func cutRoot(p, root string) (string, bool) {
 	root = filepath.Clean(root)
-	if !strings.HasSuffix(p, "/"+root) {
+	n := len(p) - len(root)
+	if n < 1 || !os.IsPathSeparator(p[n-1]) || !fsx.Equal(p[n:], root) {
 		return "", false
 	}
-	d := strings.TrimSuffix(p, "/"+root)
-	if d == "" {
-		d = "/"
-	}
-	return d, true
+	return filepath.Clean(p[:n]), true
 }

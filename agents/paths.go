@@ -37,13 +37,26 @@ func (o Options) Roots() []string {
 	return out
 }
 
-// ValidateSlug rejects slugs that would escape a context directory.
+// MaxSlugBytes is the longest slug: with "@<folder>.agency.triad.json"
+// after it, a file name must stay within the usual 255-byte limit.
+const MaxSlugBytes = 128
+
+// ValidateSlug rejects slugs that would escape a context directory, that
+// hold a character that is not printable (a control character, a line
+// separator) or bytes that are not UTF-8, or that are longer than
+// MaxSlugBytes: a slug becomes a directory and appears in listings.
 func ValidateSlug(slug string) error {
 	if strings.TrimSpace(slug) == "" {
 		return errors.New("slug is required")
 	}
-	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) || strings.ContainsRune(slug, 0) {
+	if slug == "." || slug == ".." || strings.ContainsAny(slug, `/\`) {
 		return fmt.Errorf("invalid slug %q: it names a single directory", slug)
+	}
+	if len(slug) > MaxSlugBytes {
+		return fmt.Errorf("invalid slug %q: %d bytes, the limit is %d", slug[:32]+"…", len(slug), MaxSlugBytes)
+	}
+	if fsx.LineSafe(slug) != slug {
+		return fmt.Errorf("invalid slug %q: only printable UTF-8 characters are allowed", slug)
 	}
 	return nil
 }
@@ -52,7 +65,8 @@ func ValidateSlug(slug string) error {
 func ValidateRoots(roots []string) error {
 	for _, r := range roots {
 		c := filepath.Clean(r)
-		if r == "" || filepath.IsAbs(r) || c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		// Inside "." rules out absolute, rooted (`\x`), drive-relative ("C:x") and climbing paths.
+		if r == "" || c == "." || !fsx.Contains(".", c) {
 			return fmt.Errorf("invalid agents root %q: want a relative folder such as .clia/agents", r)
 		}
 	}
@@ -98,10 +112,10 @@ func workspaceOrSelf(p string) string {
 
 // depth counts the path components of a clean absolute path.
 func depth(p string) int {
-	if p == "/" {
+	if filepath.Dir(p) == p {
 		return 0
 	}
-	return strings.Count(p, "/")
+	return strings.Count(p[len(filepath.VolumeName(p)):], string(filepath.Separator))
 }
 
 // realPath resolves symlinks; a path that cannot be resolved is returned

@@ -3,9 +3,9 @@ package agents
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -90,8 +90,14 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 	return d, nil
 }
 
+// MaxDocumentBytes is the largest triad document read; a larger one is
+// reported and skipped. Real CLIA documents are a few KiB to a few hundred.
+const MaxDocumentBytes = 64 << 20
+
+// readDoc reads a triad document; a FIFO or device swapped in for it is
+// refused without blocking (see fsx.ReadRegular).
 func readDoc(path string) (*triad.Value, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, MaxDocumentBytes)
 	if err != nil {
 		return nil, err
 	}

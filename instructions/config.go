@@ -144,6 +144,9 @@ func setInt(dst *int, v *int) {
 
 func clone(s []string) []string { return append([]string(nil), s...) }
 
+// MaxConfigBytes is the largest --config file read.
+const MaxConfigBytes = 1 << 20
+
 // ParseConfig decodes a --config file strictly: unknown keys, duplicate
 // keys, wrong types, numbers that are not whole and > 0, empty names and
 // file names containing a path separator are errors naming the key.
@@ -153,7 +156,30 @@ func ParseConfig(data []byte) (Settings, error) {
 	if err != nil {
 		return Settings{}, describeJSONError(data, err)
 	}
+	if err := rejectNull(data); err != nil {
+		return Settings{}, err
+	}
 	return s, s.validate()
+}
+
+// rejectNull finds the first JSON null in a document that decoded: every
+// key of the configuration has a type, and decoding would otherwise take
+// null as "unset" and silently fall back to a lower source.
+func rejectNull(data []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil // the end, or an error decoding already reported
+		}
+		if tok.Kind() != 'n' {
+			continue
+		}
+		if key := dotted(dec.StackPointer()); key != "" {
+			return fmt.Errorf("%s: must not be null", key)
+		}
+		return errors.New("expected an object, got null")
+	}
 }
 
 func (s Settings) validate() error {

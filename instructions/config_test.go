@@ -37,6 +37,13 @@ func TestParseConfig(t *testing.T) {
 		{name: "syntax error names line and column", in: "{\n  \"enabled\": tru\n}", wantErr: `line 2, column 17`},
 		{name: "not an object", in: `[]`, wantErr: `expected an object`},
 		{name: "marker not a string", in: `{"root": {"markers": [1]}}`, wantErr: `root.markers[0]: expected a string`},
+		{name: "null file", in: `null`, wantErr: `expected an object, got null`},
+		{name: "null bool", in: `{"enabled": null}`, wantErr: `enabled: must not be null`},
+		{name: "null object", in: `{"root": null}`, wantErr: `root: must not be null`},
+		{name: "null number", in: `{"initial": {"maxBytes": null}}`, wantErr: `initial.maxBytes: must not be null`},
+		{name: "null array", in: `{"fileNames": null}`, wantErr: `fileNames: must not be null`},
+		{name: "null array element", in: `{"root": {"markers": [".git", null]}}`, wantErr: `root.markers[1]`},
+		{name: "null string", in: `{"root": {"projectRootOverride": null}}`, wantErr: `root.projectRootOverride: must not be null`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,9 +39,9 @@ func (c *countingFS) Lstat(name string) (fs.FileInfo, error) {
 	return c.FS.Lstat(name)
 }
 
-func (c *countingFS) ReadFile(name string) ([]byte, error) {
+func (c *countingFS) OpenRegular(name string) (io.ReadCloser, error) {
 	c.count("read", name)
-	return c.FS.ReadFile(name)
+	return c.FS.OpenRegular(name)
 }
 
 // ReadDir and Open exist so that a lookup that tried to list a directory

@@ -1,12 +1,11 @@
 package instructions
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // FS is the filesystem the package looks at. It has no way to list a
@@ -14,9 +13,10 @@ import (
 type FS interface {
 	Stat(name string) (fs.FileInfo, error)
 	Lstat(name string) (fs.FileInfo, error)
-	// ReadFile reads a regular file. It must refuse anything else rather
-	// than block on it (a FIFO swapped in after the stat).
-	ReadFile(name string) ([]byte, error)
+	// OpenRegular opens a regular file for reading. It must refuse anything
+	// else rather than block on it (a FIFO swapped in after the stat).
+	// Callers read only as much as they may still use.
+	OpenRegular(name string) (io.ReadCloser, error)
 }
 
 // OS is the operating system's filesystem.
@@ -27,25 +27,15 @@ type osFS struct{}
 func (osFS) Stat(name string) (fs.FileInfo, error)  { return os.Stat(name) }
 func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
-// ReadFile opens without blocking and checks the opened file is regular, so
-// a FIFO that replaced the file after the stat cannot hang the process.
-func (osFS) ReadFile(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// OpenRegular checks the type, then opens without blocking and checks the
+// opened file again (see [fsx.OpenRegular]).
+func (osFS) OpenRegular(name string) (io.ReadCloser, error) {
+	f, _, err := fsx.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, errNotRegular)
-	}
-	return io.ReadAll(f)
+	return f, nil
 }
-
-var errNotRegular = errors.New("not a regular file")
 
 func orOS(f FS) FS {
 	if f == nil {

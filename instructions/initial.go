@@ -3,7 +3,6 @@ package instructions
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -12,11 +11,27 @@ import (
 // File is an AGENTS.md reported by the initial load or a resolve. Bodies
 // are never part of it.
 type File struct {
-	Path      string `json:"path"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: JSON shows Path
+	// with U+FFFD replacements, and PathBytes (base64) keeps the bytes.
+	PathBytes []byte `json:"pathBytes,omitzero"`
 	MtimeMs   int64  `json:"mtimeMs"`
 	SizeBytes int64  `json:"sizeBytes"`
 	// Reason is "new" or "updated" in a resolve result, empty otherwise.
 	Reason string `json:"reason,omitzero"`
+}
+
+func newFile(path string, v version, reason string) File {
+	return File{Path: path, PathBytes: invalidBytes(path), MtimeMs: v.mtimeMs(), SizeBytes: v.size, Reason: reason}
+}
+
+// invalidBytes returns p's bytes when p is not valid UTF-8, else nil: JSON
+// strings replace such bytes, so they travel beside the string.
+func invalidBytes(p string) []byte {
+	if utf8.ValidString(p) {
+		return nil
+	}
+	return []byte(p)
 }
 
 // ChainDir is one directory of a chain and what became of its file.
@@ -24,7 +39,9 @@ type ChainDir struct {
 	Dir    string `json:"dir"`
 	Status Status `json:"status"`
 	// Path is the file that was found (or skipped) there, if any.
-	Path      string `json:"path,omitzero"`
+	Path string `json:"path,omitzero"`
+	// PathBytes: see [File].
+	PathBytes []byte `json:"pathBytes,omitzero"`
 	Detail    string `json:"detail,omitzero"`
 	MtimeMs   int64  `json:"mtimeMs,omitzero"`
 	SizeBytes int64  `json:"sizeBytes,omitzero"`
@@ -59,7 +76,7 @@ func loadChain(fsys FS, dirs []string, cfg Config) chain {
 	total := 0
 	for _, dir := range dirs {
 		d := findFile(fsys, dir, cfg.FileNames, nil)
-		cd := ChainDir{Dir: dir, Status: d.status, Path: d.path, Detail: d.detail}
+		cd := ChainDir{Dir: dir, Status: d.status, Path: d.path, PathBytes: invalidBytes(d.path), Detail: d.detail}
 		if d.status != statusFound {
 			c.dirs = append(c.dirs, cd)
 			continue
@@ -74,16 +91,20 @@ func loadChain(fsys FS, dirs []string, cfg Config) chain {
 			cd.Status, cd.Detail = StatusDuplicate, "same file as "+seen[id]
 		case len(c.loaded)+1 > cfg.Initial.MaxFiles:
 			stopped, cd.Status = StatusMaxFiles, StatusMaxFiles
+			cd.Detail = fmt.Sprintf("initial.maxFiles %d reached", cfg.Initial.MaxFiles)
 		default:
-			raw, err := fsys.ReadFile(d.path)
+			fc, err := readContent(fsys, d.path, cfg.Initial.MaxBytes-total)
 			if err != nil {
 				cd.Status, cd.Detail = StatusUnreadable, err.Error()
 				break
 			}
-			content, warn := cleanContent(d.path, raw)
-			cd.ContentBytes = len(content)
-			if total+len(content) > cfg.Initial.MaxBytes {
+			content, warn := fc.text, fc.warning
+			if fc.known {
+				cd.ContentBytes = len(content)
+			}
+			if !fc.fits {
 				stopped, cd.Status = StatusMaxBytes, StatusMaxBytes
+				cd.Detail = fmt.Sprintf("over the %d byte(s) left of initial.maxBytes %d", cfg.Initial.MaxBytes-total, cfg.Initial.MaxBytes)
 				break
 			}
 			if warn != "" {
@@ -101,18 +122,30 @@ func loadChain(fsys FS, dirs []string, cfg Config) chain {
 		}
 		c.dirs = append(c.dirs, cd)
 	}
+	if w := cutNotice(c.dirs); w != "" {
+		c.warnings = append(c.warnings, w)
+	}
 	return c
 }
 
-// cleanContent trims trailing whitespace and replaces invalid UTF-8 with
-// U+FFFD, returning a warning when it had to.
-func cleanContent(path string, raw []byte) (content, warning string) {
-	s := string(raw)
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-		warning = fmt.Sprintf("%s: invalid UTF-8 replaced with U+FFFD", path)
+// cutNotice says which file a cap stopped the load at, why, and how many
+// later files that left out, so an oversized file never hides the rest
+// silently. "" when no cap was reached.
+func cutNotice(dirs []ChainDir) string {
+	for i, d := range dirs {
+		if d.Status != StatusMaxBytes && d.Status != StatusMaxFiles {
+			continue
+		}
+		later := 0
+		for _, e := range dirs[i+1:] {
+			if e.Status == d.Status {
+				later++
+			}
+		}
+		return fmt.Sprintf("%s: not loaded (%s: %s); %d later file(s) of the chain left out too (see 'lineage instructions explain')",
+			fsx.LineSafe(d.Path), d.Status, d.Detail, later)
 	}
-	return strings.TrimRightFunc(s, unicode.IsSpace), warning
+	return ""
 }
 
 // renderInitial renders the <agents_context scope="initial"> block, or ""
@@ -121,7 +154,7 @@ func renderInitial(files []loadedFile) string {
 	var blocks []string
 	for _, f := range files {
 		if f.content != "" {
-			blocks = append(blocks, "Instructions from: "+f.path+"\n"+f.content)
+			blocks = append(blocks, "Instructions from: "+fsx.LineSafe(f.path)+"\n"+f.content)
 		}
 	}
 	if len(blocks) == 0 {

@@ -34,7 +34,7 @@ type dirFile struct {
 	info   fs.FileInfo // of the file itself (symlinks followed) when found
 }
 
-func (d dirFile) id() (fsx.FileID, bool) { return fsx.IDOf(d.info) }
+func (d dirFile) id() (fsx.FileID, bool) { return fsx.IDOf(d.path, d.info) }
 
 func (d dirFile) version() version {
 	return version{mtimeNs: d.info.ModTime().UnixNano(), size: d.info.Size()}
@@ -79,7 +79,7 @@ func statFile(fsys FS, p string) dirFile {
 		}
 	}
 	if !fi.Mode().IsRegular() {
-		return dirFile{path: p, status: StatusNotRegular, detail: kindOf(fi.Mode())}
+		return dirFile{path: p, status: StatusNotRegular, detail: fsx.KindOf(fi.Mode())}
 	}
 	return dirFile{path: p, status: statusFound, info: fi}
 }
@@ -95,21 +95,6 @@ func isMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "fifo"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	default:
-		return "not a regular file"
-	}
-}
-
 // version is what change detection compares: a size change with the old
 // mtime restored is still a change.
 type version struct {
@@ -117,11 +102,9 @@ type version struct {
 	size    int64
 }
 
-// mtimeMs is the millisecond mtime, rounded down (also before 1970).
+// mtimeMs is the millisecond mtime, rounded down and clamped at 0: the
+// seed's schema has mtimeMs nonnegative, so a pre-1970 file reports 0.
+// Change detection compares mtimeNs, which keeps the real value.
 func (v version) mtimeMs() int64 {
-	ms := v.mtimeNs / 1e6
-	if v.mtimeNs%1e6 < 0 {
-		ms--
-	}
-	return ms
+	return max(0, v.mtimeNs/1e6)
 }

@@ -1,7 +1,10 @@
+//go:build unix
+
 package instructions
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -11,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // nonRegularRepo makes a repo whose chain root/a/b/c/d/e holds, in order:
@@ -140,11 +145,11 @@ func (f failingFS) Lstat(name string) (fs.FileInfo, error) {
 	return f.FS.Lstat(name)
 }
 
-func (f failingFS) ReadFile(name string) ([]byte, error) {
+func (f failingFS) OpenRegular(name string) (io.ReadCloser, error) {
 	if err := f.read[name]; err != nil {
 		return nil, err
 	}
-	return f.FS.ReadFile(name)
+	return f.FS.OpenRegular(name)
 }
 
 func TestUnreadableFileIsSkipped(t *testing.T) {
@@ -176,8 +181,22 @@ func TestOSReadFileRefusesFIFO(t *testing.T) {
 		t.Skip(err)
 	}
 	withTimeout(t, func() {
-		if _, err := OS.ReadFile(p); !errors.Is(err, errNotRegular) {
-			t.Errorf("err = %v, want %v", err, errNotRegular)
+		if _, err := OS.OpenRegular(p); !errors.Is(err, fsx.ErrNotRegular) {
+			t.Errorf("err = %v, want %v", err, fsx.ErrNotRegular)
+		}
+	})
+}
+
+// A FIFO in place of a chain file is never opened: nothing blocks.
+func TestFIFOChainFileNeverBlocks(t *testing.T) {
+	root := testRepo(t, map[string]string{"a/": ""})
+	if err := syscall.Mkfifo(filepath.Join(root, "AGENTS.md"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	withTimeout(t, func() {
+		e := Explain(opts(filepath.Join(root, "a")), "")
+		if e.Dirs[0].Status != StatusNotRegular || e.Dirs[0].Detail != "fifo" {
+			t.Errorf("dirs = %+v", e.Dirs)
 		}
 	})
 }

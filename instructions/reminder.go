@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // ResolveReminder renders the agents.resolve.paths reminder for files, or
@@ -24,7 +26,7 @@ func ResolveReminder(files []File) string {
 
 func writeFileLine(b *strings.Builder, f File) {
 	b.WriteString("- ")
-	b.WriteString(f.Path)
+	b.WriteString(fsx.LineSafe(f.Path))
 	b.WriteString(" (mtime: ")
 	b.WriteString(strconv.FormatInt(f.MtimeMs, 10))
 	b.WriteString(")\n")

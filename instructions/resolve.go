@@ -97,7 +97,7 @@ func (s *Session) resolveDirs(dirs []string) []File {
 	out := make([]File, 0, len(found))
 	for _, c := range found {
 		s.register(c.path, c.k)
-		out = append(out, File{Path: c.path, MtimeMs: c.k.v.mtimeMs(), SizeBytes: c.k.v.size, Reason: c.reason})
+		out = append(out, newFile(c.path, c.k.v, c.reason))
 	}
 	return out
 }

@@ -238,8 +238,10 @@ Read and apply these files before editing files in this scope.
 	}
 }
 
-func TestMtimeMsFloors(t *testing.T) {
-	for _, tt := range []struct{ ns, ms int64 }{{1738970000000999999, 1738970000000}, {0, 0}, {-1, -1}, {-1000000, -1}, {-1000001, -2}} {
+// mtimeMs floors to milliseconds and is clamped at 0 before 1970, as the
+// seed's schema wants it nonnegative.
+func TestMtimeMsFloorsAndClamps(t *testing.T) {
+	for _, tt := range []struct{ ns, ms int64 }{{1738970000000999999, 1738970000000}, {1999999, 1}, {0, 0}, {-1, 0}, {-1000000, 0}, {-86400e9, 0}} {
 		if got := (version{mtimeNs: tt.ns}).mtimeMs(); got != tt.ms {
 			t.Errorf("mtimeMs(%d) = %d, want %d", tt.ns, got, tt.ms)
 		}

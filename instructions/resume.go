@@ -65,8 +65,8 @@ func Resume(saved State, opts Options) Resumed {
 	}
 	var b strings.Builder
 	b.WriteString("<system-reminder type=\"session.resume.diff\">\nSession resumed with context changes:\n")
-	b.WriteString("- cwd: " + saved.Cwd + " -> " + cur.cwd + "\n")
-	b.WriteString("- root: " + saved.Root + " -> " + cur.root.Dir + "\n")
+	b.WriteString("- cwd: " + fsx.LineSafe(saved.Cwd) + " -> " + fsx.LineSafe(cur.cwd) + "\n")
+	b.WriteString("- root: " + fsx.LineSafe(saved.Root) + " -> " + fsx.LineSafe(cur.root.Dir) + "\n")
 	b.WriteString("- markers: " + MarkersJSON(saved.Markers) + " -> " + MarkersJSON(cur.markers) + "\n")
 	b.WriteString("Re-check AGENTS.md for current scope:\n")
 	for _, f := range recheck {
@@ -75,7 +75,7 @@ func Resume(saved State, opts Options) Resumed {
 	if len(gone) > 0 {
 		b.WriteString("No longer in scope:\n")
 		for _, p := range gone {
-			b.WriteString("- " + p + "\n")
+			b.WriteString("- " + fsx.LineSafe(p) + "\n")
 		}
 	}
 	b.WriteString("</system-reminder>")

@@ -88,7 +88,7 @@ func Start(opts Options) (*Session, Initial) {
 	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config)
 	for _, f := range c.loaded {
 		s.register(f.path, known{v: f.v, id: f.id, hasID: f.hasID})
-		in.Files = append(in.Files, File{Path: f.path, MtimeMs: f.v.mtimeMs(), SizeBytes: f.v.size})
+		in.Files = append(in.Files, newFile(f.path, f.v, ""))
 	}
 	if in.Files == nil {
 		in.Files = []File{}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,19 +20,31 @@ const StateVersion = 1
 
 // State is a session saved to disk, so separate processes share one
 // session. Lists are sorted.
+//
+// A path that is not valid UTF-8 keeps its bytes: the JSON string shows it
+// with U+FFFD replacements and a base64 field beside it (rootBytes,
+// cwdBytes, pathBytes, coveredDirsBytes for such covered dirs) holds the
+// bytes, which win on reading.
 type State struct {
-	Version     int         `json:"version"`
-	Root        string      `json:"root"`
-	RootSource  string      `json:"rootSource"`
-	Cwd         string      `json:"cwd"`
+	Version    int    `json:"version"`
+	Root       string `json:"root"`
+	RootBytes  []byte `json:"rootBytes,omitzero"`
+	RootSource string `json:"rootSource"`
+	Cwd        string `json:"cwd"`
+	CwdBytes   []byte `json:"cwdBytes,omitzero"`
+	// Markers are names from the configuration, not paths found on disk.
 	Markers     []string    `json:"markers"`
 	Files       []StateFile `json:"files"`
 	CoveredDirs []string    `json:"coveredDirs"`
+	// CoveredDirsBytes are the covered dirs that are not valid UTF-8;
+	// CoveredDirs lists them with replacements.
+	CoveredDirsBytes [][]byte `json:"coveredDirsBytes,omitzero"`
 }
 
 // StateFile is a known file and the version the session knows.
 type StateFile struct {
 	Path      string `json:"path"`
+	PathBytes []byte `json:"pathBytes,omitzero"`
 	MtimeMs   int64  `json:"mtimeMs"`
 	MtimeNs   int64  `json:"mtimeNs"`
 	SizeBytes int64  `json:"sizeBytes"`
@@ -49,7 +60,13 @@ func (s *Session) State() State {
 		st.Markers = []string{}
 	}
 	for p, k := range s.known {
-		st.Files = append(st.Files, StateFile{Path: p, MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size})
+		st.Files = append(st.Files, StateFile{Path: p, PathBytes: invalidBytes(p), MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size})
+	}
+	st.RootBytes, st.CwdBytes = invalidBytes(st.Root), invalidBytes(st.Cwd)
+	for _, d := range st.CoveredDirs {
+		if b := invalidBytes(d); b != nil {
+			st.CoveredDirsBytes = append(st.CoveredDirsBytes, b)
+		}
 	}
 	slices.SortFunc(st.Files, func(a, b StateFile) int { return strings.Compare(a.Path, b.Path) })
 	return st
@@ -70,9 +87,11 @@ func Restore(st State, opts Options) *Session {
 	return s
 }
 
-// MarshalState encodes st as the state file's bytes.
+// MarshalState encodes st as the state file's bytes. Strings that are not
+// valid UTF-8 are written with U+FFFD replacements: their bytes are in the
+// ...Bytes fields.
 func MarshalState(st State) ([]byte, error) {
-	b, err := json.Marshal(st, jsontext.WithIndent("  "), json.Deterministic(true))
+	b, err := json.Marshal(st, jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +110,53 @@ func ParseState(data []byte) (State, error) {
 	if st.Root == "" || st.Cwd == "" {
 		return State{}, errors.New("root and cwd must be set")
 	}
+	st.restoreBytes()
 	return st, nil
 }
 
-// ReadState reads the state file at path; ok is false when it does not exist.
+// restoreBytes puts the saved bytes of paths that are not valid UTF-8
+// back in place of their replaced strings.
+func (st *State) restoreBytes() {
+	if st.RootBytes != nil {
+		st.Root = string(st.RootBytes)
+	}
+	if st.CwdBytes != nil {
+		st.Cwd = string(st.CwdBytes)
+	}
+	for i, f := range st.Files {
+		if f.PathBytes != nil {
+			st.Files[i].Path = string(f.PathBytes)
+		}
+	}
+	if len(st.CoveredDirsBytes) == 0 {
+		return
+	}
+	replaced := map[string]bool{}
+	for _, b := range st.CoveredDirsBytes {
+		// The encoder replaces each invalid byte with U+FFFD, as a
+		// conversion to runes does.
+		replaced[string([]rune(string(b)))] = true
+	}
+	dirs := st.CoveredDirs[:0]
+	for _, d := range st.CoveredDirs {
+		if !replaced[d] {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, b := range st.CoveredDirsBytes {
+		dirs = append(dirs, string(b))
+	}
+	slices.Sort(dirs)
+	st.CoveredDirs = slices.Compact(dirs)
+}
+
+// MaxStateBytes is the largest state file read.
+const MaxStateBytes = 64 << 20
+
+// ReadState reads the state file at path; ok is false when it does not
+// exist. Anything but a regular file is refused without blocking.
 func ReadState(path string) (st State, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, false, nil
 	}
@@ -121,6 +181,11 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 		return err
 	}
 	defer lock.Unlock()
+	// Every writer holds the lock: a temporary file left now is a killed
+	// writer's.
+	if err := fsx.RemoveStaleTemps(path); err != nil {
+		return err
+	}
 	st, ok, err := ReadState(path)
 	if err != nil {
 		return err
@@ -148,6 +213,9 @@ func WriteState(ctx context.Context, path string, st State) error {
 		return err
 	}
 	defer lock.Unlock()
+	if err := fsx.RemoveStaleTemps(path); err != nil {
+		return err
+	}
 	data, err := MarshalState(st)
 	if err != nil {
 		return err

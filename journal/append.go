@@ -290,7 +290,13 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	if err := ensureDir(t); err != nil {
 		return err
 	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+	lockPath := filepath.Join(t.Dir, lockName)
+	if fi, err := os.Lstat(lockPath); err == nil && !fi.Mode().IsRegular() {
+		// Opening it would create or lock whatever it points at, outside
+		// the target directory.
+		return fmt.Errorf("refusing to write: %s is a %s, not a regular file", lockPath, fsx.KindOf(fi.Mode()))
+	}
+	lock, err := fsx.LockFile(ctx, lockPath)
 	if err != nil {
 		return err
 	}
@@ -306,6 +312,11 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	path := filepath.Join(t.Dir, name)
 	*file = path
 	if err := checkFile(t.Dir, path); err != nil {
+		return err
+	}
+	// Every writer holds the lock, so a temporary file left now is a killed
+	// writer's.
+	if err := fsx.RemoveStaleTemps(path); err != nil {
 		return err
 	}
 	doc, layout, perm, size := newAgencyDoc(slug, now), triad.EncodeOptions{}, os.FileMode(0o644), 0
@@ -333,7 +344,7 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 }
 
 func readAgency(path string) (*triad.Value, triad.EncodeOptions, os.FileMode, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, agents.MaxDocumentBytes)
 	if err != nil {
 		return nil, triad.EncodeOptions{}, 0, err
 	}

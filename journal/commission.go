@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentlineage/lineage/agents"
@@ -56,7 +57,7 @@ type CommissionResult struct {
 // log starts with one "Commissioned — <title>" entry tagged commission,
 // routing, as the spec asks.
 func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionResult, error) {
-	if !commissionSlug.MatchString(c.Slug) {
+	if !commissionSlug().MatchString(c.Slug) {
 		return nil, fmt.Errorf("slug %q: a new agent's slug must be kebab case (^[a-z0-9]+(-[a-z0-9]+)*$)", c.Slug)
 	}
 	if strings.TrimSpace(c.Title) == "" {
@@ -254,7 +255,7 @@ func loadTemplate(opts agents.Options, from string) (map[triad.DocKind]*triad.Va
 			continue
 		}
 		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
+		data, err := fsx.ReadRegular(p, agents.MaxDocumentBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -273,8 +274,11 @@ func loadTemplate(opts agents.Options, from string) (map[triad.DocKind]*triad.Va
 	return out, nil
 }
 
-// commissionSlug is the slug rule of the commission spec.
-var commissionSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// commissionSlug is the slug rule of the commission spec, compiled on first
+// use: every lineage process would pay for it at start-up otherwise.
+var commissionSlug = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+})
 
 // currentSchema is the schemaVersion lineage writes: CLIA's
 // TriadSchemaVersion.current.

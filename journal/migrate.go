@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
@@ -65,7 +66,7 @@ func migrateFile(ctx context.Context, f string, write bool) (TidyResult, error) 
 			r.File, r.RenamedFrom = target, f
 		}
 	}
-	old, err := os.ReadFile(f)
+	old, err := fsx.ReadRegular(f, agents.MaxDocumentBytes)
 	if err != nil {
 		return r, err
 	}

@@ -101,7 +101,7 @@ func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
 			continue
 		}
 		src := filepath.Join(ctx, name)
-		data, err := os.ReadFile(src)
+		data, err := fsx.ReadRegular(src, agents.MaxDocumentBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
 		}
 		body := renderers[k](doc, slug)
 		file := filepath.Join(gen, slug+"."+string(k)+".triad.md")
-		old, _ := os.ReadFile(file)
+		old, _ := fsx.ReadRegular(file, -1) // a FIFO there must not block; it is replaced
 		m := Mirror{File: file, Source: src, Changed: !bytes.Equal(old, body)}
 		out = append(out, m)
 		if dryRun || !m.Changed {

@@ -2,9 +2,9 @@ package journal
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -28,7 +28,7 @@ func Render(opts agents.Options, slug string, k triad.DocKind, merged bool) ([]b
 		if f == "" {
 			continue
 		}
-		data, err := os.ReadFile(f)
+		data, err := fsx.ReadRegular(f, agents.MaxDocumentBytes)
 		if err != nil {
 			return nil, "", err
 		}

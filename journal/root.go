@@ -118,7 +118,7 @@ func ensureDir(t Target) error {
 		return err
 	}
 	rel, err := filepath.Rel(t.Root, t.Dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if err != nil || !fsx.Contains(t.Root, t.Dir) {
 		return fmt.Errorf("target %s is outside the write root %s", t.Dir, t.Root)
 	}
 	cur := t.Root

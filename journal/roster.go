@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
@@ -81,7 +82,7 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 		return nil, err
 	}
 	perm := os.FileMode(0o644)
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, agents.MaxDocumentBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		res.Created = true

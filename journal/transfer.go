@@ -109,7 +109,7 @@ func transferTargets(opts Options, tr Transfer) (src, dst Target, err error) {
 	if dst, err = at(tr.To); err != nil {
 		return
 	}
-	if src.Root == dst.Root || !fsx.Contains(dst.Root, src.Root) {
+	if fsx.Equal(src.Root, dst.Root) || !fsx.Contains(dst.Root, src.Root) {
 		err = fmt.Errorf("destination write root %s is not an ancestor domain of the source write root %s", dst.Root, src.Root)
 	}
 	return

@@ -75,6 +75,7 @@ func (s *Server) addAgentsTools() {
 		OutputSchema: anyObject,
 	}, s.toolAgentsJournal)
 	s.addAgentsAuthoringTools()
+	s.addAgentsAgendaTool()
 }
 
 // agentsOptions checks the slug and returns the options for a path.

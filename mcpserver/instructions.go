@@ -235,8 +235,10 @@ func (s *Server) cachedRoots(ss *mcp.ServerSession) []string {
 func fileRoots(r *mcp.ListRootsResult) []string {
 	roots := []string{}
 	for _, root := range r.Roots {
-		if u, err := url.Parse(root.URI); err == nil && u.Scheme == "file" && filepath.IsAbs(u.Path) {
-			roots = append(roots, filepath.Clean(u.Path))
+		if u, err := url.Parse(root.URI); err == nil {
+			if p, ok := fsx.Host.FromFileURL(u); ok {
+				roots = append(roots, p)
+			}
 		}
 	}
 	return roots

@@ -133,35 +133,31 @@ func (r *Repo) setHead(ctx context.Context, t Tract, value, op string) error {
 }
 
 // Reset moves the current branch (or detached HEAD) to ref; the old tip
-// stays in the reflog.
+// stays in the reflog. The target is resolved in the transaction that moves
+// the branch and the move is a compare-and-swap from the head it was
+// resolved against: a reset racing an append resets relative to the new
+// head or fails with ErrBranchMoved, never dropping the appended commit.
 func (r *Repo) Reset(ctx context.Context, tractName, ref string) (Hash, error) {
-	t, to, err := r.tractRef(ctx, tractName, ref)
+	t, err := r.Tract(ctx, tractName)
 	if err != nil {
 		return "", err
 	}
+	if _, err := r.Resolve(ctx, t, ref); err != nil {
+		return "", err
+	}
+	var to Hash
 	err = r.store.Update(ctx, func(tx Tx) error {
 		h, err := readHead(ctx, tx, t.ID)
 		if err != nil {
 			return err
 		}
+		if to, err = resolve(ctx, tx, t, ref); err != nil {
+			return err
+		}
 		return moveHead(ctx, tx, t.ID, h, to, "reset", r.clock())
 	})
+	if errors.Is(err, ErrBranchMoved) {
+		return "", fmt.Errorf("reset failed, nothing changed: %w", err)
+	}
 	return to, err
-}
-
-// isAncestor reports whether a is b or one of b's ancestors.
-func isAncestor(ctx context.Context, rd Reader, a, b Hash) (bool, error) {
-	if a == b {
-		return true, nil
-	}
-	anc, err := rd.Ancestry(ctx, []Hash{b})
-	if err != nil {
-		return false, err
-	}
-	for _, c := range anc {
-		if c.Hash == a {
-			return true, nil
-		}
-	}
-	return false, nil
 }

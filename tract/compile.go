@@ -275,6 +275,10 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 			if b == nil || b.Hash == "" {
 				return fmt.Errorf("blob %s of commit %s: %w", c.Content.Short(), c.Hash.Short(), ErrNotFound)
 			}
+			// Never render bytes that do not match their hash.
+			if got := sha256Hex(b.Data); got != c.Content {
+				return &IntegrityError{Commit: c.Hash, Blob: c.Content, Got: got}
+			}
 			if e.content, err = DecodeContent(b.Data); err != nil {
 				return fmt.Errorf("commit %s: %w", c.Hash.Short(), err)
 			}

@@ -188,5 +188,8 @@ func NewBlob(c Content) (Blob, error) {
 	if err != nil {
 		return Blob{}, err
 	}
+	if len(data) > MaxContentBytes {
+		return Blob{}, &ValidationError{Field: "content", Reason: fmt.Sprintf("%d bytes, the limit for one commit is %d", len(data), MaxContentBytes)}
+	}
 	return Blob{Hash: sha256Hex(data), Data: data, Tokens: -1}, nil
 }

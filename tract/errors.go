@@ -16,7 +16,27 @@ var (
 	ErrNoCommits     = errors.New("no commits yet")
 	ErrCurrentBranch = errors.New("current branch")
 	ErrUnmerged      = errors.New("not fully merged")
+	ErrReadOnly      = errors.New("store opened read-only")
+	// ErrDamaged is stored data that is not what its hash or the database
+	// format says (a store wraps it around "database disk image is
+	// malformed" and the like).
+	ErrDamaged = errors.New("store damaged")
 )
+
+// IntegrityError is content that does not match its hash: compile refuses
+// to render it.
+type IntegrityError struct {
+	Commit Hash
+	Blob   Hash
+	Got    Hash
+}
+
+func (e *IntegrityError) Error() string {
+	return fmt.Sprintf("commit %s: blob %s hashes to %s: content damaged, refusing to render it (run 'lineage tract verify')", e.Commit.Short(), e.Blob.Short(), e.Got.Short())
+}
+
+// Unwrap makes an IntegrityError an ErrDamaged.
+func (e *IntegrityError) Unwrap() error { return ErrDamaged }
 
 // ValidationError is bad input: an unknown type or role, an invalid name, an
 // edit that is not allowed.
@@ -27,8 +47,11 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
-	if e.Value != "" {
-		return fmt.Sprintf("invalid %s %q: %s", e.Field, e.Value, e.Reason)
+	if v := e.Value; v != "" {
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		return fmt.Sprintf("invalid %s %q: %s", e.Field, v, e.Reason)
 	}
 	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
 }

@@ -97,8 +97,10 @@ type OpenAIFunction struct {
 	Arguments string `json:"arguments"`
 }
 
-// OpenAI renders messages for the OpenAI chat API.
+// OpenAI renders messages for the OpenAI chat API, repaired so the API
+// accepts them (see apiMessages).
 func OpenAI(msgs []Message) []OpenAIMessage {
+	msgs = apiMessages(msgs)
 	out := make([]OpenAIMessage, 0, len(msgs))
 	for _, m := range msgs {
 		text := m.Content
@@ -147,8 +149,9 @@ const ContinuationText = "(context continues)"
 //   - system text is gathered into System, joined by blank lines;
 //   - consecutive messages of one role are merged into one turn, so roles
 //     alternate user, assistant, user…;
-//   - a context that starts with the assistant gets a first user turn
-//     holding only ContinuationText;
+//   - a context that starts with the assistant, or has no message besides
+//     system text, gets a first user turn holding only ContinuationText;
+//   - tool calls and results are paired first as for OpenAI (apiMessages);
 //   - tool calls are tool_use blocks of the assistant turn (arguments ""
 //     becoming {}), tool results tool_result blocks of the following user
 //     turn, placed before that turn's text;
@@ -159,6 +162,7 @@ const ContinuationText = "(context continues)"
 //   - empty or blank text is left out (the API refuses empty text blocks),
 //     and trailing white space of a final assistant turn is trimmed.
 func ToAnthropic(msgs []Message) Anthropic {
+	msgs = apiMessages(msgs)
 	var system []string
 	out := Anthropic{Messages: []AnthropicMessage{}}
 	for _, m := range msgs {
@@ -184,7 +188,7 @@ func ToAnthropic(msgs []Message) Anthropic {
 			toolResultsFirst(out.Messages[i].Content)
 		}
 	}
-	if len(out.Messages) > 0 && out.Messages[0].Role == RoleAssistant {
+	if len(out.Messages) == 0 || out.Messages[0].Role == RoleAssistant {
 		first := AnthropicMessage{Role: RoleUser, Content: []AnthropicBlock{{Type: "text", Text: ContinuationText}}}
 		out.Messages = append([]AnthropicMessage{first}, out.Messages...)
 	}
@@ -203,11 +207,7 @@ func anthropicBlocks(m Message) (string, []AnthropicBlock) {
 		blocks = append(blocks, AnthropicBlock{Type: "text", Text: m.Content})
 	}
 	for _, tc := range m.ToolCalls {
-		args := tc.Arguments
-		if args == "" {
-			args = "{}"
-		}
-		blocks = append(blocks, AnthropicBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: jsontext.Value(args)})
+		blocks = append(blocks, AnthropicBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: toolInput(tc.Arguments)})
 	}
 	return m.Role, blocks
 }

@@ -36,18 +36,24 @@ func TestToAnthropic(t *testing.T) {
 		{"tool call without its result",
 			[]Message{{Role: "user", Content: "go"}, {Role: "assistant", Content: "trying", ToolCalls: call("t1")}, {Role: "user", Content: "never mind"}},
 			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},` +
-				`{"role":"assistant","content":[{"type":"text","text":"trying"},{"type":"text","text":"(tool call t1: f {\"x\":1}, no result)"}]},` +
+				`{"role":"assistant","content":[{"type":"text","text":"trying\n(tool call t1: f {\"x\":1}, no result)"}]},` +
 				`{"role":"user","content":[{"type":"text","text":"never mind"}]}]}`},
-		{"pending tool call at the end stays",
+		{"pending tool call at the end becomes text: the API wants its result",
 			[]Message{{Role: "user", Content: "go"}, {Role: "assistant", ToolCalls: []ToolCall{{ID: "t1", Name: "now"}}}},
 			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},` +
-				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"now","input":{}}]}]}`},
+				`{"role":"assistant","content":[{"type":"text","text":"(tool call t1: now , no result)"}]}]}`},
+		{"result moved before a user turn committed after the call, ids mapped",
+			[]Message{{Role: "assistant", ToolCalls: []ToolCall{{ID: "call.1", Name: "f", Arguments: "[1]"}}}, {Role: "user", Content: "hurry"},
+				{Role: "tool", ToolCallID: "call.1", Content: "42"}},
+			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"(context continues)"}]},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"` + APIID("call.1") + `","name":"f","input":{"arguments":"[1]"}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + APIID("call.1") + `","content":"42"},{"type":"text","text":"hurry"}]}]}`},
 		{"blank text left out, final assistant trimmed",
 			[]Message{{Role: "user", Content: "q"}, {Role: "user", Content: " \n"}, {Role: "assistant", Content: "a \n"}},
 			`{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"q"}]},{"role":"assistant","content":[{"type":"text","text":"a"}]}]}`},
 		{"nothing but system",
 			[]Message{{Role: "system", Content: "a"}, {Role: "system", Content: "b"}},
-			`{"system":"a\n\nb","messages":[]}`},
+			`{"system":"a\n\nb","messages":[{"role":"user","content":[{"type":"text","text":"(context continues)"}]}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,11 +18,60 @@ const (
 
 // importMessage is an OpenAI-style chat message as found in files.
 type importMessage struct {
-	Role       string           `json:"role"`
-	Content    jsontext.Value   `json:"content"`
-	Name       string           `json:"name"`
-	ToolCallID string           `json:"tool_call_id"`
-	ToolCalls  []OpenAIToolCall `json:"tool_calls"`
+	Role       string         `json:"role"`
+	Content    jsontext.Value `json:"content"`
+	Name       string         `json:"name"`
+	ToolCallID string         `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string         `json:"name"`
+			Arguments jsontext.Value `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// ParseToolCalls reads a JSON array of tool calls {"id","name","arguments"},
+// whose arguments are a JSON string (as the OpenAI API sends them) or a
+// JSON object (as Anthropic's input and hand-written calls are).
+func ParseToolCalls(data []byte) ([]ToolCall, error) {
+	var raw []struct {
+		ID        string         `json:"id"`
+		Name      string         `json:"name"`
+		Arguments jsontext.Value `json:"arguments"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf(`want a JSON array of {"id","name","arguments"}: %w`, err)
+	}
+	out := make([]ToolCall, len(raw))
+	for i, r := range raw {
+		args, err := argumentsText(r.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("tool call %d: %w", i+1, err)
+		}
+		out[i] = ToolCall{ID: r.ID, Name: r.Name, Arguments: args}
+	}
+	return out, nil
+}
+
+// argumentsText is a tool call's arguments as text: a JSON string's value,
+// or an object's JSON.
+func argumentsText(v jsontext.Value) (string, error) {
+	switch {
+	case len(v) == 0 || string(v) == "null":
+		return "", nil
+	case v.Kind() == '"':
+		var s string
+		err := json.Unmarshal(v, &s)
+		return s, err
+	case v.Kind() == '{':
+		v = v.Clone()
+		if err := v.Compact(); err != nil {
+			return "", err
+		}
+		return string(v), nil
+	}
+	return "", &ValidationError{Field: "arguments", Value: string(v), Reason: "want a JSON string or object"}
 }
 
 // ParseOpenAI reads a JSON array of OpenAI chat messages into commit
@@ -87,8 +136,12 @@ func parseImportMessage(raw []byte) (CommitRequest, error) {
 		c.Type = TypeToolResult
 	case len(m.ToolCalls) > 0:
 		c.Type = TypeToolCall
-		for _, tc := range m.ToolCalls {
-			c.ToolCalls = append(c.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		for i, tc := range m.ToolCalls {
+			args, err := argumentsText(tc.Function.Arguments)
+			if err != nil {
+				return CommitRequest{}, fmt.Errorf("tool_calls[%d]: %w", i, err)
+			}
+			c.ToolCalls = append(c.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
 		}
 	default:
 		c.Type = TypeMessage

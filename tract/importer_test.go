@@ -1,6 +1,7 @@
 package tract
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,18 @@ func FuzzParseJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseToolCalls(t *testing.T) {
+	calls, err := ParseToolCalls([]byte(`[{"id":"a","name":"f","arguments":"{\"x\": 1}"},{"id":"b","name":"g","arguments":{"x": [1, 2]}},{"id":"c","name":"h"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolCall{{ID: "a", Name: "f", Arguments: `{"x": 1}`}, {ID: "b", Name: "g", Arguments: `{"x":[1,2]}`}, {ID: "c", Name: "h"}}
+	if !reflect.DeepEqual(calls, want) {
+		t.Fatalf("got %+v, want %+v", calls, want)
+	}
+	if _, err := ParseToolCalls([]byte(`[{"id":"a","name":"f","arguments":[1]}]`)); err == nil || !strings.Contains(err.Error(), "tool call 1") {
+		t.Fatalf("array arguments: got %v, want an error naming tool call 1", err)
+	}
 }

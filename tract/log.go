@@ -3,6 +3,7 @@ package tract
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,22 +64,20 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	if len(tips) == 0 {
 		return []LogEntry{}, nil
 	}
-	anc, err := r.store.Ancestry(ctx, tips)
-	if err != nil {
+	var order []*Commit
+	if o.N > 0 && !o.All {
+		w := newestFirst{rd: newMemoReader(r.store), limit: o.N}
+		if err := w.walk(ctx, head.Commit, nil); err != nil {
+			return nil, err
+		}
+		order = w.out
+	} else if order, err = r.linearizeAll(ctx, tips); err != nil {
 		return nil, err
 	}
-	m := make(map[Hash]*Commit, len(anc))
 	var contents []Hash
-	for i := range anc {
-		m[anc[i].Hash] = &anc[i]
-		if anc[i].Content != "" {
-			contents = append(contents, anc[i].Content)
-		}
-	}
-	l := linearizer{get: mapSource(m), emitted: map[Hash]int{}}
-	for _, tip := range tips {
-		if err := l.add(tip); err != nil {
-			return nil, err
+	for _, c := range order {
+		if c.Content != "" {
+			contents = append(contents, c.Content)
 		}
 	}
 	byHash, err := r.contents(ctx, contents)
@@ -86,9 +85,8 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 		return nil, err
 	}
 	names := map[string]string{}
-	out := []LogEntry{}
-	for i := len(l.order) - 1; i >= 0 && (o.N <= 0 || len(out) < o.N); i-- {
-		c := l.order[i]
+	out := make([]LogEntry, 0, len(order))
+	for _, c := range order {
 		name, ok := names[c.Tract]
 		if !ok {
 			name = c.Tract
@@ -100,6 +98,27 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 		out = append(out, newLogEntry(c, name, labels[c.Hash], byHash))
 	}
 	return out, nil
+}
+
+// linearizeAll reads the whole history behind tips and returns it newest
+// first (the linearization reversed).
+func (r *Repo) linearizeAll(ctx context.Context, tips []Hash) ([]*Commit, error) {
+	anc, err := r.store.Ancestry(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[Hash]*Commit, len(anc))
+	for i := range anc {
+		m[anc[i].Hash] = &anc[i]
+	}
+	l := linearizer{get: mapSource(m), emitted: map[Hash]int{}}
+	for _, tip := range tips {
+		if err := l.add(tip); err != nil {
+			return nil, err
+		}
+	}
+	slices.Reverse(l.order)
+	return l.order, nil
 }
 
 func newLogEntry(c *Commit, tractName string, refs []string, byHash map[Hash]Content) LogEntry {

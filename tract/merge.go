@@ -60,23 +60,36 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	oursAnc, err := r.ancestrySet(ctx, head.Commit)
-	if err != nil {
-		return MergeResult{}, err
+	// "Already merged?" and "fast-forward?" are ancestor tests, which read
+	// what lies between the two heads; only a real merge reads both sides.
+	rd := newMemoReader(r.store)
+	if head.Commit != "" {
+		if merged, err := isAncestor(ctx, rd, other, head.Commit); err != nil {
+			return MergeResult{}, err
+		} else if merged {
+			return MergeResult{Kind: MergeUpToDate, Head: head.Commit, Resolved: []Conflict{}}, nil
+		}
 	}
-	if oursAnc[other] != nil {
-		return MergeResult{Kind: MergeUpToDate, Head: head.Commit, Resolved: []Conflict{}}, nil
-	}
-	theirsAnc, err := r.ancestrySet(ctx, other)
-	if err != nil {
-		return MergeResult{}, err
+	ff := head.Commit == ""
+	if !ff && !o.NoFF {
+		if ff, err = isAncestor(ctx, rd, head.Commit, other); err != nil {
+			return MergeResult{}, err
+		}
 	}
 	now := r.clock()
-	if (head.Commit == "" || theirsAnc[head.Commit] != nil) && !o.NoFF {
+	if ff && !o.NoFF {
 		err := r.store.Update(ctx, func(tx Tx) error {
 			return moveHead(ctx, tx, t.ID, head, other, "merge "+ref+": fast-forward", now)
 		})
 		return MergeResult{Kind: MergeFastForward, Head: other, Resolved: []Conflict{}}, mergeErr(err)
+	}
+	oursAnc, err := r.ancestrySet(ctx, head.Commit)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	theirsAnc, err := r.ancestrySet(ctx, other)
+	if err != nil {
+		return MergeResult{}, err
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: []string{t.ID}})
 	if err != nil {
@@ -95,7 +108,7 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 			m.Parents = []Hash{other}
 		}
 		m.Hash = m.ComputeHash()
-		if err := tx.PutCommits(ctx, m); err != nil {
+		if err := putCommits(ctx, tx, m); err != nil {
 			return err
 		}
 		res.Merge, res.Head = m.Hash, m.Hash
@@ -154,9 +167,12 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 			}
 		}
 	}
+	// What this side sees of a commit's priority: the newest annotation
+	// made on its own commits or on the history both sides share (a skip
+	// recorded at the fork point counts for both).
 	newest := map[Hash]Priority{}
 	for _, a := range anns {
-		if a.Head != "" && s.only[a.Head] {
+		if a.Head != "" && (s.only[a.Head] || mine[a.Head] != nil && other[a.Head] != nil) {
 			newest[a.Commit] = a.Priority
 		}
 	}

@@ -62,6 +62,9 @@ type Commit struct {
 	Tract   string    `json:"tract"`
 	Time    time.Time `json:"time"`
 	Message string    `json:"message,omitempty"`
+	// Pos is where the commit sits in the DAG, kept by the store beside it
+	// (not hashed, not shown).
+	Pos Position `json:"-"`
 }
 
 // hashedCommit is the canonical form hashed for a commit.

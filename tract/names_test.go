@@ -38,6 +38,11 @@ func TestValidateBranchName(t *testing.T) {
 		{"a*", `contains "*"`},
 		{"a[", `contains "["`},
 		{`a\b`, `contains "\"`},
+		{"a\u2028b", "contains a control character"},
+		{"a\u0085b", "contains a control character"},
+		{"a\xffb", "not valid UTF-8"},
+		{"é/" + strings.Repeat("x", MaxNameBytes-3), ""},
+		{strings.Repeat("x", MaxNameBytes+1), "256 bytes, the limit is 255"},
 	}
 	for _, tt := range tests {
 		err := ValidateBranchName(tt.name)
@@ -54,6 +59,20 @@ func TestValidateBranchName(t *testing.T) {
 	}
 	if err := ValidateTractName("a/b"); err == nil || !strings.Contains(err.Error(), `contains "/"`) {
 		t.Errorf("tract name with slash: %v", err)
+	}
+	if err := ValidateTractName(strings.Repeat("n", 1<<20)); err == nil || len(err.Error()) > 200 {
+		t.Errorf("a 1 MiB tract name: error %d bytes long, want a short one", len(err.Error()))
+	}
+}
+
+// One commit holds at most MaxContentBytes and a message of at most
+// MaxMessageBytes; nothing is stored for a refused one.
+func TestCommitSizeLimits(t *testing.T) {
+	if _, err := NewBlob(Content{Type: TypeMessage, Role: "user", Text: strings.Repeat("x", MaxContentBytes)}); err == nil || !strings.Contains(err.Error(), "the limit for one commit is 4194304") {
+		t.Errorf("oversized content: %v", err)
+	}
+	if _, err := NewBlob(Content{Type: TypeMessage, Role: "user", Text: strings.Repeat("x", MaxContentBytes-100)}); err != nil {
+		t.Errorf("content under the limit: %v", err)
 	}
 }
 

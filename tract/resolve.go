@@ -47,17 +47,17 @@ func resolve(ctx context.Context, rd Reader, t Tract, ref string) (Hash, error) 
 	if err != nil {
 		return "", err
 	}
-	for i := 0; i < back; i++ {
-		c, err := rd.Commit(ctx, h)
-		if err != nil {
-			return "", err
-		}
-		if len(c.Parents) == 0 {
-			return "", fmt.Errorf("ref %q: history has only %d commit(s) before it: %w", ref, i, ErrNotFound)
-		}
-		h = c.Parents[0]
+	if back == 0 {
+		return h, nil
 	}
-	return h, nil
+	anc, have, ok, err := firstParentAncestor(ctx, rd, h, back)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("ref %q: history has only %d commit(s) before it: %w", ref, have, ErrNotFound)
+	}
+	return anc, nil
 }
 
 func resolveBase(ctx context.Context, rd Reader, t Tract, base string) (Hash, error) {

@@ -65,7 +65,7 @@ func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptio
 			if err := tx.PutBlobs(ctx, p.blob); err != nil {
 				return err
 			}
-			if err := tx.PutCommits(ctx, commits...); err != nil {
+			if err := putCommits(ctx, tx, commits...); err != nil {
 				return err
 			}
 			return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: DefaultBranch, New: string(commits[0].Hash), Operation: "spawn " + string(o.Mode), Time: now})
@@ -139,7 +139,7 @@ func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFrom
 				m.Parents = []Hash{ch.Commit}
 			}
 			m.Hash = m.ComputeHash()
-			if err := tx.PutCommits(ctx, m); err != nil {
+			if err := putCommits(ctx, tx, m); err != nil {
 				return err
 			}
 			res.Kind, res.Merge, res.Head = MergeCommit, m.Hash, m.Hash

@@ -55,6 +55,9 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 			}
 			return nil, err
 		}
+		if len(req.Message) > MaxMessageBytes {
+			return nil, &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(req.Message), MaxMessageBytes)}
+		}
 		if req.Priority != "" {
 			if _, err := ParsePriority(string(req.Priority)); err != nil {
 				return nil, err
@@ -85,7 +88,7 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 			if err := tx.PutBlobs(ctx, blobs...); err != nil {
 				return err
 			}
-			if err := tx.PutCommits(ctx, out...); err != nil {
+			if err := putCommits(ctx, tx, out...); err != nil {
 				return err
 			}
 			for i, p := range prepared {
@@ -204,7 +207,7 @@ func putEdit(ctx context.Context, tx Tx, tractID string, parent, target Hash, co
 	}
 	c := Commit{Parents: []Hash{parent}, Content: b.Hash, Operation: OpEdit, EditTarget: target, Tract: tractID, Time: now, Message: message}
 	c.Hash = c.ComputeHash()
-	return c, tx.PutCommits(ctx, c)
+	return c, putCommits(ctx, tx, c)
 }
 
 // Annotate records the tract's priority for the commit ref names; any
@@ -262,7 +265,7 @@ func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, e
 				out.Parents = []Hash{h.Commit}
 			}
 			out.Hash = out.ComputeHash()
-			if err := tx.PutCommits(ctx, out); err != nil {
+			if err := putCommits(ctx, tx, out); err != nil {
 				return err
 			}
 			return moveHead(ctx, tx, t.ID, h, out.Hash, "cherry-pick", now)

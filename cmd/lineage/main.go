@@ -4,10 +4,16 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/agentlineage/lineage/internal/cli"
 )
 
 func main() {
+	if cli.Version == "" {
+		if info, ok := debug.ReadBuildInfo(); ok {
+			cli.Version = version(info)
+		}
+	}
 	os.Exit(cli.Main())
 }

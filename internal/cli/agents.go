@@ -49,6 +49,7 @@ their documents, and append-only journal writes.`)
 		newAgentsProfileCmd(env, f, "plan"),
 		newAgentsDoctorCmd(env, f),
 		newAgentsLintCmd(env, f),
+		newAgentsAgendaCmd(env, f),
 	)
 	addAgentsWriteCmds(cmd, env, f)
 	addAgentSlugAlias(cmd)
@@ -93,10 +94,10 @@ func requireSlug(slug string) error {
 // With strict, those errors make the command fail with exit 3.
 func printFindings(env *Env, rep agents.Report, strict bool) error {
 	for _, e := range rep.Errors {
-		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", e)
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(e))
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", w)
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
 	}
 	if strict && len(rep.Errors) > 0 {
 		return findingError(fmt.Errorf("%d error(s) with --strict", len(rep.Errors)))

@@ -139,7 +139,7 @@ func printLog(env *Env, res []journal.LogResult, asJSON bool) {
 		case r.Missing:
 			fmt.Fprintf(env.Stderr, "lineage: %s has no agency document in %s; not written (pass --create-if-missing)\n", r.Slug, r.File)
 		case !r.Written:
-			fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", r.Entry.Str("id"), r.File)
+			fmt.Fprintf(env.Stderr, "lineage: entry %s is already in %s; not written\n", fsx.LineSafe(r.Entry.Str("id")), fsx.LineSafe(r.File))
 		}
 		if !asJSON {
 			fmt.Fprintln(env.Stdout, r.File)
@@ -188,7 +188,7 @@ func runDaily(cmd *cobra.Command, env *Env, opts journal.Options, e journal.LogE
 		_, err = env.Stdout.Write(triad.Encode(out, triad.EncodeOptions{}))
 		return err
 	}
-	fmt.Fprintln(env.Stdout, res.File)
+	fmt.Fprintln(env.Stdout, fsx.LineSafe(res.File))
 	return nil
 }
 

@@ -7,18 +7,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 func writeDiagnosis(w io.Writer, d agents.Diagnosis) {
-	fmt.Fprintf(w, "slug: %s\npath: %s\nstatus: %s\n", d.Slug, d.Path, d.Status)
+	fmt.Fprintf(w, "slug: %s\npath: %s\nstatus: %s\n", fsx.LineSafe(d.Slug), fsx.LineSafe(d.Path), d.Status)
 	for _, e := range d.Errors {
-		fmt.Fprintf(w, "error: %s\n", e)
+		fmt.Fprintf(w, "error: %s\n", fsx.LineSafe(e))
 	}
 	for _, x := range d.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", x)
+		fmt.Fprintf(w, "warning: %s\n", fsx.LineSafe(x))
 	}
 	for _, x := range d.Info {
-		fmt.Fprintf(w, "info: %s\n", x)
+		fmt.Fprintf(w, "info: %s\n", fsx.LineSafe(x))
 	}
 }
 

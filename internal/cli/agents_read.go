@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,7 @@ func newAgentsListCmd(env *Env, f *agentsFlags) *cobra.Command {
 			}
 			for _, a := range list {
 				for _, c := range a.Contexts {
-					fmt.Fprintf(env.Stdout, "%s %s\n", a.Slug, c.Dir)
+					fmt.Fprintf(env.Stdout, "%s %s\n", fsx.LineSafe(a.Slug), fsx.LineSafe(c.Dir))
 				}
 			}
 			return nil
@@ -65,7 +66,7 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 				return nil
 			}
 			for _, c := range ch.Contexts {
-				fmt.Fprintf(env.Stdout, "%s %s\n", c.Prefix, c.Dir)
+				fmt.Fprintf(env.Stdout, "%s %s\n", fsx.LineSafe(c.Prefix), fsx.LineSafe(c.Dir))
 			}
 			return nil
 		},
@@ -77,14 +78,14 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 }
 
 func writeExplainedChain(w io.Writer, ch *agents.Chain) {
-	fmt.Fprintf(w, "slug: %s\npath: %s\nmode: %s\n", ch.Slug, ch.Path, ch.Mode)
+	fmt.Fprintf(w, "slug: %s\npath: %s\nmode: %s\n", fsx.LineSafe(ch.Slug), fsx.LineSafe(ch.Path), ch.Mode)
 	section := func(title string, cs []agents.Context) {
 		fmt.Fprintf(w, "%s:\n", title)
 		if len(cs) == 0 {
 			fmt.Fprintln(w, "  (none)")
 		}
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %s %s (%s)\n", c.Prefix, c.Dir, c.Reason)
+			fmt.Fprintf(w, "  %s %s (%s)\n", fsx.LineSafe(c.Prefix), fsx.LineSafe(c.Dir), c.Reason)
 		}
 	}
 	section("default chain", ch.Default)
@@ -95,7 +96,7 @@ func writeExplainedChain(w io.Writer, ch *agents.Chain) {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, e := range ch.Excluded {
-		fmt.Fprintf(w, "  %s: %s\n", e.Dir, e.Reason)
+		fmt.Fprintf(w, "  %s: %s\n", fsx.LineSafe(e.Dir), fsx.LineSafe(e.Reason))
 	}
 }
 

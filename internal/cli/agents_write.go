@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
 )
 
@@ -73,9 +74,9 @@ already present are skipped, so a repeated transfer writes nothing.`,
 			if res.DryRun {
 				verb = "would copy"
 			}
-			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), res.File)
+			fmt.Fprintf(env.Stdout, "%s %d, skipped %d: %s\n", verb, len(res.Copied), len(res.Skipped), fsx.LineSafe(res.File))
 			for _, id := range res.Copied {
-				fmt.Fprintf(env.Stdout, "  + %s\n", id)
+				fmt.Fprintf(env.Stdout, "  + %s\n", fsx.LineSafe(id))
 			}
 			return nil
 		},
@@ -128,7 +129,7 @@ documents; unchanged files are not rewritten.`,
 				case m.Changed:
 					state = "wrote"
 				}
-				fmt.Fprintf(env.Stdout, "%s %s\n", state, m.File)
+				fmt.Fprintf(env.Stdout, "%s %s\n", state, fsx.LineSafe(m.File))
 			}
 			return nil
 		},

@@ -66,7 +66,7 @@ func (e *Env) Clock() (func() time.Time, error) {
 	if v := strings.TrimSpace(e.Getenv("LINEAGE_NOW")); v != "" {
 		at, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			return nil, usageError("LINEAGE_NOW: %q is not an RFC 3339 time (such as 2026-01-02T03:04:05Z)", v)
+			return nil, usageError("LINEAGE_NOW %q: want an RFC 3339 time such as 2026-01-02T03:04:05Z", v)
 		}
 		return func() time.Time { return at }, nil
 	}

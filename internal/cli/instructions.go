@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,7 +55,7 @@ func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.
 	var file instructions.Settings
 	if f.config != "" {
 		p := fsx.Abs(env.Dir, f.config)
-		data, err := os.ReadFile(p)
+		data, err := fsx.ReadRegular(p, instructions.MaxConfigBytes)
 		if err != nil {
 			return instructions.Options{}, fmt.Errorf("read config: %w", err)
 		}
@@ -73,7 +72,7 @@ func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.
 	return instructions.Options{
 		Config: instructions.BuildConfig(cwd, file, fromEnv, flags),
 		Cwd:    cwd,
-		Home:   env.Getenv("HOME"),
+		Home:   fsx.HomeDir(env.Getenv),
 	}, nil
 }
 

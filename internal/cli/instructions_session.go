@@ -106,7 +106,7 @@ func printResolutions(env *Env, out []instructions.Resolution, asJSON, reminder 
 		return printText(env, instructions.ResolveReminder(files))
 	}
 	for _, f := range files {
-		if _, err := fmt.Fprintln(env.Stdout, f.Path); err != nil {
+		if _, err := fmt.Fprintln(env.Stdout, fsx.LineSafe(f.Path)); err != nil {
 			return err
 		}
 	}

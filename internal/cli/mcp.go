@@ -136,7 +136,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	}
 	return mcpserver.Options{
 		Cwd:             cwd,
-		Home:            env.Getenv("HOME"),
+		Home:            fsx.HomeDir(env.Getenv),
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,

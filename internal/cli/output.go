@@ -22,9 +22,10 @@ func (j *jsonFlag) add(cmd *cobra.Command, usage string) {
 }
 
 // writeJSON prints v as JSON for --json: 2-space indent, '/' and HTML
-// characters unescaped, nil slices as [], a trailing newline.
+// characters unescaped, nil slices as [], strings that are not valid UTF-8
+// (paths) with U+FFFD replacements, a trailing newline.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v, jsontext.WithIndent("  "), json.Deterministic(true))
+	b, err := json.Marshal(v, jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		return err
 	}

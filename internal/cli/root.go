@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -63,11 +61,13 @@ func silentExit(code int) error {
 }
 
 // Main runs lineage with the process's arguments and environment and returns
-// the exit code.
+// the exit code. SIGINT and SIGTERM cancel the command's context; a command
+// that stops because of it exits 130 or 143 (see signalExitCode).
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, received, stop := signalContext(context.Background())
 	defer stop()
-	return Run(ctx, os.Args[1:], ProcessEnv())
+	env := ProcessEnv()
+	return signalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)
 }
 
 // Run executes one lineage command line and returns its exit code. Errors are

@@ -128,19 +128,29 @@ func (f *tractFlags) session(cmd *cobra.Command, env *Env) (*tractSession, error
 	if err != nil {
 		return nil, err
 	}
-	return f.sessionAt(cmd, env, url, false)
+	return f.sessionAt(cmd, env, url, false, false)
 }
 
-func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create bool) (*tractSession, error) {
+// readSession opens the selected store read-only: read commands work on a
+// read-only file system and never write a schema into a file.
+func (f *tractFlags) readSession(cmd *cobra.Command, env *Env) (*tractSession, error) {
+	url, err := storeURL(env, f.store, env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.sessionAt(cmd, env, url, false, true)
+}
+
+func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create, readOnly bool) (*tractSession, error) {
 	if f.poolSize < 0 {
 		return nil, usageError("--pool-size %d: want a positive number of connections", f.poolSize)
 	}
 	if f.poolSize > 0 && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
 		return nil, usageError("--pool-size applies to PostgreSQL stores (postgres://…) only")
 	}
-	repo, where, err := openRepo(cmd.Context(), env, env.Dir, url, stores.Options{Create: create, PoolSize: f.poolSize})
+	repo, where, err := openRepo(cmd.Context(), env, env.Dir, url, stores.Options{Create: create, ReadOnly: readOnly, PoolSize: f.poolSize})
 	if err != nil {
-		return nil, err
+		return nil, tractErr(err)
 	}
 	return &tractSession{store: repo.Store(), repo: repo, tract: tractName(env, f.tract), where: where}, nil
 }
@@ -152,7 +162,7 @@ func tractErr(err error) error {
 		return nil
 	}
 	var ve *tract.ValidationError
-	if errors.As(err, &ve) {
+	if errors.As(err, &ve) || errors.Is(err, tract.ErrDamaged) {
 		return findingError(err)
 	}
 	return err
@@ -205,13 +215,22 @@ func tractReadInput(env *Env, text string, textSet bool, file string) (string, e
 // error, and no store is opened), opens the store named by the flags, runs
 // fn and closes the store.
 func (f *tractFlags) withSession(env *Env, fn func(cmd *cobra.Command, args []string, s *tractSession) error, valid ...validator) func(*cobra.Command, []string) error {
+	return f.runSession(env, f.session, fn, valid)
+}
+
+// withReadSession is withSession on a read-only store.
+func (f *tractFlags) withReadSession(env *Env, fn func(cmd *cobra.Command, args []string, s *tractSession) error, valid ...validator) func(*cobra.Command, []string) error {
+	return f.runSession(env, f.readSession, fn, valid)
+}
+
+func (f *tractFlags) runSession(env *Env, open func(*cobra.Command, *Env) (*tractSession, error), fn func(cmd *cobra.Command, args []string, s *tractSession) error, valid []validator) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		for _, v := range valid {
 			if err := v.Validate(); err != nil {
 				return optionError(err)
 			}
 		}
-		s, err := f.session(cmd, env)
+		s, err := open(cmd, env)
 		if err != nil {
 			return err
 		}

@@ -101,10 +101,10 @@ func newTractVerifyCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "verify",
 		Short: "Recompute every hash and check every parent, edit target and ref (exit 3 on damage)",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			rep, err := s.repo.Verify(cmd.Context())
 			if err != nil {
-				return err
+				return tractErr(err)
 			}
 			if asJSON.set {
 				if err := writeJSON(env.Stdout, rep); err != nil {

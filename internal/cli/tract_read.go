@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/spf13/cobra"
 )
@@ -16,7 +17,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "list [--tree]",
 		Short: "List tracts (--tree: as a spawn tree)",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			list, err := s.repo.List(cmd.Context())
 			if err != nil {
 				return err
@@ -37,7 +38,7 @@ func newTractListCmd(env *Env, f *tractFlags) *cobra.Command {
 				if t.Head != "" {
 					head = t.Head.Short()
 				}
-				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, t.Name, head)
+				fmt.Fprintf(env.Stdout, "%s %s %s\n", mark, fsx.LineSafe(t.Name), head)
 			}
 			return nil
 		}),
@@ -58,7 +59,7 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "log [-n N] [--all] [--graph] [--format dot]",
 		Short: "Show history, newest first",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Log(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -69,9 +70,9 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 			case format == "dot":
 				fmt.Fprint(env.Stdout, tract.Dot(entries))
 			case graph:
-				fmt.Fprint(env.Stdout, tract.Graph(entries))
+				fmt.Fprint(env.Stdout, tract.Graph(lineSafeEntries(entries)))
 			default:
-				for _, e := range entries {
+				for _, e := range lineSafeEntries(entries) {
 					fmt.Fprintln(env.Stdout, e.LogLine())
 				}
 			}
@@ -98,7 +99,7 @@ func newTractShowCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "show REF",
 		Short: "Show one commit with its content",
 		Args:  exactArgs(1),
-		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			sh, err := s.repo.Show(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
@@ -164,7 +165,7 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "compile [--budget N] [--format openai|anthropic|text] [--at REF] [--encoding E]",
 		Short: "Compile the context an LLM receives",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			if asJSON.set {
 				format = string(tract.FormatJSON)
 			}
@@ -208,7 +209,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		Use:   "blame [--json]",
 		Short: "Map every compiled message to its commit, author tract and spawn path",
 		Args:  exactArgs(0),
-		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
 			entries, err := s.repo.Blame(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
@@ -226,4 +227,19 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
 	asJSON.add(cmd, "")
 	return cmd
+}
+
+// lineSafeEntries quotes the names, refs, messages and summaries that hold
+// a character that is not printable, so each entry stays on its line.
+func lineSafeEntries(entries []tract.LogEntry) []tract.LogEntry {
+	out := make([]tract.LogEntry, len(entries))
+	for i, e := range entries {
+		e.Tract, e.Message, e.Summary = fsx.LineSafe(e.Tract), fsx.LineSafe(e.Message), fsx.LineSafe(e.Summary)
+		e.Refs = make([]string, len(e.Refs))
+		for j, r := range entries[i].Refs {
+			e.Refs[j] = fsx.LineSafe(r)
+		}
+		out[i] = e
+	}
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/stores"
-	"github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +24,7 @@ func newTractInitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if url == "" {
 				url = stores.Default(env.Dir)
 			}
-			s, err := f.sessionAt(cmd, env, url, true)
+			s, err := f.sessionAt(cmd, env, url, true, false)
 			if err != nil {
 				return err
 			}
@@ -79,9 +78,9 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			}
 			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
 			if toolCalls != "" {
-				var calls []tract.ToolCall
-				if err := json.Unmarshal([]byte(toolCalls), &calls); err != nil {
-					return findingError(fmt.Errorf("invalid --tool-calls: want a JSON array of {\"id\",\"name\",\"arguments\"}: %w", err))
+				calls, err := tract.ParseToolCalls([]byte(toolCalls))
+				if err != nil {
+					return findingError(fmt.Errorf("invalid --tool-calls: %w", err))
 				}
 				c.ToolCalls = calls
 			}

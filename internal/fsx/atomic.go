@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WriteFileAtomic replaces path with data so that a reader, or a crash, sees
 // either the old file or the new one, never a torn one. The data is written
 // to a temporary file in the same directory, synced, renamed over path, and
-// the directory is synced so the rename itself is durable. On any error the
-// temporary file is removed and path is left as it was.
+// the directory is synced so the rename itself is durable (on Windows the
+// rename is MoveFileEx with write-through, retried while another process
+// holds path open). On any error the temporary file is removed and path is
+// left as it was.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -35,21 +38,26 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = replaceFile(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return SyncDir(dir)
 }
 
-// SyncDir fsyncs a directory so that renames and creations in it are durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+// replaceAttempts bounds how often a replace blocked by another process's
+// open handle is tried: about 1.5 s in all with the delays of [retry].
+const replaceAttempts = 20
+
+// retry runs op until it succeeds, fails with an error transient does not
+// accept, or replaceAttempts runs out, sleeping a little longer each time.
+func retry(op func() error, transient func(error) bool, sleep func(time.Duration)) error {
+	delay := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := op()
+		if err == nil || !transient(err) || attempt == replaceAttempts {
+			return err
+		}
+		sleep(delay)
+		delay = min(2*delay, 100*time.Millisecond)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

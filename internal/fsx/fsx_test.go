@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,46 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func TestContains(t *testing.T) {
-	tests := []struct {
-		root, path string
-		want       bool
-	}{
-		{"/a", "/a", true},
-		{"/a", "/a/b", true},
-		{"/a/", "/a/b/c", true},
-		{"/a/libs/x", "/a/libs/xy", false},
-		{"/a/libs/x", "/a/libs", false},
-		{"/a", "/b", false},
-		{"/a", "/a/../b", false},
-		{"/", "/anything", true},
-		{"/a/b", "/a/b/../b/c", true},
-	}
-	for _, tt := range tests {
-		if got := Contains(tt.root, tt.path); got != tt.want {
-			t.Errorf("Contains(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
-		}
-	}
-}
-
-func TestAbsAndAncestors(t *testing.T) {
-	if got := Abs("/w/x", "../y/./z/"); got != "/w/y/z" {
-		t.Errorf("Abs = %q", got)
-	}
-	if got := Abs("/w", "/abs//p/"); got != "/abs/p" {
-		t.Errorf("Abs = %q", got)
-	}
-	if diff := cmp.Diff([]string{"/", "/a", "/a/b"}, Ancestors("/a/b/")); diff != "" {
-		t.Errorf("Ancestors (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"/"}, Ancestors("/")); diff != "" {
-		t.Errorf("Ancestors(/) (-want +got):\n%s", diff)
-	}
-}
 
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
@@ -105,7 +70,7 @@ func TestIDOfSeesThroughSymlinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := IDOf(fi)
+		got, ok := IDOf(p, fi)
 		if !ok {
 			t.Skip("no file identity on this platform")
 		}
@@ -195,5 +160,48 @@ func TestLockFileHonoursContext(t *testing.T) {
 	cancel()
 	if _, err := LockFile(ctx, p); err == nil {
 		t.Fatal("took a lock that another holder has")
+	}
+}
+
+func TestRetryOnTransientErrors(t *testing.T) {
+	busy, broken := errors.New("busy"), errors.New("broken")
+	transient := func(err error) bool { return err == busy }
+	run := func(failures []error) (calls int, slept []time.Duration, err error) {
+		err = retry(func() error {
+			calls++
+			if calls <= len(failures) {
+				return failures[calls-1]
+			}
+			return nil
+		}, transient, func(d time.Duration) { slept = append(slept, d) })
+		return
+	}
+	calls, slept, err := run([]error{busy, busy, busy})
+	if err != nil || calls != 4 {
+		t.Errorf("three busy then ok: calls = %d, err = %v; want 4, nil", calls, err)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond}, slept); diff != "" {
+		t.Errorf("delays (-want +got):\n%s", diff)
+	}
+	if calls, _, err := run([]error{busy, broken, busy}); err != broken || calls != 2 {
+		t.Errorf("a lasting error: calls = %d, err = %v; want 2, broken", calls, err)
+	}
+	always := make([]error, 100)
+	for i := range always {
+		always[i] = busy
+	}
+	calls, slept, err = run(always)
+	if err != busy || calls != replaceAttempts {
+		t.Errorf("busy forever: calls = %d, err = %v; want %d, busy", calls, err, replaceAttempts)
+	}
+	var total time.Duration
+	for _, d := range slept {
+		total += d
+		if d > 100*time.Millisecond {
+			t.Errorf("a delay of %v", d)
+		}
+	}
+	if total < time.Second || total > 2*time.Second {
+		t.Errorf("busy forever waited %v in all, want between 1 s and 2 s", total)
 	}
 }

@@ -15,8 +15,9 @@ import (
 
 // Store is a [tract.Store] in a PostgreSQL database.
 type Store struct {
-	pool *pgxpool.Pool
-	cfg  *pgxpool.Config
+	pool     *pgxpool.Pool
+	cfg      *pgxpool.Config
+	readOnly bool
 	reader
 }
 
@@ -31,6 +32,11 @@ type Options struct {
 	// Retries is how many times Update runs its function again after a
 	// serialization failure or deadlock (default 20).
 	Retries int
+	// ReadOnly makes every transaction read-only (the session default
+	// default_transaction_read_only) and never creates or migrates the
+	// schema: a database without an up-to-date one is an error. Update
+	// fails.
+	ReadOnly bool
 }
 
 var _ tract.Store = (*Store)(nil)
@@ -58,15 +64,18 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	if o.Retries <= 0 {
 		o.Retries = 20
 	}
+	if o.ReadOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	if err := migrate(ctx, pool, o.Create); err != nil {
+	if err := migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, cfg: cfg}
+	s := &Store{pool: pool, cfg: cfg, readOnly: o.ReadOnly}
 	s.reader = reader{q: pool, retries: o.Retries}
 	return s, nil
 }
@@ -80,15 +89,23 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// ReopenReadOnly opens a read-only pool on the same database.
+func (s *Store) ReopenReadOnly() (tract.Store, error) {
+	return OpenConfig(context.Background(), s.cfg, Options{Retries: s.retries, ReadOnly: true})
+}
+
 // Reopen opens a second pool on the same database.
 func (s *Store) Reopen() (tract.Store, error) {
-	return OpenConfig(context.Background(), s.cfg, Options{Retries: s.retries})
+	return OpenConfig(context.Background(), s.cfg, Options{Retries: s.retries, ReadOnly: s.readOnly})
 }
 
 // Update runs fn in one READ COMMITTED transaction, and runs it again
 // (bounded, with a random pause) when the database reports a serialization
 // failure or a deadlock.
 func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("postgres store: %w", tract.ErrReadOnly)
+	}
 	var err error
 	for attempt := 0; attempt <= s.retries; attempt++ {
 		if err = s.update(ctx, fn); !Retryable(err) {

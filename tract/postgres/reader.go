@@ -173,16 +173,21 @@ func (r reader) Reflog(ctx context.Context, q tract.ReflogQuery) ([]tract.Reflog
 	return out, rows.Err()
 }
 
-const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents`
+const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, c.gen, c.depth, c.jump`
 
 func scanCommit(sc pgx.Row) (tract.Commit, error) {
 	var (
 		c                              tract.Commit
 		hash, content, target, parents []byte
 		at                             int64
+		gen, depth                     *int64
+		jump                           []byte
 	)
-	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents); err != nil {
+	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump); err != nil {
 		return c, err
+	}
+	if gen != nil && depth != nil {
+		c.Pos = tract.Position{Gen: *gen, Depth: *depth, Jump: hs(jump)}
 	}
 	c.Hash, c.Content, c.EditTarget, c.Time = hs(hash), hs(content), hs(target), fromNanos(at)
 	c.Parents = unpackHashes(parents)

@@ -88,6 +88,8 @@ var migrations = []string{
 	);
 	CREATE INDEX annotations_commit ON annotations (commit_hash);
 	CREATE INDEX annotations_viewer ON annotations (viewer, seq);`,
+	// Version 2: each commit's place in the DAG (tract.Position).
+	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -98,7 +100,7 @@ const migrateLock = 0x6c696e65_61676501 // "lineage" + 1
 
 // migrate brings the schema up to date. Processes that open a new database
 // at once queue on an advisory lock, so only the first one migrates.
-func migrate(ctx context.Context, pool *pgxpool.Pool, create bool) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) error {
 	// The common case, an up-to-date schema, takes no lock.
 	var current int
 	err := pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&current)
@@ -111,6 +113,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create bool) error {
 		return err
 	case err != nil && !create:
 		return fmt.Errorf("no lineage schema in this database: %w", tract.ErrNotFound)
+	case readOnly:
+		return fmt.Errorf("schema version %d is older than this lineage's (%d): open the store for writing once to migrate it", current, len(migrations))
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {

@@ -59,7 +59,8 @@ type rawHashes struct {
 }
 
 func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string) ([]tract.HistoryCommit, error) {
-	return r.history(ctx, heads, encoding, true)
+	hist, err := r.history(ctx, heads, encoding, true)
+	return hist, damaged(err)
 }
 
 func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {

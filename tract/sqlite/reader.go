@@ -139,16 +139,21 @@ func (r reader) Reflog(ctx context.Context, q tract.ReflogQuery) ([]tract.Reflog
 	return out, rows.Err()
 }
 
-const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents`
+const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, c.gen, c.depth, c.jump`
 
 func scanCommit(sc interface{ Scan(...any) error }) (tract.Commit, error) {
 	var (
 		c                              tract.Commit
 		hash, content, target, parents []byte
 		at                             int64
+		gen, depth                     sql.NullInt64
+		jump                           []byte
 	)
-	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents); err != nil {
+	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump); err != nil {
 		return c, err
+	}
+	if gen.Valid {
+		c.Pos = tract.Position{Gen: gen.Int64, Depth: depth.Int64, Jump: hs(jump)}
 	}
 	c.Hash, c.Content, c.EditTarget, c.Time = hs(hash), hs(content), hs(target), fromNanos(at)
 	c.Parents = unpackHashes(parents)
@@ -189,6 +194,10 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 }
 
 func (r reader) ScanCommits(ctx context.Context, fn func(tract.Commit) error) error {
+	return damaged(r.scanCommits(ctx, fn))
+}
+
+func (r reader) scanCommits(ctx context.Context, fn func(tract.Commit) error) error {
 	rows, err := r.q.QueryContext(ctx, `SELECT `+commitCols+` FROM commits c`)
 	if err != nil {
 		return err
@@ -246,6 +255,10 @@ func scanBlob(rows *sql.Rows, encoding string) (tract.Blob, error) {
 }
 
 func (r reader) ScanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
+	return damaged(r.scanBlobs(ctx, fn))
+}
+
+func (r reader) scanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
 	rows, err := r.q.QueryContext(ctx, `SELECT hash, data, NULL FROM blobs`)
 	if err != nil {
 		return err

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // migrations[i] brings the schema from version i to i+1.
@@ -79,10 +81,34 @@ var migrations = []string{
 		head BLOB
 	);
 	CREATE INDEX annotations_commit ON annotations(commit_hash);`,
+	// Version 2: each commit's place in the DAG (tract.Position).
+	`ALTER TABLE commits ADD COLUMN gen INTEGER;
+	ALTER TABLE commits ADD COLUMN depth INTEGER;
+	ALTER TABLE commits ADD COLUMN jump BLOB;`,
 }
 
 // SchemaVersion is the schema version this package writes.
 var SchemaVersion = len(migrations)
+
+// checkSchema fails unless db holds the schema this package writes; it
+// writes nothing.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	var version int
+	err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "no such table"):
+		return errors.New("not a lineage store (no lineage schema in the file)")
+	case err == sql.ErrNoRows:
+		return errors.New("not a lineage store (no schema version)")
+	case err != nil:
+		return err
+	case version < len(migrations):
+		return fmt.Errorf("schema version %d is older than this lineage's (%d): open the store for writing once to migrate it", version, len(migrations))
+	case version > len(migrations):
+		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
+	}
+	return nil
+}
 
 func migrate(ctx context.Context, db *sql.DB) error {
 	// The common case, an up-to-date schema, takes no write lock.

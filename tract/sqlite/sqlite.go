@@ -17,8 +17,9 @@ import (
 
 // Store is a [tract.Store] in one SQLite file.
 type Store struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	readOnly bool
 	reader
 }
 
@@ -29,6 +30,11 @@ type Options struct {
 	Create bool
 	// BusyTimeout is how long a writer waits for the lock (default 30s).
 	BusyTimeout time.Duration
+	// ReadOnly opens the file for reading only: nothing is written, no
+	// schema is created or migrated (a file without an up-to-date lineage
+	// schema is an error naming it), and it works on a read-only file
+	// system or a file the user cannot write. Update fails.
+	ReadOnly bool
 }
 
 var _ tract.Store = (*Store)(nil)
@@ -39,7 +45,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, errors.New("sqlite store: empty path")
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if !o.Create {
+		if !o.Create || o.ReadOnly {
 			return nil, fmt.Errorf("store %s: %w", path, tract.ErrNotFound)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -49,8 +55,11 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 30 * time.Second
 	}
+	if o.ReadOnly {
+		return openReadOnly(ctx, path, o)
+	}
 	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",
-		strings.ReplaceAll(path, "?", "%3F"), o.BusyTimeout.Milliseconds())
+		escapePath(path), o.BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -59,12 +68,55 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	db.SetMaxIdleConns(4)
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, damaged(err))
 	}
 	s := &Store{db: db, path: path}
 	s.reader = reader{q: db, db: db}
 	return s, nil
 }
+
+func escapePath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+}
+
+// openReadOnly opens path with mode=ro and query_only, checking (never
+// writing) the schema. A WAL file whose -shm cannot be created (a
+// read-only directory) is opened as immutable: nobody can write it there.
+func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
+	var firstErr error
+	for _, extra := range []string{"", "&immutable=1"} {
+		dsn := fmt.Sprintf("file:%s?mode=ro%s&_pragma=busy_timeout(%d)&_pragma=query_only(1)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)",
+			escapePath(path), extra, o.BusyTimeout.Milliseconds())
+		db, err := sql.Open("sqlite", dsn)
+		if err == nil {
+			db.SetMaxOpenConns(4)
+			db.SetMaxIdleConns(4)
+			if err = checkSchema(ctx, db); err == nil {
+				s := &Store{db: db, path: path, readOnly: true}
+				s.reader = reader{q: db, db: db}
+				return s, nil
+			}
+			db.Close()
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		if !cannotOpen(err) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("open store %s read-only: %w", path, damaged(firstErr))
+}
+
+// cannotOpen reports an error of opening the file itself (not of its
+// contents).
+func cannotOpen(err error) bool {
+	msg := fmt.Sprint(err)
+	return strings.Contains(msg, "unable to open") || strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_CANTOPEN")
+}
+
+// DB is the database handle (for tests and tools that inspect the file).
+func (s *Store) DB() *sql.DB { return s.db }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
@@ -74,6 +126,9 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Update runs fn in one IMMEDIATE transaction.
 func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("store %s: %w", s.path, tract.ErrReadOnly)
+	}
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
@@ -131,8 +186,26 @@ func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
+// damaged wraps tract.ErrDamaged around SQLite's reports of a damaged
+// file, so callers can tell damage from a failure.
+func damaged(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "malformed") || strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_CORRUPT") {
+		return fmt.Errorf("%w: %w", tract.ErrDamaged, err)
+	}
+	return err
+}
+
 func isUnique(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// ReopenReadOnly opens a read-only handle on the same file.
+func (s *Store) ReopenReadOnly() (tract.Store, error) {
+	return Open(context.Background(), s.path, Options{ReadOnly: true})
 }
 
 // Reopen opens a second handle on the same file.

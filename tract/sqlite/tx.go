@@ -105,11 +105,12 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			}
 			parentRows = append(parentRows, []any{hb(c.Hash), i, hb(p)})
 		}
+		gen, depth, jump := posColumns(c.Pos)
 		rows = append(rows, []any{c.Tract, seq, hb(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents)})
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents), gen, depth, jump})
 	}
-	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents)`,
-		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 11, rows); err != nil {
+	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`,
+		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 14, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {

@@ -34,8 +34,8 @@ type Options struct {
 	// PostgreSQL schema); otherwise a missing one is an error wrapping
 	// tract.ErrNotFound.
 	Create bool
-	// ReadOnly opens the store for reading only: writes fail.
-	// wired when the drivers support read-only opens
+	// ReadOnly opens a handle that never writes: no file or schema is
+	// created or migrated, and writes fail.
 	ReadOnly bool
 	// PoolSize caps a PostgreSQL store's connection pool (0: the URL's
 	// pool_max_conns, else the driver's default). SQLite stores take none.
@@ -109,7 +109,7 @@ func Open(ctx context.Context, url string, o Options) (tract.Store, error) {
 }
 
 func openSQLite(ctx context.Context, l Location, o Options) (tract.Store, error) {
-	s, err := sqlite.Open(ctx, l.Path, sqlite.Options{Create: o.Create})
+	s, err := sqlite.Open(ctx, l.Path, sqlite.Options{Create: o.Create, ReadOnly: o.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func openSQLite(ctx context.Context, l Location, o Options) (tract.Store, error)
 }
 
 func openPostgres(ctx context.Context, l Location, o Options) (tract.Store, error) {
-	s, err := postgres.Open(ctx, l.URL, postgres.Options{Create: o.Create, MaxConns: int32(o.PoolSize)})
+	s, err := postgres.Open(ctx, l.URL, postgres.Options{Create: o.Create, ReadOnly: o.ReadOnly, MaxConns: int32(o.PoolSize)})
 	if err != nil {
 		if errors.Is(err, tract.ErrNotFound) {
 			return nil, err

@@ -116,3 +116,34 @@ func TestLocate(t *testing.T) {
 		t.Fatalf("Locate = %s, %v; want %s", p, ok, want)
 	}
 }
+
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := Open(ctx, "l.db", Options{Dir: dir, ReadOnly: true}); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("read-only open of a missing store: %v, want tract.ErrNotFound", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "l.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a read-only open created the file")
+	}
+	s, err := Open(ctx, "l.db", Options{Dir: dir, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tract.New(s, tract.Options{}).Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := Open(ctx, "sqlite:l.db", Options{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	repo := tract.New(ro, tract.Options{})
+	if _, err := repo.Tract(ctx, tract.DefaultTract); err != nil {
+		t.Fatalf("read through a read-only handle: %v", err)
+	}
+	if _, err := repo.NewTract(ctx, "side"); !errors.Is(err, tract.ErrReadOnly) {
+		t.Fatalf("write through a read-only handle: %v, want tract.ErrReadOnly", err)
+	}
+}

@@ -30,6 +30,7 @@ func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
 		{"DelegationRoundTrip", benchDelegationRoundTrip},
 		{"GC100kNothingToCollect", benchGC100kNothingToCollect},
 		{"History10k", benchHistory10k},
+		{"Touched100k", benchTouched100k},
 	} {
 		b.Run(bm.name, func(b *testing.B) { bm.fn(b, newStore) })
 	}
@@ -216,4 +217,48 @@ func benchHistory10k(b *testing.B, newStore func(*testing.B) tract.Store) {
 			b.Fatal(err, len(hist))
 		}
 	}
+}
+
+// benchTouched100k: the commands of an agent's step on a 100k history read
+// what they show (targets: merge-from ≤ 5 ms in process).
+func benchTouched100k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	ctx := context.Background()
+	r := benchRepo(b, newStore)
+	if _, err := r.Import(ctx, "main", benchMessages(100_000, 0)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "p"}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Log5", func(b *testing.B) {
+		for b.Loop() {
+			if log, err := r.Log(ctx, "main", tract.LogOptions{N: 5}); err != nil || len(log) != 5 {
+				b.Fatal(len(log), err)
+			}
+		}
+	})
+	b.Run("ShowHEAD~50000", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.Show(ctx, "main", "HEAD~50000"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("CommitAndMergeFrom", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.Commit(ctx, "kid", benchMessages(1, 0)[0]); err != nil {
+				b.Fatal(err)
+			}
+			if res, err := r.MergeFrom(ctx, "kid", ""); err != nil || res.Kind != tract.MergeCommit {
+				b.Fatal(res, err)
+			}
+		}
+	})
+	b.Run("MergeFromUpToDate", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := r.MergeFrom(ctx, "kid", ""); err != nil || res.Kind != tract.MergeUpToDate {
+				b.Fatal(res, err)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ func init() {
 		{"VerifyClean", testVerifyClean},
 		{"ImportAndLog", testImportLog},
 		{"ReopenResumes", testReopen},
+		{"ReadOnlyHandle", testReadOnly},
 	})
 }
 
@@ -122,4 +124,55 @@ func testReopen(t *testing.T, newStore Factory) {
 	res, err := r2.Compile(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
 	equal(t, texts(res), "user: before reopen\nuser: after\n")
+}
+
+// ReadOnlyReopener is a store that can open a read-only handle on its own
+// data.
+type ReadOnlyReopener interface {
+	ReopenReadOnly() (tract.Store, error)
+}
+
+// testReadOnly: a read-only handle serves every read command and refuses
+// every write, changing nothing.
+func testReadOnly(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	rr, ok := e.store.(ReadOnlyReopener)
+	if !ok {
+		t.Skip("store cannot be reopened read-only")
+	}
+	e.user("main", "hello")
+	e.user("main", "world")
+	want, err := e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	s2, err := rr.ReopenReadOnly()
+	e.must(err)
+	defer s2.Close()
+	r2 := tract.New(s2, tract.Options{Now: e.clock.Now})
+	got, err := r2.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	equal(t, texts(got), texts(want))
+	log, err := r2.Log(e.ctx, "main", tract.LogOptions{N: 1})
+	e.must(err)
+	if len(log) != 1 || log[0].Summary != "world" {
+		t.Fatalf("read-only log %+v", log)
+	}
+	_, err = r2.Show(e.ctx, "main", "HEAD~1")
+	e.must(err)
+	rep, err := r2.Verify(e.ctx)
+	if err != nil || len(rep.Damage) != 0 {
+		t.Fatalf("read-only verify: %+v %v", rep, err)
+	}
+	_, err = r2.Blame(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	_, err = r2.List(e.ctx)
+	e.must(err)
+	if _, err := r2.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: "no"}}); !errors.Is(err, tract.ErrReadOnly) {
+		t.Fatalf("commit through a read-only handle: %v, want ErrReadOnly", err)
+	}
+	if _, err := r2.NewTract(e.ctx, "other"); !errors.Is(err, tract.ErrReadOnly) {
+		t.Fatalf("new tract through a read-only handle: %v, want ErrReadOnly", err)
+	}
+	after, err := e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	equal(t, texts(after), texts(want))
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -79,6 +80,11 @@ func runWorker(open func(context.Context, string) (tract.Store, error), role, ds
 			if _, err := r.GC(ctx, tract.GCOptions{Retention: 0}); err != nil {
 				return err
 			}
+		case "reset":
+			_, err := r.Reset(ctx, arg, "HEAD~1")
+			if err != nil && !errors.Is(err, tract.ErrBranchMoved) && !errors.Is(err, tract.ErrNotFound) {
+				return err
+			}
 		default:
 			return fmt.Errorf("unknown role %q", role)
 		}
@@ -100,6 +106,7 @@ func RunProcesses(t *testing.T, p Processes) {
 	}
 	t.Run("AppendOneChain", func(t *testing.T) { testAppendOneChain(t, p) })
 	t.Run("AppendWhileMergeFromAndGC", func(t *testing.T) { testAppendWhileMergeFromAndGC(t, p) })
+	t.Run("ResetRacingAppends", func(t *testing.T) { testResetRacingAppends(t, p) })
 }
 
 func newProcessRepo(t *testing.T, p Processes) (string, *tract.Repo, tract.Store) {
@@ -209,5 +216,65 @@ func testAppendWhileMergeFromAndGC(t *testing.T, p Processes) {
 	rep, err := r.Verify(ctx)
 	if err != nil || len(rep.Damage) != 0 {
 		t.Fatalf("verify %v %v", rep.Damage, err)
+	}
+}
+
+// testResetRacingAppends: 3 processes × 60 appends race 2 processes × 15
+// "reset HEAD~1". Each reset must move back exactly one commit from the head
+// it replaced (never from an older head, which would silently drop an
+// acknowledged append), so the chain ends 1 + appends − resets long, and a
+// gc that keeps nothing still leaves every reset's target in place.
+func testResetRacingAppends(t *testing.T, p Processes) {
+	ctx := context.Background()
+	dsn, r, s := newProcessRepo(t, p)
+	if _, err := r.Commit(ctx, "main", message("user", "start")); err != nil {
+		t.Fatal(err)
+	}
+	const appenders, each, resetters, resets = 3, 60, 2, 15
+	var cmds []*exec.Cmd
+	for i := 0; i < appenders; i++ {
+		cmds = append(cmds, startWorker(t, dsn, "append", "main", each))
+	}
+	for i := 0; i < resetters; i++ {
+		cmds = append(cmds, startWorker(t, dsn, "reset", "main", resets))
+	}
+	waitWorkers(t, cmds)
+	if t.Failed() {
+		return
+	}
+	main, err := s.Tract(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := s.Reflog(ctx, tract.ReflogQuery{Tract: main.ID, Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range log {
+		if e.Operation != "reset" {
+			continue
+		}
+		n++
+		old, err := s.Commit(ctx, tract.Hash(e.Old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(old.Parents) == 0 || string(old.Parents[0]) != e.New {
+			t.Errorf("reset moved %s to %s, not to its first parent: a commit was dropped", tract.Hash(e.Old).Short(), tract.Hash(e.New).Short())
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no reset landed")
+	}
+	if _, err := r.GC(ctx, tract.GCOptions{Retention: 0}); err != nil {
+		t.Fatal(err)
+	}
+	_, head, err := r.Head(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := FirstParentLength(t, s, head.Commit), 1+appenders*each-n; got != want {
+		t.Fatalf("chain has %d commits after %d appends and %d resets, want %d", got, appenders*each, n, want)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/go-json-experiment/json"
 	"pgregory.net/rapid"
 )
 
@@ -40,6 +42,10 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
 			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
 			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
+			for _, name := range []string{"main", "kid0"} {
+				checkShortLog(ctx, rt, warm, name)
+				checkAPIFormats(ctx, rt, warm, name, budget)
+			}
 		}
 	})
 }
@@ -55,9 +61,18 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		name := rapid.SampledFrom([]string{"style", "tools"}).Draw(rt, "name")
 		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeInstruction, Name: name, Text: text}})
 	case "tool":
-		id := fmt.Sprintf("call%d", rapid.IntRange(0, 3).Draw(rt, "call"))
+		id := rapid.SampledFrom([]string{"call0", "call1", "call2", "call.3/x", "toolu_" + strings.Repeat("9", 70)}).Draw(rt, "call")
+		args := rapid.SampledFrom([]string{"", `{"q":1}`, "[1,2]", "not json"}).Draw(rt, "arguments")
+		calls := []tract.ToolCall{{ID: id, Name: "f", Arguments: args}}
+		if rapid.Bool().Draw(rt, "two calls") {
+			calls = append(calls, tract.ToolCall{ID: "call1", Name: "g"})
+		}
 		if rapid.Bool().Draw(rt, "call or result") {
-			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "f"}}}})
+			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, Text: text, ToolCalls: calls}})
+			var ve *tract.ValidationError
+			if errors.As(err, &ve) {
+				err = nil // a call with duplicate ids is refused; fine
+			}
 		} else {
 			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
 		}
@@ -163,4 +178,76 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 		return nil
 	}
 	return err
+}
+
+// checkShortLog checks that a log of n entries (read newest first, a few
+// rows) is the first n entries of the whole log, and that HEAD~k (read
+// through skip pointers) is the kth first parent.
+func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string) {
+	t, err := r.Tract(ctx, name)
+	if err != nil {
+		return
+	}
+	full, err := r.Log(ctx, name, tract.LogOptions{})
+	if err != nil {
+		rt.Fatalf("log %s: %v", name, err)
+	}
+	n := rapid.IntRange(1, len(full)+2).Draw(rt, "log -n")
+	short, err := r.Log(ctx, name, tract.LogOptions{N: n})
+	if err != nil {
+		rt.Fatalf("log -n %d %s: %v", n, name, err)
+	}
+	want := full[:min(n, len(full))]
+	if !reflect.DeepEqual(short, want) {
+		rt.Fatalf("log -n %d of %s differs from the whole log's first entries:\nshort: %+v\nwhole: %+v", n, name, short, want)
+	}
+	if len(full) == 0 {
+		return
+	}
+	head := full[0].Hash
+	k := rapid.IntRange(0, 12).Draw(rt, "~k")
+	h := head
+	for i := 0; i < k && h != ""; i++ {
+		c, err := r.Store().Commit(ctx, h)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		h = ""
+		if len(c.Parents) > 0 {
+			h = c.Parents[0]
+		}
+	}
+	got, err := r.Resolve(ctx, t, fmt.Sprintf("%s~%d", head, k))
+	switch {
+	case h == "" && !errors.Is(err, tract.ErrNotFound):
+		rt.Fatalf("%s~%d past the root: got %s, %v; want not found", head.Short(), k, got, err)
+	case h != "" && (err != nil || got != h):
+		rt.Fatalf("%s~%d = %s, %v; want %s", head.Short(), k, got, err, h)
+	}
+}
+
+// checkAPIFormats renders a tract's compile (whole and under a budget) in
+// both API formats and checks each against its API's rules.
+func checkAPIFormats(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, budget int) {
+	if _, err := r.Tract(ctx, name); err != nil {
+		return
+	}
+	res, err := r.Compile(ctx, name, tract.CompileOptions{Budget: budget})
+	if err != nil {
+		return // a budget below what is pinned
+	}
+	oa, err := json.Marshal(tract.OpenAI(res.Messages))
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if err := ValidateOpenAI(oa); err != nil {
+		rt.Fatalf("openai format of %s refused: %v\n%s", name, err, oa)
+	}
+	an, err := json.Marshal(tract.ToAnthropic(res.Messages))
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if err := ValidateAnthropic(an); err != nil {
+		rt.Fatalf("anthropic format of %s refused: %v\n%s", name, err, an)
+	}
 }

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var updateREADME = flag.Bool("update", false, "rewrite the outputs shown in README.md's Tour with what lineage prints now")
+
+// TestREADME follows README.md's Tour as a new user would: every block from
+// the "## Tour" heading on runs, in order, in one bash session, with the
+// freshly built lineage first on PATH.
+//
+//   - A ```sh block is pasted as is: it must exit 0; its output is not shown
+//     in the README, so it is not compared.
+//   - A ```console block is a transcript: each "$ " line is a command (a line
+//     ending in "\" continues on the next), the lines up to the next "$ " are
+//     what it prints (stdout and stderr, as a terminal shows them). It must
+//     exit 0 unless the transcript shows a "lineage: " error line.
+//   - A block preceded by <!-- readme-test: skip REASON --> is not run (it
+//     needs a server, or serves until interrupted).
+//
+// Outputs compare modulo the scratch directory (any ".../tour.XXXXXX"),
+// commit hashes, timestamps and the column padding that path lengths move.
+// A new Tour section needs nothing here: write its block correctly (or run
+// go test ./cmd/lineage -run TestREADME -update and review the diff).
+func TestREADME(t *testing.T) {
+	bin := lineageBinary(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the README's commands are bash")
+	}
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := tourBlocks(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no runnable block after \"## Tour\"")
+	}
+	script, cmds := tourScript(blocks)
+
+	out := t.TempDir()
+	work := t.TempDir()
+	home := t.TempDir()
+	run := exec.Command("bash", "--noprofile", "--norc", "-c", script)
+	run.Dir = work
+	run.Env = tourEnv(filepath.Dir(bin), out, home)
+	log, err := run.CombinedOutput()
+	if err != nil {
+		at := "before the first block"
+		if p, rerr := os.ReadFile(filepath.Join(out, "progress")); rerr == nil {
+			at = "in the block at README.md:" + strings.TrimSpace(string(p))
+		}
+		t.Fatalf("the Tour stopped %s: %v\n%s", at, err, log)
+	}
+
+	var fixes []fix
+	for i, c := range cmds {
+		got, err := os.ReadFile(filepath.Join(out, strconv.Itoa(i)+".out"))
+		if err != nil {
+			t.Fatalf("README.md:%d: %s: did not run: %v", c.line, c.cmd, err)
+		}
+		rc, _ := os.ReadFile(filepath.Join(out, strconv.Itoa(i)+".rc"))
+		code := strings.TrimSpace(string(rc))
+		if code != "0" && !showsError(c.want) {
+			t.Errorf("README.md:%d: %s: exit %s\n%s", c.line, c.cmd, code, got)
+		}
+		gotLines := splitOutput(string(got))
+		if *updateREADME {
+			fixes = append(fixes, fix{c, displayPaths(gotLines)})
+			continue
+		}
+		if d := cmp.Diff(normalize(c.want), normalize(gotLines)); d != "" {
+			t.Errorf("README.md:%d: %s: output differs from the README (-README +lineage):\n%s", c.line, c.cmd, d)
+		}
+	}
+	if *updateREADME {
+		if err := os.WriteFile("../../README.md", []byte(applyFixes(string(src), fixes)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// block is one fenced code block of the README.
+type block struct {
+	lang  string
+	line  int // line of the first line inside the fence, 1-based
+	lines []string
+}
+
+// command is one "$ " command of a console block and the output shown.
+type command struct {
+	line      int // 1-based README line of the "$ " line
+	cmd       string
+	want      []string
+	wantStart int // index into the README's lines of the first output line
+}
+
+var skipMarker = regexp.MustCompile(`^<!--\s*readme-test:\s*skip\b.*-->\s*$`)
+
+// tourBlocks returns the sh and console blocks after "## Tour" that are not
+// marked to be skipped.
+func tourBlocks(src string) ([]block, error) {
+	lines := strings.Split(src, "\n")
+	var blocks []block
+	inTour, skipNext := false, false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "## "):
+			inTour = strings.TrimSpace(l) == "## Tour"
+			skipNext = false
+			continue
+		case skipMarker.MatchString(l):
+			skipNext = true
+			continue
+		case !strings.HasPrefix(l, "```"):
+			if strings.TrimSpace(l) != "" {
+				skipNext = false
+			}
+			continue
+		}
+		b := block{lang: strings.Fields(l + " x")[0][3:], line: i + 2}
+		if b.lang == "x" {
+			b.lang = ""
+		}
+		j := i + 1
+		for ; j < len(lines) && !strings.HasPrefix(lines[j], "```"); j++ {
+			b.lines = append(b.lines, lines[j])
+		}
+		if j == len(lines) {
+			return nil, fmt.Errorf("README.md:%d: code block never closed", i+1)
+		}
+		i = j
+		if inTour && !skipNext && (b.lang == "sh" || b.lang == "console") {
+			blocks = append(blocks, b)
+		}
+		skipNext = false
+	}
+	return blocks, nil
+}
+
+// commands splits a console block into its commands.
+func (b block) commands() []command {
+	var cmds []command
+	for i := 0; i < len(b.lines); i++ {
+		l := b.lines[i]
+		if !strings.HasPrefix(l, "$ ") {
+			if len(cmds) > 0 {
+				cmds[len(cmds)-1].want = append(cmds[len(cmds)-1].want, l)
+			}
+			continue
+		}
+		c := command{line: b.line + i, cmd: strings.TrimPrefix(l, "$ ")}
+		for strings.HasSuffix(c.cmd, `\`) && i+1 < len(b.lines) {
+			i++
+			c.cmd += "\n" + strings.TrimPrefix(b.lines[i], "> ")
+		}
+		c.wantStart = b.line - 1 + i + 1
+		cmds = append(cmds, c)
+	}
+	return cmds
+}
+
+// tourScript writes the blocks as one bash script. sh blocks run under
+// set -e; each console command's output and exit code go to numbered files
+// in $README_TEST_OUT. Commands run in the shell itself, not a subshell, so
+// cd and export carry on as in a terminal.
+func tourScript(blocks []block) (string, []command) {
+	var s strings.Builder
+	var cmds []command
+	s.WriteString("set +e\n")
+	for _, b := range blocks {
+		fmt.Fprintf(&s, "echo %d > \"$README_TEST_OUT/progress\"\n", b.line-1)
+		if b.lang == "sh" {
+			s.WriteString("set -e\n")
+			s.WriteString(strings.Join(b.lines, "\n"))
+			s.WriteString("\nset +e\n")
+			continue
+		}
+		for _, c := range b.commands() {
+			n := len(cmds)
+			fmt.Fprintf(&s, "{ %s\n} > \"$README_TEST_OUT/%d.out\" 2>&1; echo $? > \"$README_TEST_OUT/%d.rc\"\n", c.cmd, n, n)
+			cmds = append(cmds, c)
+		}
+	}
+	return s.String(), cmds
+}
+
+// tourEnv is a clean environment: lineage first on PATH, a scratch HOME and
+// TMPDIR, none of lineage's own variables.
+func tourEnv(binDir, out, home string) []string {
+	env := []string{
+		"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"README_TEST_OUT=" + out,
+		"NO_COLOR=1",
+		"LC_ALL=C",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}
+	return env
+}
+
+func showsError(want []string) bool {
+	for _, l := range want {
+		if strings.HasPrefix(l, "lineage: ") {
+			return true
+		}
+	}
+	return false
+}
+
+func splitOutput(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+var (
+	// tourDir is the Tour's scratch directory wherever mktemp put it.
+	tourDir = regexp.MustCompile(`(?:/[^\s/"]+)*/tour\.[A-Za-z0-9]{6}`)
+	// rfc3339 and epochMillis are times: commit times, file mtimes.
+	rfc3339     = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`)
+	epochMillis = regexp.MustCompile(`\b1\d{12}\b`)
+	// hash is a commit or blob hash, full or abbreviated.
+	hash   = regexp.MustCompile(`\b[0-9a-f]{8,64}\b`)
+	spaces = regexp.MustCompile(`[ \t]+`)
+)
+
+// displayTour is the scratch directory the README shows.
+const displayTour = "/tmp/tour.Qx81mZ"
+
+// normalize makes an output comparable across machines and runs.
+func normalize(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		l = tourDir.ReplaceAllString(l, "$$TOUR")
+		l = rfc3339.ReplaceAllString(l, "<time>")
+		l = epochMillis.ReplaceAllString(l, "<time>")
+		l = hash.ReplaceAllString(l, "<hash>")
+		l = strings.TrimRight(spaces.ReplaceAllString(l, " "), " ")
+		out = append(out, l)
+	}
+	return out
+}
+
+// displayPaths shows the scratch directory as the README does.
+func displayPaths(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = tourDir.ReplaceAllLiteralString(l, displayTour)
+	}
+	return out
+}
+
+type fix struct {
+	c   command
+	got []string
+}
+
+// applyFixes replaces each command's shown output with what it printed.
+func applyFixes(src string, fixes []fix) string {
+	lines := strings.Split(src, "\n")
+	var b bytes.Buffer
+	next := 0
+	for _, f := range fixes {
+		for ; next < f.c.wantStart; next++ {
+			b.WriteString(lines[next] + "\n")
+		}
+		for _, l := range f.got {
+			b.WriteString(l + "\n")
+		}
+		next += len(f.c.want)
+	}
+	for ; next < len(lines); next++ {
+		b.WriteString(lines[next])
+		if next < len(lines)-1 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,29 @@
+//go:build windows
+
+package fsx
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// lockAll locks every byte: like flock, the whole file is the lock.
+const lockAll = ^uint32(0)
+
+// tryLock takes an exclusive LockFileEx lock on f without waiting; held
+// reports that another handle has it.
+func tryLock(f *os.File) (held bool, err error) {
+	ol := new(windows.Overlapped)
+	err = windows.LockFileEx(windows.Handle(f.Fd()),
+		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, lockAll, lockAll, ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) || errors.Is(err, windows.ERROR_IO_PENDING) {
+		return true, nil
+	}
+	return false, err
+}
+
+func unlock(f *os.File) error {
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, lockAll, lockAll, new(windows.Overlapped))
+}

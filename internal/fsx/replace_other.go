@@ -1,0 +1,24 @@
+//go:build !windows
+
+package fsx
+
+import (
+	"fmt"
+	"os"
+)
+
+// replaceFile renames src over dst; rename(2) is atomic.
+func replaceFile(src, dst string) error { return os.Rename(src, dst) }
+
+// SyncDir fsyncs a directory so that renames and creations in it are durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

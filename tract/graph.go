@@ -1,0 +1,208 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+)
+
+// A store keeps, beside each commit, where it sits in the DAG (its
+// [Position]), so the questions an agent asks on every step read a few rows
+// instead of a whole history: the Nth first parent follows skip pointers
+// (skew-binary jumps: O(log N) rows), and "is A an ancestor of B?" walks
+// down from B only through commits whose generation is above A's.
+
+// Position places a commit in the DAG. It is derived from the parents, not
+// hashed; a zero Position (Gen 0) means "not known" (a commit written by an
+// older lineage, or straight through a Store), and the questions it would
+// answer fall back to reading the ancestry.
+type Position struct {
+	// Gen is 1 + the highest Gen of the parents (1 for a root).
+	Gen int64
+	// Depth is the number of first-parent ancestors.
+	Depth int64
+	// Jump is the first-parent ancestor at depth jumpDepth(Depth); "" for a
+	// root.
+	Jump Hash
+}
+
+// Known reports whether g was computed.
+func (g Position) Known() bool { return g.Gen > 0 }
+
+// jumpDepth is the depth of the skip pointer of a commit at depth d: the
+// skew-binary scheme, in which any first-parent ancestor is reached in
+// O(log d) steps of either a jump or a first parent.
+func jumpDepth(d int64) int64 {
+	// The jump spans the last term of d's greedy decomposition into numbers
+	// 2^k-1 (1, 3, 7, 15, …), ending at a term that is repeated.
+	n := d
+	for n > 0 {
+		s := int64(1)<<(bits.Len64(uint64(n+1))-1) - 1
+		if n == s {
+			return d - s
+		}
+		n -= s
+	}
+	return 0
+}
+
+// placeCommits fills the Position of each commit from its parents: earlier
+// commits of the list or stored ones. A parent of unknown graph leaves the
+// child unknown.
+func placeCommits(ctx context.Context, rd Reader, commits []Commit) error {
+	placed := make(map[Hash]*Commit, len(commits))
+	get := func(h Hash) (Commit, error) {
+		if c, ok := placed[h]; ok {
+			return *c, nil
+		}
+		return rd.Commit(ctx, h)
+	}
+	for i := range commits {
+		c := &commits[i]
+		c.Pos = Position{Gen: 1}
+		for j, ph := range c.Parents {
+			p, err := get(ph)
+			if err != nil {
+				return fmt.Errorf("parent %s of %s: %w", ph.Short(), c.Hash.Short(), err)
+			}
+			if !p.Pos.Known() {
+				c.Pos = Position{}
+				break
+			}
+			c.Pos.Gen = max(c.Pos.Gen, p.Pos.Gen+1)
+			if j > 0 {
+				continue
+			}
+			c.Pos.Depth = p.Pos.Depth + 1
+			// The jump is the parent itself or its jump's jump.
+			c.Pos.Jump = p.Hash
+			if want := jumpDepth(c.Pos.Depth); want != p.Pos.Depth {
+				j1 := p
+				if p.Pos.Jump != "" {
+					if j1, err = get(p.Pos.Jump); err != nil {
+						return err
+					}
+				}
+				c.Pos.Jump = j1.Pos.Jump
+				if c.Pos.Jump == "" {
+					c.Pos.Jump = j1.Hash
+				}
+			}
+		}
+		placed[c.Hash] = c
+	}
+	return nil
+}
+
+// putCommits places commits in the DAG and stores them.
+func putCommits(ctx context.Context, tx Tx, commits ...Commit) error {
+	if err := placeCommits(ctx, tx, commits); err != nil {
+		return err
+	}
+	return tx.PutCommits(ctx, commits...)
+}
+
+// firstParentAncestor returns the commit n first parents behind h, reading
+// O(log n) rows when h's graph is known; ok is false when the history
+// behind h is shorter than n, with have the number of commits it has.
+func firstParentAncestor(ctx context.Context, rd Reader, h Hash, n int) (anc Hash, have int64, ok bool, err error) {
+	c, err := rd.Commit(ctx, h)
+	if err != nil {
+		return "", 0, false, err
+	}
+	if !c.Pos.Known() {
+		for i := 0; i < n; i++ {
+			if len(c.Parents) == 0 {
+				return "", int64(i), false, nil
+			}
+			if c, err = rd.Commit(ctx, c.Parents[0]); err != nil {
+				return "", 0, false, err
+			}
+		}
+		return c.Hash, 0, true, nil
+	}
+	target := c.Pos.Depth - int64(n)
+	if target < 0 {
+		return "", c.Pos.Depth, false, nil
+	}
+	for c.Pos.Depth > target {
+		next := c.Parents[0]
+		if c.Pos.Jump != "" && jumpDepth(c.Pos.Depth) >= target {
+			next = c.Pos.Jump
+		}
+		if c, err = rd.Commit(ctx, next); err != nil {
+			return "", 0, false, err
+		}
+		if !c.Pos.Known() {
+			return "", 0, false, fmt.Errorf("commit %s: graph lost on the way to ~%d", c.Hash.Short(), n)
+		}
+	}
+	return c.Hash, 0, true, nil
+}
+
+// isAncestor reports whether a is b or one of b's ancestors. With known
+// graphs it walks down from b only through commits of a higher generation
+// than a's, reading what lies between them; otherwise it reads b's
+// ancestry.
+func isAncestor(ctx context.Context, rd Reader, a, b Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ac, err := rd.Commit(ctx, a)
+	if err != nil {
+		return false, err
+	}
+	bc, err := rd.Commit(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	if !ac.Pos.Known() || !bc.Pos.Known() {
+		return isAncestorByAncestry(ctx, rd, a, b)
+	}
+	seen := map[Hash]bool{b: true}
+	stack := []Commit{bc}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c.Pos.Gen <= ac.Pos.Gen {
+			continue
+		}
+		// Common case first: a is a direct parent.
+		for _, p := range c.Parents {
+			if p == a {
+				return true, nil
+			}
+		}
+		for i := len(c.Parents) - 1; i >= 0; i-- {
+			p := c.Parents[i]
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := rd.Commit(ctx, p)
+			if err != nil {
+				return false, err
+			}
+			if !pc.Pos.Known() {
+				return isAncestorByAncestry(ctx, rd, a, b)
+			}
+			if pc.Pos.Gen > ac.Pos.Gen {
+				stack = append(stack, pc)
+			}
+		}
+	}
+	return false, nil
+}
+
+func isAncestorByAncestry(ctx context.Context, rd Reader, a, b Hash) (bool, error) {
+	anc, err := rd.Ancestry(ctx, []Hash{b})
+	if err != nil {
+		return false, err
+	}
+	for _, c := range anc {
+		if c.Hash == a {
+			return true, nil
+		}
+	}
+	return false, nil
+}
