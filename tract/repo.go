@@ -151,7 +151,7 @@ type Head struct {
 
 // readHead reads HEAD and the commit it designates, with the raw ref values
 // a compare-and-swap needs.
-func readHead(ctx context.Context, rd Reader, tractID string) (Head, error) {
+func readHead(ctx context.Context, rd Finder, tractID string) (Head, error) {
 	ref, err := rd.Ref(ctx, tractID, HeadRef)
 	if errors.Is(err, ErrNotFound) {
 		ref.Value = branchPrefix + DefaultBranch
