@@ -111,7 +111,15 @@ func openRepo(ctx context.Context, env *Env, dir, url string, o stores.Options) 
 	if err != nil {
 		return nil, "", err
 	}
-	return tract.New(s, tract.Options{Now: now}), where, nil
+	opts := tract.Options{Now: now}
+	if o.ReadOnly {
+		// A read command may still keep the token counts it made, where the
+		// file can be written.
+		w := o
+		w.ReadOnly, w.Create = false, false
+		opts.CacheWriter = func() (tract.Store, error) { return stores.Open(ctx, url, w) }
+	}
+	return tract.New(s, opts), where, nil
 }
 
 // relTo is p relative to dir when p lies inside it, else p.
