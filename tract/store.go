@@ -99,7 +99,9 @@ type Tx interface {
 	Writer
 }
 
-// Writer changes rows.
+// Writer changes rows. A call that fails may have written part of its rows:
+// its transaction must fail too (Store.Update rolls back when fn returns an
+// error), never commit.
 type Writer interface {
 	// CreateTract fails with ErrExists when a live tract has the name or the
 	// id is taken.

@@ -112,7 +112,7 @@ func (l *historyLoader) find(ctx context.Context, h []byte) (int32, error) {
 	}
 	var tractID string
 	var seq int64
-	err := l.r.q.QueryRowContext(ctx, `SELECT tract, seq FROM commits WHERE hash = ?`, h).Scan(&tractID, &seq)
+	err := l.r.queryRow(ctx, `SELECT tract, seq FROM commits WHERE hash = ?`, h).Scan(&tractID, &seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return -1, nil
 	}

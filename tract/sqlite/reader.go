@@ -18,6 +18,8 @@ type reader struct {
 	// db is set outside transactions: bulk reads then use the driver
 	// connection directly (see rawRows).
 	db *sql.DB
+	// stmts prepares the fixed point lookups once (see stmtCache).
+	stmts *stmtCache
 }
 
 const tractCols = `id, name, created, deleted, spawn_parent, spawn_commit, spawn_purpose, spawn_mode, spawn_time`
@@ -51,12 +53,12 @@ func notFound(err error, what string) error {
 }
 
 func (r reader) Tract(ctx context.Context, name string) (tract.Tract, error) {
-	t, err := scanTract(r.q.QueryRowContext(ctx, `SELECT `+tractCols+` FROM tracts WHERE name = ? AND deleted IS NULL`, name))
+	t, err := scanTract(r.queryRow(ctx, `SELECT `+tractCols+` FROM tracts WHERE name = ? AND deleted IS NULL`, name))
 	return t, notFound(err, fmt.Sprintf("tract %q", name))
 }
 
 func (r reader) TractByID(ctx context.Context, id string) (tract.Tract, error) {
-	t, err := scanTract(r.q.QueryRowContext(ctx, `SELECT `+tractCols+` FROM tracts WHERE id = ?`, id))
+	t, err := scanTract(r.queryRow(ctx, `SELECT `+tractCols+` FROM tracts WHERE id = ?`, id))
 	return t, notFound(err, "tract id "+id)
 }
 
@@ -79,7 +81,7 @@ func (r reader) Tracts(ctx context.Context) ([]tract.Tract, error) {
 
 func (r reader) Ref(ctx context.Context, tractID, name string) (tract.Ref, error) {
 	ref := tract.Ref{Tract: tractID, Name: name}
-	err := r.q.QueryRowContext(ctx, `SELECT value FROM refs WHERE tract = ? AND name = ?`, tractID, name).Scan(&ref.Value)
+	err := r.queryRow(ctx, `SELECT value FROM refs WHERE tract = ? AND name = ?`, tractID, name).Scan(&ref.Value)
 	return ref, notFound(err, "ref "+name)
 }
 
@@ -90,7 +92,7 @@ func (r reader) Refs(ctx context.Context, tractID string) ([]tract.Ref, error) {
 		query += ` AND r.tract = ?`
 		args = append(args, tractID)
 	}
-	rows, err := r.q.QueryContext(ctx, query+` ORDER BY r.tract, r.name`, args...)
+	rows, err := r.query(ctx, query+` ORDER BY r.tract, r.name`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +164,7 @@ func scanCommit(sc interface{ Scan(...any) error }) (tract.Commit, error) {
 }
 
 func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) {
-	c, err := scanCommit(r.q.QueryRowContext(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, rowform.Raw(h)))
+	c, err := scanCommit(r.queryRow(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, rowform.Raw(h)))
 	return c, notFound(err, "commit "+h.Short())
 }
 
@@ -178,7 +180,7 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 	if lo == nil || hi == nil {
 		return nil, nil
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT hash FROM commits WHERE hash BETWEEN ? AND ? ORDER BY hash LIMIT ?`, lo, hi, limit)
+	rows, err := r.query(ctx, `SELECT hash FROM commits WHERE hash BETWEEN ? AND ? ORDER BY hash LIMIT ?`, lo, hi, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
@@ -71,7 +70,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, damaged(err))
 	}
 	s := &Store{db: db, path: path}
-	s.reader = reader{q: db, db: db}
+	s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 	return s, nil
 }
 
@@ -100,7 +99,7 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			db.SetMaxIdleConns(4)
 			if err = checkSchema(ctx, db); err == nil {
 				s := &Store{db: db, path: path, readOnly: true}
-				s.reader = reader{q: db, db: db}
+				s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 				return s, nil
 			}
 			db.Close()
@@ -129,7 +128,10 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 // Update runs fn in one IMMEDIATE transaction.
 func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
@@ -140,8 +142,8 @@ func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	t := &txn{reader: reader{q: sqlTx}, stmts: map[string]*sql.Stmt{}}
-	defer t.closeStmts()
+	t := &txn{reader: reader{q: sqlTx, stmts: newStmtCache(sqlTx)}}
+	defer t.stmts.close()
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
 		return err
@@ -162,31 +164,18 @@ type querier interface {
 
 type txn struct {
 	reader
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
+	// blobIDs are the ids PutBlobs gave the blobs it inserted.
+	blobIDs map[tract.Hash]int64
 }
 
 // exec runs a statement prepared once per transaction (imports run the
 // same few statements many thousand times).
 func (t *txn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	t.mu.Lock()
-	st, ok := t.stmts[query]
-	if !ok {
-		var err error
-		if st, err = t.q.PrepareContext(ctx, query); err != nil {
-			t.mu.Unlock()
-			return nil, err
-		}
-		t.stmts[query] = st
+	st, err := t.stmts.get(ctx, query)
+	if err != nil {
+		return nil, err
 	}
-	t.mu.Unlock()
 	return st.ExecContext(ctx, args...)
-}
-
-func (t *txn) closeStmts() {
-	for _, st := range t.stmts {
-		st.Close()
-	}
 }
 
 func nanos(t time.Time) int64 { return t.UTC().UnixNano() }

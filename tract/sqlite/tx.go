@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
+	"github.com/go-json-experiment/json"
 )
 
 func (t *txn) CreateTract(ctx context.Context, tr tract.Tract) error {
@@ -43,12 +46,14 @@ const batchRows = 100
 
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
 // batches, reusing one prepared statement per batch size.
-func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) error {
+func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) (int64, error) {
 	return t.insertRowsTuple(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, rows)
 }
 
-// insertRowsTuple is insertRows with a given value tuple.
-func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) error {
+// insertRowsTuple is insertRows with a given value tuple; it returns how
+// many rows the statements changed.
+func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) (int64, error) {
+	var changed int64
 	for len(rows) > 0 {
 		k := min(len(rows), batchRows)
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
@@ -56,28 +61,78 @@ func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string,
 		for _, r := range rows[:k] {
 			args = append(args, r...)
 		}
-		if _, err := t.exec(ctx, query, args...); err != nil {
-			return err
+		res, err := t.exec(ctx, query, args...)
+		if err != nil {
+			return changed, err
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return changed, err
+		}
+		changed += n
 		rows = rows[k:]
 	}
-	return nil
+	return changed, nil
 }
 
+// PutBlobs inserts the blobs with their token counts in multi-row
+// statements. A blob that already existed gets its count through SetTokens.
+// New blobs get ids counted on from the largest one (the transaction holds
+// the write lock), so PutCommits binds content_id without looking the blob
+// up by hash again.
 func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
-	rows := make([][]any, len(blobs))
-	var counted []tract.Blob
-	for i, b := range blobs {
-		rows[i] = []any{rowform.Raw(b.Hash), b.Data}
-		if b.Tokens >= 0 && b.Encoding != "" {
-			counted = append(counted, b)
-		}
+	if len(blobs) == 0 {
+		return nil
 	}
-	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data)`, `ON CONFLICT DO NOTHING`, 2, rows); err != nil {
+	var next int64
+	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&next); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
-	for _, b := range counted {
-		if err := t.SetTokens(ctx, b.Encoding, map[tract.Hash]int{b.Hash: b.Tokens}); err != nil {
+	if t.blobIDs == nil {
+		t.blobIDs = map[tract.Hash]int64{}
+	}
+	ids := make(map[tract.Hash]int64, len(blobs))
+	rows := make([][]any, 0, len(blobs))
+	counted := map[string]map[tract.Hash]int{}
+	for _, b := range blobs {
+		if _, dup := ids[b.Hash]; dup {
+			continue
+		}
+		next++
+		ids[b.Hash] = next
+		row := []any{next, rowform.Raw(b.Hash), b.Data, nil, nil, nil}
+		if b.Tokens >= 0 && b.Encoding != "" {
+			if counted[b.Encoding] == nil {
+				counted[b.Encoding] = map[tract.Hash]int{}
+			}
+			counted[b.Encoding][b.Hash] = b.Tokens
+			if slot, ok := rowform.TokenSlot(b.Encoding); ok {
+				row[3+slot] = b.Tokens
+			} else {
+				obj, err := json.Marshal(map[string]int{b.Encoding: b.Tokens})
+				if err != nil {
+					return err
+				}
+				row[5] = string(obj)
+			}
+		}
+		rows = append(rows, row)
+	}
+	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
+	// rolling back its earlier rows, which spares SQLite a statement journal
+	// (a copy of every page a multi-row insert touches); the failed call
+	// fails its whole transaction anyway.
+	inserted, err := t.insertRows(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`, `ON CONFLICT DO NOTHING`, 6, rows)
+	if err != nil {
+		return fmt.Errorf("store blobs: %w", err)
+	}
+	if inserted == int64(len(rows)) {
+		maps.Copy(t.blobIDs, ids)
+		return nil
+	}
+	// Some existed: their ids are not ours, and their counts go in now.
+	for _, enc := range slices.Sorted(maps.Keys(counted)) {
+		if err := t.SetTokens(ctx, enc, counted[enc]); err != nil {
 			return err
 		}
 	}
@@ -92,7 +147,7 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
 		if !ok {
-			if err := t.q.QueryRowContext(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
+			if err := t.queryRow(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
 				return err
 			}
 		}
@@ -106,15 +161,22 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			}
 			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
 		}
+		var contentID any
+		if id, ok := t.blobIDs[c.Content]; ok {
+			contentID = id
+		}
 		gen, depth, jump := posColumns(c.Pos)
-		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
+		content := nullHash(c.Content)
+		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), content, contentID, content, string(c.Operation),
 			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump})
 	}
-	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`,
-		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 14, rows); err != nil {
+	// OR FAIL as in PutBlobs; a content id this transaction did not assign
+	// is looked up by hash.
+	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`,
+		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
-	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
+	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
 		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
@@ -129,7 +191,7 @@ func nullable(s string) any {
 
 func (t *txn) UpdateRef(ctx context.Context, u tract.RefUpdate) error {
 	var cur string
-	err := t.q.QueryRowContext(ctx, `SELECT value FROM refs WHERE tract = ? AND name = ?`, u.Tract, u.Name).Scan(&cur)
+	err := t.queryRow(ctx, `SELECT value FROM refs WHERE tract = ? AND name = ?`, u.Tract, u.Name).Scan(&cur)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -198,6 +260,8 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 }
 
 func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
+	// A deleted id can be given again: forget the ones PutBlobs assigned.
+	t.blobIDs = nil
 	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.content_id = blobs.id)`)
 	if err != nil {
 		return 0, err

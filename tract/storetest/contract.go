@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"testing"
@@ -14,6 +16,7 @@ func init() {
 	suites = append([][]testCase{{
 		{"StoreTracts", testStoreTracts},
 		{"StoreBlobs", testStoreBlobs},
+		{"StoreBlobsPutWithCounts", testStoreBlobCounts},
 		{"StoreCommits", testStoreCommits},
 		{"StoreRefsCompareAndSwap", testStoreRefs},
 		{"StoreFailedUpdateWritesNothing", testStoreRollback},
@@ -124,6 +127,68 @@ func testStoreBlobs(t *testing.T, newStore Factory) {
 	n := 0
 	if err := s.ScanBlobs(ctx, func(tract.Blob) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("ScanBlobs %d %v", n, err)
+	}
+}
+
+// testStoreBlobCounts: PutBlobs records the counts it is given, for new
+// blobs and blobs that existed, in every encoding; a call that mixes new and
+// existing blobs (and repeats one) still links each commit to its own blob.
+func testStoreBlobCounts(t *testing.T, newStore Factory) {
+	ctx, s := context.Background(), newStore(t)
+	blob := func(text string) tract.Blob {
+		b, err := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: "user", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	counted := func(b tract.Blob, enc string, n int) tract.Blob {
+		b.Tokens, b.Encoding = n, enc
+		return b
+	}
+	old, fresh := blob("old"), blob("fresh")
+	update(t, s, func(tx tract.Tx) error { return tx.PutBlobs(ctx, old) })
+	var chain []tract.Commit
+	update(t, s, func(tx tract.Tx) error {
+		if err := tx.PutBlobs(ctx, counted(old, "cl100k_base", 5), counted(fresh, "o200k_base", 9), fresh); err != nil {
+			return err
+		}
+		if err := tx.PutBlobs(ctx, counted(old, "future_base", 6), blob("a"), blob("b")); err != nil {
+			return err
+		}
+		if err := tx.PutBlobs(ctx, blob("c"), counted(blob("d"), "future_base", 4)); err != nil {
+			return err
+		}
+		var parent []tract.Hash
+		for _, text := range []string{"d", "b", "old", "c", "fresh", "a", "old"} {
+			c := tract.Commit{Parents: parent, Content: blob(text).Hash, Operation: tract.OpAppend, Tract: "t", Time: t0, Message: text}
+			c.Hash = c.ComputeHash()
+			parent, chain = []tract.Hash{c.Hash}, append(chain, c)
+		}
+		return tx.PutCommits(ctx, chain...)
+	})
+	for _, w := range []struct {
+		text, enc string
+		want      int
+	}{{"old", "cl100k_base", 5}, {"old", "future_base", 6}, {"old", "o200k_base", -1}, {"fresh", "o200k_base", 9},
+		{"d", "future_base", 4}, {"c", "future_base", -1}} {
+		if got, err := s.Blobs(ctx, []tract.Hash{blob(w.text).Hash}, w.enc); err != nil || len(got) != 1 || got[0].Tokens != w.want {
+			t.Errorf("blob %q in %s: %+v %v, want %d tokens", w.text, w.enc, got, err, w.want)
+		}
+	}
+	hist, err := s.History(ctx, []tract.Hash{chain[len(chain)-1].Hash}, "")
+	if err != nil || len(hist) != len(chain) {
+		t.Fatalf("History: %d commits, %v", len(hist), err)
+	}
+	for _, h := range hist {
+		sum := sha256.Sum256(h.Blob.Data)
+		if data := tract.Hash(hex.EncodeToString(sum[:])); h.Blob.Hash != h.Commit.Content || data != h.Commit.Content {
+			t.Errorf("commit %q reads blob %s (data hash %s), want %s", h.Commit.Message, h.Blob.Hash.Short(), data.Short(), h.Commit.Content.Short())
+		}
+	}
+	n := 0
+	if err := s.ScanBlobs(ctx, func(tract.Blob) error { n++; return nil }); err != nil || n != 6 {
+		t.Fatalf("ScanBlobs %d %v, want 6 blobs", n, err)
 	}
 }
 
