@@ -67,8 +67,12 @@ func apiIDRune(r rune) bool {
 }
 
 // apiMessages returns msgs repaired as described above; msgs is not
-// modified.
+// modified. Messages with nothing to repair (no tool call or result, valid
+// names: most chats) are returned as they are, not copied.
 func apiMessages(msgs []Message) []Message {
+	if !needsRepair(msgs) {
+		return msgs
+	}
 	// Pair each result with the newest unanswered call of its id before it.
 	type callRef struct{ msg, call int }
 	pending := map[string]callRef{}
@@ -153,4 +157,14 @@ func toolInput(args string) jsontext.Value {
 	}
 	b, _ := jsontext.AppendQuote(nil, args)
 	return jsontext.Value(`{"arguments":` + string(b) + `}`)
+}
+
+// needsRepair reports whether apiMessages could change anything in msgs.
+func needsRepair(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == RoleTool || len(m.ToolCalls) > 0 || m.Name != "" && !validAPIID(m.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -151,3 +151,12 @@ func sha256Hex(b []byte) Hash {
 	sum := sha256.Sum256(b)
 	return Hash(hex.EncodeToString(sum[:]))
 }
+
+// hashes reports whether h is the hash of b, without making a string (a
+// cold compile checks every blob it renders).
+func hashes(h Hash, b []byte) bool {
+	sum := sha256.Sum256(b)
+	var buf [2 * sha256.Size]byte
+	hex.Encode(buf[:], sum[:])
+	return string(buf[:]) == string(h)
+}

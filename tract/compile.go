@@ -71,7 +71,9 @@ func (r *Repo) Compile(ctx context.Context, tractName string, o CompileOptions) 
 	return r.compile(ctx, tractName, o, true)
 }
 
-// CompileCold compiles without the cache (for tests and benchmarks).
+// CompileCold compiles without the cache: what a process that compiles
+// once wants (the view a cache keeps is the whole history), and what tests
+// compare Compile with.
 func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptions) (Result, error) {
 	return r.compile(ctx, tractName, o, false)
 }
@@ -174,13 +176,10 @@ func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, he
 				blobs[i] = src.blob(c)
 			}
 		}
-		if err := r.decodeEntries(ctx, v, 0, blobs); err != nil {
+		// decodeEntries drops each blob's bytes once decoded: the view
+		// keeps the decoded contents and points into hist.
+		if err := r.decodeEntries(ctx, v, 0, blobs, true); err != nil {
 			return nil, err
-		}
-		// The view keeps the decoded contents and points into hist: drop
-		// the bytes, a second copy of every message for the view's life.
-		for i := range hist {
-			hist[i].Blob.Data = nil
 		}
 	}
 	if _, err := r.loadAnnotations(ctx, v, 0); err != nil {
@@ -263,12 +262,13 @@ func (r *Repo) loadEntries(ctx context.Context, v *view, from int) error {
 	for i, c := range order {
 		list[i] = byHash[c.Content]
 	}
-	return r.decodeEntries(ctx, v, from, list)
+	return r.decodeEntries(ctx, v, from, list, false)
 }
 
 // decodeEntries decodes the contents of v.lin.order[from:], whose blobs
-// (nil for merges) are given in the same order.
-func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Blob) error {
+// (nil for merges) are given in the same order. Owned blobs serve one
+// commit each: their bytes are dropped once decoded.
+func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Blob, owned bool) error {
 	order := v.lin.order[from:]
 	var err error
 	counted := map[Hash]int{}
@@ -281,11 +281,16 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 				return fmt.Errorf("blob %s of commit %s: %w", c.Content.Short(), c.Hash.Short(), ErrNotFound)
 			}
 			// Never render bytes that do not match their hash.
-			if got := sha256Hex(b.Data); got != c.Content {
-				return &IntegrityError{Commit: c.Hash, Blob: c.Content, Got: got}
+			if !hashes(c.Content, b.Data) {
+				return &IntegrityError{Commit: c.Hash, Blob: c.Content, Got: sha256Hex(b.Data)}
 			}
 			if e.content, err = DecodeContent(b.Data); err != nil {
 				return fmt.Errorf("commit %s: %w", c.Hash.Short(), err)
+			}
+			if owned {
+				// The decoded content is what stays: let the bytes go
+				// now, not after the whole history is decoded.
+				b.Data = nil
 			}
 			e.tokens = b.Tokens
 			if e.tokens < 0 {

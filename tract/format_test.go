@@ -135,3 +135,32 @@ func checkAnthropic(t *rapid.T, a Anthropic) {
 		}
 	}
 }
+
+// TestAPIMessagesCopiesOnlyToRepair: a chat with nothing to repair is
+// rendered from the compiled messages themselves (a 100k-message compile
+// would otherwise hold them twice); one tool result, call or invalid name
+// takes the repairing copy, leaving the input as it was.
+func TestAPIMessagesCopiesOnlyToRepair(t *testing.T) {
+	plain := []Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hi", Name: "ok_name"}, {Role: "assistant", Content: "hello"}}
+	if got := apiMessages(plain); len(got) != len(plain) || &got[0] != &plain[0] {
+		t.Fatal("plain chat copied")
+	}
+	for _, m := range []Message{
+		{Role: "user", Content: "x", Name: "bad name"},
+		{Role: RoleTool, Content: "r", ToolCallID: "c1"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "f"}}},
+	} {
+		msgs := append(append([]Message{}, plain...), m)
+		before := fmt.Sprint(msgs)
+		got := apiMessages(msgs)
+		if &got[0] == &msgs[0] {
+			t.Errorf("%+v: not copied", m)
+		}
+		if fmt.Sprint(msgs) != before {
+			t.Errorf("%+v: input modified", m)
+		}
+		if fmt.Sprint(got) == before {
+			t.Errorf("%+v: nothing repaired", m)
+		}
+	}
+}

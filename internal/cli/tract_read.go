@@ -169,7 +169,9 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON.set {
 				format = string(tract.FormatJSON)
 			}
-			res, err := s.repo.Compile(cmd.Context(), s.tract, o)
+			// One compile per process: a cached view would only hold the
+			// whole history in memory while the result is printed.
+			res, err := s.repo.CompileCold(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
 			}

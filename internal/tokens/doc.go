@@ -4,6 +4,7 @@
 //
 // Two encodings are supported: o200k_base (the default, GPT-4o and later) and
 // cl100k_base (GPT-4, GPT-3.5). Loading an encoding's vocabulary takes tens of
-// milliseconds, so [Get] loads each encoding at most once per process and only
-// when it is first asked for.
+// milliseconds and tens of megabytes, so each encoding is loaded at most once
+// per process and only when a text is first counted: [Get] only names the
+// counter, and [Loaded] tells whether counting is already cheap.
 package tokens

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -32,19 +33,21 @@ func Encodings() []string {
 }
 
 var (
-	mu     sync.Mutex
-	loaded = map[string]*codecCounter{}
+	mu       sync.Mutex
+	counters = map[string]*codecCounter{}
 )
 
 // Get returns the counter for encoding ("" means [Default]). Unknown names
-// are an error listing the supported ones.
+// are an error listing the supported ones. The vocabulary is loaded on the
+// counter's first Count, not here: a compile whose counts are all stored
+// never pays for it (tens of milliseconds and tens of megabytes).
 func Get(encoding string) (Counter, error) {
 	if encoding == "" {
 		encoding = Default
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if c, ok := loaded[encoding]; ok {
+	if c, ok := counters[encoding]; ok {
 		return c, nil
 	}
 	var enc tokenizer.Encoding
@@ -56,30 +59,45 @@ func Get(encoding string) (Counter, error) {
 	default:
 		return nil, fmt.Errorf("unknown token encoding %q (supported: %s, %s)", encoding, O200kBase, Cl100kBase)
 	}
-	codec, err := tokenizer.Get(enc)
-	if err != nil {
-		return nil, fmt.Errorf("load token encoding %s: %w", encoding, err)
-	}
-	c := &codecCounter{name: encoding, codec: codec}
-	loaded[encoding] = c
+	c := &codecCounter{name: encoding, enc: enc}
+	counters[encoding] = c
 	return c, nil
 }
 
 // Loaded returns encoding's counter when this process has already loaded
-// it, without loading it: callers that only want counts when they are cheap.
+// its vocabulary, without loading it: callers that only want counts when
+// they are cheap.
 func Loaded(encoding string) (Counter, bool) {
 	if encoding == "" {
 		encoding = Default
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	c, ok := loaded[encoding]
-	return c, ok
+	c, ok := counters[encoding]
+	mu.Unlock()
+	if !ok || !c.ready.Load() {
+		return nil, false
+	}
+	return c, true
 }
 
 type codecCounter struct {
 	name  string
+	enc   tokenizer.Encoding
+	once  sync.Once
+	ready atomic.Bool
 	codec tokenizer.Codec
+}
+
+// load reads the vocabulary once; nil when it cannot be loaded (it is
+// compiled into the binary, so only a broken build gets there).
+func (c *codecCounter) load() tokenizer.Codec {
+	c.once.Do(func() {
+		if codec, err := tokenizer.Get(c.enc); err == nil {
+			c.codec = codec
+			c.ready.Store(true)
+		}
+	})
+	return c.codec
 }
 
 func (c *codecCounter) Encoding() string { return c.name }
@@ -88,7 +106,11 @@ func (c *codecCounter) Count(text string) int {
 	if text == "" {
 		return 0
 	}
-	n, err := c.codec.Count(text)
+	codec := c.load()
+	if codec == nil {
+		return len(text)
+	}
+	n, err := codec.Count(text)
 	if err != nil {
 		// Only the strict error mode fails, and it is not used: count the
 		// bytes so a caller never sees zero tokens for a non-empty text.

@@ -3,6 +3,8 @@ package tokens
 import (
 	"strings"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
 )
 
 func TestCount(t *testing.T) {
@@ -49,5 +51,32 @@ func TestSameCounterTwice(t *testing.T) {
 	b, _ := Get("")
 	if a != b {
 		t.Error("Get loaded o200k_base twice")
+	}
+}
+
+// TestVocabularyLoadsOnFirstCount: naming a counter loads nothing, so
+// Loaded says counting is not cheap yet; the first Count loads it.
+func TestVocabularyLoadsOnFirstCount(t *testing.T) {
+	const name = "fresh_for_test"
+	c := &codecCounter{name: name, enc: tokenizer.Cl100kBase}
+	mu.Lock()
+	counters[name] = c
+	mu.Unlock()
+	t.Cleanup(func() {
+		mu.Lock()
+		delete(counters, name)
+		mu.Unlock()
+	})
+	if _, ok := Loaded(name); ok || c.codec != nil {
+		t.Fatal("counter loaded before its first count")
+	}
+	if n := c.Count(""); n != 0 || c.codec != nil {
+		t.Fatalf("empty text: %d tokens, loaded %v", n, c.codec != nil)
+	}
+	if n := c.Count("antidisestablishmentarianism"); n != 6 {
+		t.Fatalf("%d tokens, want 6", n)
+	}
+	if got, ok := Loaded(name); !ok || got != c {
+		t.Fatal("Loaded after the first count:", ok)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -179,9 +180,15 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 	start := len(l.rows)
 	first := &rangePart{rows: l.rows, raw: l.raw}
 	if l.r.db != nil && to-from >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
+		// A range holds at most one row per sequence number: each half
+		// appends into its own stretch of one allocation (no second copy
+		// of half the history), and the second slides down over any gap
+		// the first leaves.
 		mid := from + (to-from)/2
-		second := &rangePart{rows: make([]tract.HistoryCommit, 0, min(to-mid, 1<<20)),
-			raw: make([]rawHashes, 0, min(to-mid, 1<<20))}
+		n1, n := int(mid-from), int(to-from)
+		l.rows, l.raw = slices.Grow(l.rows, n), slices.Grow(l.raw, n)
+		first = &rangePart{rows: l.rows[start : start : start+n1], raw: l.raw[start : start : start+n1]}
+		second := &rangePart{rows: l.rows[start+n1 : start+n1 : start+n], raw: l.raw[start+n1 : start+n1 : start+n]}
 		var wg sync.WaitGroup
 		var err1, err2 error
 		wg.Go(func() { err1 = l.fetchPart(ctx, tractID, from, mid, first) })
@@ -190,12 +197,21 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 		if err := errors.Join(err1, err2); err != nil {
 			return err
 		}
-		first.rows = append(first.rows, second.rows...)
-		first.raw = append(first.raw, second.raw...)
+		k1, k2 := len(first.rows), len(second.rows)
+		if k1 > n1 || k2 > n-n1 {
+			return fmt.Errorf("tract %s: more commits than sequence numbers in %d..%d", tractID, from, to)
+		}
+		l.rows, l.raw = l.rows[:start+n], l.raw[:start+n]
+		copy(l.rows[start+k1:], l.rows[start+n1:start+n1+k2])
+		copy(l.raw[start+k1:], l.raw[start+n1:start+n1+k2])
+		clear(l.rows[start+k1+k2:])
+		clear(l.raw[start+k1+k2:])
+		l.rows, l.raw = l.rows[:start+k1+k2], l.raw[:start+k1+k2]
 	} else if err := l.fetchPart(ctx, tractID, from, to, first); err != nil {
 		return err
+	} else {
+		l.rows, l.raw = first.rows, first.raw
 	}
-	l.rows, l.raw = first.rows, first.raw
 	for i := start; i < len(l.rows); i++ {
 		l.index[[32]byte(l.raw[i].hash)] = int32(i)
 		l.reached = append(l.reached, false)

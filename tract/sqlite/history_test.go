@@ -82,3 +82,49 @@ func messagesT(n int) []tract.CommitRequest {
 	}
 	return reqs
 }
+
+// TestHistoryLongRangeWithGap: a range read in two halves whose first half
+// lost commits to GC (a reset, more appends, a collection) gives what one
+// read inside a transaction gives: the second half slides down over the gap.
+func TestHistoryLongRangeWithGap(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Import(ctx, "main", messagesT(5_000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reset(ctx, "main", "HEAD~3000"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Import(ctx, "main", messagesT(6_000)); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := r.GC(ctx, tract.GCOptions{}); err != nil || len(rep.Removed) != 3_000 {
+		t.Fatalf("GC removed %d commits (%v), want 3000", len(rep.Removed), err)
+	}
+	_, head, err := r.Head(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := []tract.Hash{head.Commit}
+	got, err := s.History(ctx, heads, "o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []tract.HistoryCommit
+	if err := s.Update(ctx, func(tx tract.Tx) error {
+		want, err = tx.History(ctx, heads, "o200k_base")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 8_000 {
+		t.Fatalf("history has %d commits, want 8000", len(got))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("history outside a transaction differs (-want +got):\n%s", d)
+	}
+}
