@@ -102,10 +102,12 @@ type OpenAIFunction struct {
 func OpenAI(msgs []Message) []OpenAIMessage {
 	msgs = apiMessages(msgs)
 	out := make([]OpenAIMessage, 0, len(msgs))
-	for _, m := range msgs {
-		text := m.Content
-		om := OpenAIMessage{Role: m.Role, Content: &text, Name: m.Name, ToolCallID: m.ToolCallID}
-		if len(m.ToolCalls) > 0 && text == "" {
+	for i := range msgs {
+		// Content points into msgs (read only, like every Result slice):
+		// no copy of each text's header.
+		m := &msgs[i]
+		om := OpenAIMessage{Role: m.Role, Content: &m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		if len(m.ToolCalls) > 0 && m.Content == "" {
 			om.Content = nil
 		}
 		for _, tc := range m.ToolCalls {

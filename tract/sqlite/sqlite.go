@@ -83,7 +83,7 @@ func escapePath(path string) string {
 // once, in key order: a big cache only fills with pages never read again,
 // anonymous memory on top of the kernel's own page cache (at 100k messages
 // the write handle's 128 MiB cache costs a cold compile ~70 MB of peak RSS).
-const readOnlyCacheKiB = -8192
+const readOnlyCacheKiB = -2048
 
 // openReadOnly opens path with mode=ro and query_only, checking (never
 // writing) the schema. A WAL file whose -shm cannot be created (a
