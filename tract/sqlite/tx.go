@@ -213,3 +213,13 @@ func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
+}
