@@ -34,6 +34,12 @@ type Message struct {
 	Tract string `json:"tract"`
 	// TractID is the author tract's id.
 	TractID string `json:"-"`
+	// Summarizes lists, for a summary, the commits whose messages it
+	// stands in for, oldest first.
+	Summarizes []Hash `json:"-"`
+	// Slot is where the message renders in the linearization (a summary
+	// renders at the newest commit of its range).
+	Slot int `json:"-"`
 }
 
 // Dropped is a message a budget left out.

@@ -71,6 +71,9 @@ type Finder interface {
 	// Annotations lists annotations by the given viewers (all when nil), on
 	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
 	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)
+
+	// Settings lists a tract's stored settings sorted by key.
+	Settings(ctx context.Context, tractID string) ([]Setting, error)
 }
 
 // Walker reads the commits reachable from some heads.
@@ -127,6 +130,16 @@ type Writer interface {
 	DeleteUnusedBlobs(ctx context.Context) (int, error)
 	// PruneReflog removes reflog entries older than before.
 	PruneReflog(ctx context.Context, before time.Time) (int, error)
+	// PutSetting stores a tract's setting, replacing its value; an empty
+	// Value removes it.
+	PutSetting(ctx context.Context, s Setting) error
+}
+
+// Setting is one stored per-tract configuration value (see Repo.Config).
+type Setting struct {
+	Tract string `json:"tract"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // HistoryCommit is a commit with its content.

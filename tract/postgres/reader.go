@@ -362,3 +362,20 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	}
 	return out, rows.Err()
 }
+
+func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	rows, err := r.q.Query(ctx, `SELECT key, value FROM settings WHERE tract = $1 ORDER BY key`, tractID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tract.Setting
+	for rows.Next() {
+		s := tract.Setting{Tract: tractID}
+		if err := rows.Scan(&s.Key, &s.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -318,3 +318,13 @@ func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.Exec(ctx, `DELETE FROM settings WHERE tract = $1 AND key = $2`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.Exec(ctx, `INSERT INTO settings (tract, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
+}

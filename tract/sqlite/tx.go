@@ -231,3 +231,13 @@ func nullHash(h tract.Hash) any {
 	}
 	return rowform.Raw(h)
 }
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
+}
