@@ -261,6 +261,7 @@ func TestToolsDeclareSchemasAndHonestHints(t *testing.T) {
 	want := map[string]hints{
 		"instructions_initial": {false, false, true},
 		"instructions_resolve": {false, false, false},
+		"instructions_resume":  {false, false, false},
 	}
 	for k, v := range toolHintsWanted {
 		want[k] = v

@@ -146,6 +146,7 @@ func New(opts Options) (*Server, error) {
 		},
 	})
 	s.addInstructionTools()
+	s.addInstructionResumeTool()
 	s.addInstructionResources()
 	s.addAgentsTools()
 	if opts.OpenTract != nil {
