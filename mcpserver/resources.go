@@ -33,7 +33,7 @@ func (s *Server) addInstructionResources() {
 		MIMEType:    "text/plain",
 	}, s.readInitial)
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: InitialResourceURI + "{?cwd}",
+		URITemplate: InitialResourceURI + "?cwd={+cwd}",
 		Name:        "instructions-initial-at",
 		Title:       "Initial AGENTS.md block for a directory",
 		Description: "The initial block for another working directory (absolute, or relative to the server's).",
