@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
+	allowRoots                        []string
 	stateless                         bool
 	poll                              time.Duration
 	maxTokens                         int
@@ -54,6 +56,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in environment variable `VAR` (HTTP)")
 	fl.BoolVar(&f.stateless, "stateless", false, "one shared instruction session saved in the store directory; no HTTP sessions")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")
+	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
@@ -106,17 +109,30 @@ func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Serv
 			return fmt.Errorf("--token-env: environment variable %s is not set or empty", f.tokenEnv)
 		}
 	}
+	if token == "" && !loopbackAddr(addr) {
+		return usageError("--http %s is not a loopback address: serving it needs --token-env VAR (a bearer token every request must carry)", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
-			fmt.Fprintf(env.Stderr, "lineage: warning: serving on %s, which is not loopback, without --token-env\n", ln.Addr())
-		}
-	}
 	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
 	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
+}
+
+// loopbackAddr reports whether addr (host:port) can only be reached from
+// this machine: a loopback IP or "localhost". An empty host binds every
+// interface.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // mcpOptions builds the server options from flags and environment.
@@ -134,7 +150,18 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
+	allow := make([]string, len(f.allowRoots))
+	for i, r := range f.allowRoots {
+		if r == "" {
+			return mcpserver.Options{}, usageError("--allow-root needs a directory")
+		}
+		allow[i] = fsx.Abs(env.Dir, r)
+		if fi, err := os.Stat(allow[i]); err != nil || !fi.IsDir() {
+			return mcpserver.Options{}, usageError("--allow-root %s: not a directory", allow[i])
+		}
+	}
 	return mcpserver.Options{
+		AllowRoots:      allow,
 		Cwd:             cwd,
 		Home:            fsx.HomeDir(env.Getenv),
 		Instructions:    &cfg,
