@@ -40,6 +40,11 @@ their documents, and append-only journal writes.`)
 		if err := agents.ValidateRoots(f.roots); err != nil {
 			return usageError("--agents-root: %v", err)
 		}
+		if f.path != "" {
+			if _, err := existingDir(env, "path", f.path, false); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	cmd.AddCommand(

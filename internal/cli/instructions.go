@@ -50,7 +50,10 @@ Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
 func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
-		cwd = fsx.Abs(env.Dir, f.cwd)
+		var err error
+		if cwd, err = existingDir(env, "cwd", f.cwd, true); err != nil {
+			return instructions.Options{}, err
+		}
 	}
 	var file instructions.Settings
 	if f.config != "" {

@@ -129,9 +129,7 @@ version control:
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("lineage {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newInstructionsCmd(env),
 		newAgentsCmd(env),
