@@ -93,6 +93,9 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 		return err
 	}
 	if addr == "" {
+		if env.StdinTerminal {
+			fmt.Fprintln(env.Stderr, "lineage: serving MCP on stdin and stdout (end with Ctrl-D; clients start this themselves)")
+		}
 		return srv.ServeStdio(cmd.Context(), env.Stdin, env.Stdout)
 	}
 	return serveMCPHTTP(cmd, env, f, srv, addr)
@@ -123,7 +126,10 @@ func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Serv
 func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
-		cwd = fsx.Abs(env.Dir, f.cwd)
+		var err error
+		if cwd, err = existingDir(env, "cwd", f.cwd, true); err != nil {
+			return mcpserver.Options{}, err
+		}
 	}
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
