@@ -45,3 +45,42 @@ func TestStdinTerminalNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyGroups: building only the invoked group changes nothing a user
+// sees: the root help and the completion of group names read the same as
+// with every group built, and each group's own help is its full help.
+func TestLazyGroups(t *testing.T) {
+	run := func(args []string, full bool) string {
+		var out bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("")}
+		var root = NewRootCmd(env, append([]string{}, args...)...)
+		if full {
+			root = NewRootCmd(env)
+		}
+		root.SetArgs(args)
+		_ = root.ExecuteContext(context.Background())
+		return out.String()
+	}
+	for _, args := range [][]string{
+		{"--help"}, {"help"}, {"help", "tract"}, {"help", "tract", "commit"},
+		{"__complete", ""}, {"__complete", "tr"}, {"__complete", "tract", "co"}, {"__complete", "agents", "profile", "--k"},
+		{"tract", "--help"}, {"agents", "--help"}, {"instructions", "resolve", "--help"}, {"mcp", "--help"},
+	} {
+		lazy, full := run(args, false), run(args, true)
+		if lazy != full {
+			t.Errorf("%q: lazy tree prints\n%s\nfull tree prints\n%s", args, lazy, full)
+		}
+	}
+	for _, g := range groups {
+		if got := g.build(&Env{}).Short; got != g.short {
+			t.Errorf("group %s: stub says %q, the group %q", g.name, g.short, got)
+		}
+	}
+	// Only the named group is built.
+	root := NewRootCmd(&Env{}, "tract", "commit")
+	for _, c := range root.Commands() {
+		if built := len(c.Commands()) > 0 || c.Flags().HasFlags(); built != (c.Name() == "tract") {
+			t.Errorf("group %s built = %v", c.Name(), built)
+		}
+	}
+}

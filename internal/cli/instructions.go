@@ -17,8 +17,10 @@ type instructionsFlags struct {
 	disable, noResolver                   bool
 }
 
+const instructionsShort = "Hierarchical AGENTS.md loading and resolving"
+
 func newInstructionsCmd(env *Env) *cobra.Command {
-	cmd := groupCmd("instructions", "Hierarchical AGENTS.md loading and resolving",
+	cmd := groupCmd("instructions", instructionsShort,
 		`Load the AGENTS.md files from the project root down to the working directory
 once, then resolve only the further ones that apply when work moves elsewhere.
 

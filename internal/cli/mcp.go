@@ -21,11 +21,13 @@ type mcpFlags struct {
 	maxTokens                         int
 }
 
+const mcpShort = "Serve lineage to agents over the Model Context Protocol"
+
 func newMCPCmd(env *Env) *cobra.Command {
 	f := &mcpFlags{}
 	cmd := &cobra.Command{
 		Use:   "mcp [--http [ADDR]]",
-		Short: "Serve lineage to agents over the Model Context Protocol",
+		Short: mcpShort,
 		Long: `Serve lineage's instructions, agents and tract commands as MCP tools,
 resources and prompts.
 

@@ -24,8 +24,10 @@ type tractFlags struct {
 	poolSize int
 }
 
+const tractShort = "Version-controlled LLM context: commits, branches, compile"
+
 func newTractCmd(env *Env) *cobra.Command {
-	cmd := groupCmd("tract", "Version-controlled LLM context: commits, branches, compile",
+	cmd := groupCmd("tract", tractShort,
 		`A tract is one agent's context history: a DAG of commits holding messages,
 instructions and tool calls. Compile turns a head into the message list an
 LLM receives, under an optional token budget.
