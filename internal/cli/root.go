@@ -137,6 +137,7 @@ version control:
 		newAgentsCmd(env),
 		newTractCmd(env),
 		newMCPCmd(env),
+		newHookCmd(env),
 	)
 	return root
 }
