@@ -49,6 +49,15 @@ func parseDoc(data []byte) (*node, error) {
 
 func describeSettingsError(data []byte, dec *jsontext.Decoder, err error) error {
 	off := int(dec.InputOffset())
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		// The error's own offset is that of the bad byte; skip the
+		// whitespace before it so the line is the one that holds it.
+		off = int(se.ByteOffset)
+		for off < len(data) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
+			off++
+		}
+	}
 	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
 	return fmt.Errorf("line %d: %w", line, err)
 }
