@@ -54,12 +54,12 @@ func TestParseEventSources(t *testing.T) {
 
 func TestParseEventErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"cwd":"/r","hook_event_name":"SessionStart"}`:                    "session_id is missing",
-		`{"session_id":"s","hook_event_name":"SessionStart"}`:              "cwd is missing",
-		`{"session_id":"s","cwd":"/r"}`:                                    "hook_event_name is missing",
-		`{"session_id":"s","cwd":"rel","hook_event_name":"SessionStart"}`:  `cwd "rel" is not an absolute path`,
-		`{"session_id":1}`:                                                 "Claude Code hook event",
-		`not json`:                                                         "Claude Code hook event",
+		`{"cwd":"/r","hook_event_name":"SessionStart"}`:                   "session_id is missing",
+		`{"session_id":"s","hook_event_name":"SessionStart"}`:             "cwd is missing",
+		`{"session_id":"s","cwd":"/r"}`:                                   "hook_event_name is missing",
+		`{"session_id":"s","cwd":"rel","hook_event_name":"SessionStart"}`: `cwd "rel" is not an absolute path`,
+		`{"session_id":1}`: "Claude Code hook event",
+		`not json`:         "Claude Code hook event",
 		`{"session_id":"s","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a","x":}}`: "Claude Code hook event",
 	} {
 		_, err := Claude.ParseEvent([]byte(in))

@@ -12,8 +12,8 @@ import (
 
 // settingsCases are files a user may already have.
 var settingsCases = map[string]string{
-	"missing":    "",
-	"empty-obj":  "{}\n",
+	"missing":   "",
+	"empty-obj": "{}\n",
 	"other-hooks": `{
   "permissions": {"allow": ["Bash(go test:*)"]},
   "hooks": {
@@ -124,11 +124,11 @@ func TestUninstallKeepsAForeignHookInOurGroup(t *testing.T) {
 
 func TestInstallErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		`[1]`:                   "not a JSON object",
-		`{"hooks": [1]}`:        `"hooks" is not an object`,
+		`[1]`:                             "not a JSON object",
+		`{"hooks": [1]}`:                  `"hooks" is not an object`,
 		`{"hooks": {"SessionStart": {}}}`: `"hooks.SessionStart" is not an array`,
-		"{\n\"a\": 1,\n\"b\": }": "line 3",
-		`{} {}`:                 "more than one JSON value",
+		"{\n\"a\": 1,\n\"b\": }":          "line 3",
+		`{} {}`:                           "more than one JSON value",
 	} {
 		_, err := Claude.Install([]byte(in), "")
 		if err == nil || !strings.Contains(err.Error(), want) {
