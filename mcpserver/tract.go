@@ -124,6 +124,7 @@ func (s *Server) addTractTools() {
 		Annotations: hints(true, false, true),
 	}, s.toolLog)
 	s.addTractRefTools()
+	s.addTractCompressTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the

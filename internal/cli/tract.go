@@ -46,6 +46,7 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
+		newTractCompressCmd(env, f), newTractDiffCmd(env, f), newTractStatusCmd(env, f), newTractConfigCmd(env, f),
 	)
 	return cmd
 }
@@ -111,7 +112,15 @@ func openRepo(ctx context.Context, env *Env, dir, url string, o stores.Options) 
 	if err != nil {
 		return nil, "", err
 	}
-	return tract.New(s, tract.Options{Now: now}), where, nil
+	opts := tract.Options{Now: now}
+	if o.ReadOnly {
+		// A read command may still keep the token counts it made, where the
+		// file can be written.
+		w := o
+		w.ReadOnly, w.Create = false, false
+		opts.CacheWriter = func() (tract.Store, error) { return stores.Open(ctx, url, w) }
+	}
+	return tract.New(s, opts), where, nil
 }
 
 // relTo is p relative to dir when p lies inside it, else p.
