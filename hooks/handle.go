@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -74,7 +73,10 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		res.Context = startContext(in.Text, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
 		return sess.State()
 	}
-	err = updateState(ctx, path, opts.now(), func(saved *instructions.State) (instructions.State, error) {
+	// The instructions service locks, reads, and writes only a changed
+	// state (a tool call that reports nothing new writes nothing); the
+	// state of a harness session is private: 0600.
+	written, err := instructions.UpdateStateFile(ctx, path, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
 		switch {
 		case ev.Kind == Start || saved == nil:
 			// A new context window, or a session lineage never saw (or
@@ -95,6 +97,11 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	})
 	if err != nil {
 		return Result{}, err
+	}
+	if written {
+		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
+			return Result{}, err
+		}
 	}
 	return res, nil
 }
@@ -179,49 +186,6 @@ func safeID(id string) string {
 	}
 	sum := sha256.Sum256([]byte(id))
 	return "sha256~" + hex.EncodeToString(sum[:])
-}
-
-// updateState runs fn on the state saved at path (nil when there is
-// none) under the file's lock and saves what it returns — mode 0600, and
-// only when the bytes differ, so a tool call that reports nothing new
-// writes nothing. On a write, files in the directory older than MaxAge
-// are removed.
-func updateState(ctx context.Context, path string, now time.Time, fn func(*instructions.State) (instructions.State, error)) error {
-	lock, err := fsx.LockFile(ctx, path+".lock")
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if err := fsx.RemoveStaleTemps(path); err != nil {
-		return err
-	}
-	old, err := fsx.ReadRegular(path, instructions.MaxStateBytes)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read session state: %w", err)
-	}
-	var saved *instructions.State
-	if err == nil {
-		st, err := instructions.ParseState(old)
-		if err != nil {
-			return fmt.Errorf("session state %s: %w", path, err)
-		}
-		saved = &st
-	}
-	next, err := fn(saved)
-	if err != nil {
-		return err
-	}
-	data, err := instructions.MarshalState(next)
-	if err != nil {
-		return err
-	}
-	if bytes.Equal(data, old) {
-		return nil
-	}
-	if err := fsx.WriteFileAtomic(path, data, 0o600); err != nil {
-		return err
-	}
-	return removeExpired(filepath.Dir(path), path, now)
 }
 
 // removeExpired removes the state files in dir last written before

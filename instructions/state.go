@@ -184,19 +184,33 @@ func readState(path string) (st State, data []byte, ok bool, err error) {
 // as it was. A state equal to the one saved is not written again: a
 // resolve that finds nothing new costs a read, not a write and its fsyncs.
 func UpdateState(ctx context.Context, path string, fn func(*State) (State, error)) error {
+	_, err := UpdateStateFile(ctx, path, StateFileOptions{}, fn)
+	return err
+}
+
+// StateFileOptions are how [UpdateStateFile] writes a state file.
+type StateFileOptions struct {
+	// Mode is the file's permission bits; 0 means 0644. Private session
+	// state (a harness hook's) uses 0600.
+	Mode fs.FileMode
+}
+
+// UpdateStateFile is [UpdateState] with options; written reports whether
+// the file was written (false when fn's state equals the saved one).
+func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn func(*State) (State, error)) (written bool, err error) {
 	lock, err := fsx.LockFile(ctx, path+".lock")
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer lock.Unlock()
 	// Every writer holds the lock: a temporary file left now is a killed
 	// writer's.
 	if err := fsx.RemoveStaleTemps(path); err != nil {
-		return err
+		return false, err
 	}
 	st, saved, ok, err := readState(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var cur *State
 	if ok {
@@ -204,16 +218,23 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 	}
 	next, err := fn(cur)
 	if err != nil {
-		return err
+		return false, err
 	}
 	data, err := MarshalState(next)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if ok && bytes.Equal(data, saved) {
-		return nil
+		return false, nil
 	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	mode := opts.Mode
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err := fsx.WriteFileAtomic(path, data, mode); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // WriteState replaces the state file at path with st under the same lock

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -99,6 +100,35 @@ func TestUpdateStateSkipsUnchangedWrite(t *testing.T) {
 	}
 	if got, _, _ := ReadState(p); !slices.Equal(got.CoveredDirs, []string{"/r/a"}) {
 		t.Errorf("covered dirs %v after the update", got.CoveredDirs)
+	}
+}
+
+// TestUpdateStateFileModeAndWritten: the mode option sets the file's
+// permission bits on every write, and written tells a write from a skip.
+func TestUpdateStateFileModeAndWritten(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}
+	same := func(*State) (State, error) { return st, nil }
+	private := StateFileOptions{Mode: 0o600}
+	for i, want := range []bool{true, false} {
+		written, err := UpdateStateFile(context.Background(), p, private, same)
+		if err != nil || written != want {
+			t.Fatalf("update %d: written %v, err %v; want written %v", i, written, err, want)
+		}
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	st.Cwd = "/r/a"
+	if written, err := UpdateStateFile(context.Background(), p, StateFileOptions{}, same); err != nil || !written {
+		t.Fatalf("changed state: written %v, err %v", written, err)
+	}
+	if fi, _ := os.Stat(p); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
+		t.Errorf("default mode %v, want 0644", fi.Mode().Perm())
 	}
 }
 
