@@ -95,7 +95,7 @@ type wireEvent struct {
 func (h *Harness) ParseEvent(data []byte) (Event, error) {
 	var w wireEvent
 	if err := json.Unmarshal(data, &w); err != nil {
-		return Event{}, fmt.Errorf("%s hook event: %w", h.Title, err)
+		return Event{}, fmt.Errorf("%s hook event: %w", h.Title, describeJSON(data, 0, err))
 	}
 	switch {
 	case w.Name == "":
@@ -118,7 +118,7 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		var input map[string]any
 		if len(w.ToolInput) > 0 && w.ToolInput.Kind() == '{' {
 			if err := json.Unmarshal(w.ToolInput, &input); err != nil {
-				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, err)
+				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, describeJSON(w.ToolInput, 0, err))
 			}
 		}
 		ev.Paths = cleanPaths(h.toolPaths(w.ToolName, input))

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -54,17 +53,24 @@ func TestParseEventSources(t *testing.T) {
 
 func TestParseEventErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"cwd":"/r","hook_event_name":"SessionStart"}`:                   "session_id is missing",
-		`{"session_id":"s","hook_event_name":"SessionStart"}`:             "cwd is missing",
-		`{"session_id":"s","cwd":"/r"}`:                                   "hook_event_name is missing",
-		`{"session_id":"s","cwd":"rel","hook_event_name":"SessionStart"}`: `cwd "rel" is not an absolute path`,
-		`{"session_id":1}`: "Claude Code hook event",
-		`not json`:         "Claude Code hook event",
-		`{"session_id":"s","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a","x":}}`: "Claude Code hook event",
+		`{"cwd":"/r","hook_event_name":"SessionStart"}`:                   "Claude Code hook event: session_id is missing",
+		`{"session_id":"s","hook_event_name":"SessionStart"}`:             "Claude Code hook event: cwd is missing",
+		`{"session_id":"s","cwd":"/r"}`:                                   "Claude Code hook event: hook_event_name is missing",
+		`{"session_id":"s","cwd":"rel","hook_event_name":"SessionStart"}`: `Claude Code hook event: cwd "rel" is not an absolute path`,
+		// Where and what, in JSON's words: no decoder package, no Go types.
+		`{"session_id":1}`: "Claude Code hook event: at /session_id: want a string, got a number",
+		`[1]`:              "Claude Code hook event: at the document: want an object, got an array",
+		`garbage`:          "Claude Code hook event: line 1, column 1: invalid character 'g' at start of value",
+		"":                 "Claude Code hook event: empty: no JSON value",
+		" \n":              "Claude Code hook event: empty: no JSON value",
+		"{\n  \"session_id\": \"s\",\n  \"cwd\": g}": "Claude Code hook event: line 3, column 10: invalid character 'g' at start of value",
+		`{"session_id":"s"`:                          "Claude Code hook event: line 1, column 18: unexpected EOF",
+		`{"session_id":"s","session_id":"t"}`:        `Claude Code hook event: line 1, column 19: duplicate key "/session_id"`,
+		`{"session_id":"s","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a","x":}}`: "Claude Code hook event: line 1, column 115: invalid character '}' at start of value",
 	} {
 		_, err := Claude.ParseEvent([]byte(in))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseEvent(%s) = %v, want %q", in, err, want)
+		if err == nil || err.Error() != want {
+			t.Errorf("ParseEvent(%q) = %v, want %q", in, err, want)
 		}
 	}
 }

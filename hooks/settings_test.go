@@ -127,11 +127,13 @@ func TestInstallErrors(t *testing.T) {
 		`[1]`:                             "not a JSON object",
 		`{"hooks": [1]}`:                  `"hooks" is not an object`,
 		`{"hooks": {"SessionStart": {}}}`: `"hooks.SessionStart" is not an array`,
-		"{\n\"a\": 1,\n\"b\": }":          "line 3",
+		"{\n\"a\": 1,\n\"b\": }":          "line 3, column 6: invalid character '}' at start of value",
+		"{\"a\": 1,\n \"a\": 2}":          `line 2, column 2: duplicate key "/a"`,
+		"{\"a\": \"x":                     "line 1, column 9: unexpected EOF",
 		`{} {}`:                           "more than one JSON value",
 	} {
 		_, err := Claude.Install([]byte(in), "")
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "jsontext") {
 			t.Errorf("Install(%s) error = %v, want %q", in, err, want)
 		}
 	}

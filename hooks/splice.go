@@ -3,7 +3,6 @@ package hooks
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -36,7 +35,7 @@ func parseDoc(data []byte) (*node, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	n, err := parseNode(dec, data, 0)
 	if err != nil {
-		return nil, describeSettingsError(data, dec, err)
+		return nil, describeJSON(data, dec.InputOffset(), err)
 	}
 	if _, err := dec.ReadToken(); err == nil {
 		return nil, errors.New("more than one JSON value")
@@ -45,21 +44,6 @@ func parseDoc(data []byte) (*node, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return n, nil
-}
-
-func describeSettingsError(data []byte, dec *jsontext.Decoder, err error) error {
-	off := int(dec.InputOffset())
-	var se *jsontext.SyntacticError
-	if errors.As(err, &se) {
-		// The error's own offset is that of the bad byte; skip the
-		// whitespace before it so the line is the one that holds it.
-		off = int(se.ByteOffset)
-		for off < len(data) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
-			off++
-		}
-	}
-	line := 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // next is the offset of the next token after off: whitespace and the
