@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -138,16 +139,36 @@ func FuzzInstall(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		once, err := Claude.Install(data, "")
+		once, err := Claude.Install(data, testProgram, "")
 		if err != nil {
 			return
 		}
-		twice, err := Claude.Install(once, "")
+		twice, err := Claude.Install(once, testProgram, "")
 		if err != nil || string(once) != string(twice) {
 			t.Fatalf("second install of %q: %v\n%s", data, err, Diff("s", once, twice))
 		}
-		if _, err := Claude.Uninstall(once); err != nil {
+		if _, err := Claude.Uninstall(once, testProgram); err != nil {
 			t.Fatalf("uninstall after install of %q: %v", data, err)
+		}
+	})
+}
+
+// FuzzProgramWord: any path install quotes for a POSIX shell reads back
+// as that one word, so uninstall finds what install wrote.
+func FuzzProgramWord(f *testing.F) {
+	for _, p := range []string{"/usr/bin/lineage", "/home/u/my tools/lineage", "/tmp/it's/lineage", `/a\b"c$d/lineage`, ""} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		if path == "" || strings.ContainsAny(path, "\x00\r\n") {
+			return
+		}
+		word, rest := firstWord(ProgramWord(path, "linux") + " hook claude")
+		if word != path || rest != " hook claude" {
+			t.Fatalf("ProgramWord(%q) reads back as %q, rest %q", path, word, rest)
+		}
+		if base := path[strings.LastIndexAny(path, `/\`)+1:]; base == "lineage" && !Claude.isOurs(Claude.Command(ProgramWord(path, "linux"), ""), "") {
+			t.Fatalf("%q hook claude is not recognised", path)
 		}
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -45,26 +47,110 @@ func (h *Harness) SettingsPath(scope, home, project string) (string, error) {
 	return "", fmt.Errorf("unknown scope %q (want user, project or local)", scope)
 }
 
-// Command is the command line a harness runs for lineage's hook.
-func (h *Harness) Command(slug string) string {
-	c := "lineage hook " + h.Name
+// Command is the command line a harness runs for lineage's hook: program
+// (a shell word, as [ProgramWord] makes one; "" means "lineage", found on
+// the harness's PATH), then "hook <harness>" and, with a slug, --slug.
+func (h *Harness) Command(program, slug string) string {
+	if program == "" {
+		program = "lineage"
+	}
+	c := program + " hook " + h.Name
 	if slug != "" {
 		c += " --slug " + shellQuote(slug)
 	}
 	return c
 }
 
+// RunningProgram is the running binary as a hook command's program: its
+// absolute path with symlinks resolved, quoted for the harness's shell.
+// Harnesses run hooks outside the user's shell, where lineage may not be
+// on PATH.
+func RunningProgram() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("the running binary's path: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return ProgramWord(exe, runtime.GOOS), nil
+}
+
+// ProgramWord quotes path as one word of a hook command on goos: kept as
+// it is when it needs no quoting, else in single quotes for the POSIX shell
+// the harnesses run hooks with (double quotes on Windows, where a path
+// holds backslashes and cannot hold '"').
+func ProgramWord(path, goos string) string {
+	if goos == "windows" {
+		if strings.ContainsAny(path, " \t&()^%!;,'`") {
+			return `"` + path + `"`
+		}
+		return path
+	}
+	return shellQuote(path)
+}
+
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@") == "" {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@/+:") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// isOurs reports whether a hook command is lineage's hook for h.
-func (h *Harness) isOurs(command string) bool {
-	rest, ok := strings.CutPrefix(command, "lineage hook "+h.Name)
-	return ok && (rest == "" || rest[0] == ' ')
+// isOurs reports whether a hook command is lineage's hook for h: the
+// arguments "hook <harness>" after a program whose base name is lineage
+// (or lineage.exe) — a bare name, an old install's, or any full path — or
+// after program itself, the one this install writes (whatever its name).
+func (h *Harness) isOurs(command, program string) bool {
+	rest, ok := "", false
+	if program != "" {
+		rest, ok = strings.CutPrefix(command, program)
+		ok = ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+	}
+	if !ok {
+		var word string
+		word, rest = firstWord(command)
+		base := word[strings.LastIndexAny(word, `/\`)+1:]
+		if base != "lineage" && !strings.EqualFold(base, "lineage.exe") {
+			return false
+		}
+	}
+	rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), "hook ")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), h.Name)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+}
+
+// firstWord splits a command line's first shell word, with its quoting
+// removed, from the rest. Outside quotes a backslash escapes the shell's
+// special bytes (a space, a quote, '$', ...) as in a POSIX shell, and
+// before anything else is kept: it is a Windows path's separator.
+func firstWord(command string) (word, rest string) {
+	var b strings.Builder
+	s := strings.TrimLeft(command, " \t")
+	i := 0
+	for ; i < len(s) && s[i] != ' ' && s[i] != '\t'; i++ {
+		switch c := s[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return b.String() + s[i+1:], ""
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case '\\':
+			if i+1 < len(s) && strings.IndexByte(" \t'\"\\$`&|;<>()*?[]#~{}!", s[i+1]) >= 0 {
+				i++
+				c = s[i]
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), s[i:]
 }
 
 type hookCommand struct {
@@ -79,11 +165,11 @@ type hookGroup struct {
 }
 
 // groups are the hook entries lineage installs, per event.
-func (h *Harness) groups(slug string) []struct {
+func (h *Harness) groups(program, slug string) []struct {
 	event string
 	group hookGroup
 } {
-	cmd := hookCommand{Type: "command", Command: h.Command(slug)}
+	cmd := hookCommand{Type: "command", Command: h.Command(program, slug)}
 	start, tool := "", ""
 	switch h {
 	case Claude:
@@ -106,16 +192,17 @@ func (h *Harness) groups(slug string) []struct {
 }
 
 // Install returns the settings file's bytes with lineage's hook entries
-// added, keeping every other byte. data may be empty (a missing file).
-// An entry that is already there as it would be written is left alone,
-// so installing twice changes nothing; an older lineage entry for the same
-// event is replaced.
-func (h *Harness) Install(data []byte, slug string) ([]byte, error) {
+// running program (see [Harness.Command]) added, keeping every other
+// byte. data may be empty (a missing file). An entry that is already there
+// as it would be written is left alone, so installing twice changes
+// nothing; an older lineage entry for the same event (another program,
+// another slug) is replaced.
+func (h *Harness) Install(data []byte, program, slug string) ([]byte, error) {
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("{}\n")
 	}
-	for _, g := range h.groups(slug) {
+	for _, g := range h.groups(program, slug) {
 		want, err := json.Marshal(g.group)
 		if err != nil {
 			return nil, err
@@ -124,10 +211,10 @@ func (h *Harness) Install(data []byte, slug string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if arr := doc.path("hooks", g.event); arr != nil && arr.kind == '[' && hasGroup(out, arr, want) && h.countOurs(out, arr) == 1 {
+		if arr := doc.path("hooks", g.event); arr != nil && arr.kind == '[' && hasGroup(out, arr, want) && h.countOurs(out, arr, program) == 1 {
 			continue
 		}
-		if out, err = h.removeOurs(out, g.event); err != nil {
+		if out, err = h.removeOurs(out, g.event, program); err != nil {
 			return nil, err
 		}
 		if out, err = insertGroup(out, g.event, g.group); err != nil {
@@ -138,16 +225,17 @@ func (h *Harness) Install(data []byte, slug string) ([]byte, error) {
 }
 
 // Uninstall returns the settings file's bytes without lineage's hook
-// commands: a matcher group left with no hooks goes, an event left with no
-// groups goes, and a "hooks" object left empty goes.
-func (h *Harness) Uninstall(data []byte) ([]byte, error) {
+// commands — those running a program named lineage, or program — : a
+// matcher group left with no hooks goes, an event left with no groups
+// goes, and a "hooks" object left empty goes.
+func (h *Harness) Uninstall(data []byte, program string) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return data, nil
 	}
 	out := data
-	for _, g := range h.groups("") {
+	for _, g := range h.groups(program, "") {
 		var err error
-		if out, err = h.removeOurs(out, g.event); err != nil {
+		if out, err = h.removeOurs(out, g.event, program); err != nil {
 			return nil, err
 		}
 	}
@@ -166,12 +254,12 @@ func hasGroup(data []byte, arr *node, want []byte) bool {
 	return false
 }
 
-func (h *Harness) countOurs(data []byte, arr *node) int {
+func (h *Harness) countOurs(data []byte, arr *node, program string) int {
 	n := 0
 	for _, g := range arr.items {
 		if hs := g.member("hooks"); hs != nil {
 			for _, c := range hs.items {
-				if cmd := c.member("command"); cmd != nil && h.isOurs(cmd.text(data)) {
+				if cmd := c.member("command"); cmd != nil && h.isOurs(cmd.text(data), program) {
 					n++
 				}
 			}
@@ -182,7 +270,7 @@ func (h *Harness) countOurs(data []byte, arr *node) int {
 
 // removeOurs removes lineage's commands from hooks.<event>, then whatever
 // that leaves empty, one splice at a time.
-func (h *Harness) removeOurs(data []byte, event string) ([]byte, error) {
+func (h *Harness) removeOurs(data []byte, event, program string) ([]byte, error) {
 	removed := false
 	for {
 		doc, err := parseDoc(data)
@@ -194,7 +282,7 @@ func (h *Harness) removeOurs(data []byte, event string) ([]byte, error) {
 		if hooksObj == nil || hooksObj.kind != '{' || arr == nil || arr.kind != '[' {
 			return data, nil
 		}
-		next := h.removeOne(data, hooksObj, arr, event, removed)
+		next := h.removeOne(data, hooksObj, arr, event, program, removed)
 		if next == nil {
 			return data, nil
 		}
@@ -205,14 +293,14 @@ func (h *Harness) removeOurs(data []byte, event string) ([]byte, error) {
 // removeOne makes one removal, or returns nil when there is none to make.
 // Containers left empty are removed only after a removal (cleanup): an
 // empty array the user wrote stays.
-func (h *Harness) removeOne(data []byte, hooksObj, arr *node, event string, cleanup bool) []byte {
+func (h *Harness) removeOne(data []byte, hooksObj, arr *node, event, program string, cleanup bool) []byte {
 	for gi, g := range arr.items {
 		hs := g.member("hooks")
 		if g.kind != '{' || hs == nil || hs.kind != '[' {
 			continue
 		}
 		for ci, c := range hs.items {
-			if cmd := c.member("command"); cmd != nil && h.isOurs(cmd.text(data)) {
+			if cmd := c.member("command"); cmd != nil && h.isOurs(cmd.text(data), program) {
 				if len(hs.items) == 1 {
 					return arr.remove(data, gi)
 				}

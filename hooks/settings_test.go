@@ -2,13 +2,18 @@ package hooks
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
+
+// testProgram is an installed binary's absolute path, as install writes it.
+const testProgram = "/opt/lineage/bin/lineage"
 
 // settingsCases are files a user may already have.
 var settingsCases = map[string]string{
@@ -37,21 +42,21 @@ func TestInstallKeepsOtherBytesAndIsIdempotent(t *testing.T) {
 	for _, h := range Harnesses() {
 		for name, before := range settingsCases {
 			t.Run(h.Name+"/"+name, func(t *testing.T) {
-				once, err := h.Install([]byte(before), "")
+				once, err := h.Install([]byte(before), testProgram, "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !jsontext.Value(once).IsValid() {
 					t.Fatalf("install wrote invalid JSON:\n%s", once)
 				}
-				twice, err := h.Install(once, "")
+				twice, err := h.Install(once, testProgram, "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(once, twice) {
 					t.Errorf("second install changed the file:\n%s", Diff("settings.json", once, twice))
 				}
-				if n := strings.Count(string(once), h.Command("")); n != 2 {
+				if n := strings.Count(string(once), h.Command(testProgram, "")); n != 2 {
 					t.Errorf("installed %d commands, want 2:\n%s", n, once)
 				}
 				// Every byte of the original is still there, in order:
@@ -59,7 +64,7 @@ func TestInstallKeepsOtherBytesAndIsIdempotent(t *testing.T) {
 				if !isSubsequence([]byte(before), once) {
 					t.Errorf("install removed or reordered bytes:\n%s", Diff("settings.json", []byte(before), once))
 				}
-				back, err := h.Uninstall(once)
+				back, err := h.Uninstall(once, testProgram)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,11 +97,11 @@ func isSubsequence(a, b []byte) bool {
 }
 
 func TestInstallReplacesAnOlderEntry(t *testing.T) {
-	once, err := Claude.Install(nil, "")
+	once, err := Claude.Install(nil, "lineage", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	withSlug, err := Claude.Install(once, "coder")
+	withSlug, err := Claude.Install(once, "lineage", "coder")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +115,7 @@ func TestUninstallKeepsAForeignHookInOurGroup(t *testing.T) {
   {"type": "command", "command": "lineage hook claude"},
   {"type": "command", "command": "lineage-hook-claude-lookalike"},
   {"type": "command", "command": "lineage hook claudette"}]}]}}`
-	out, err := Claude.Uninstall([]byte(in))
+	out, err := Claude.Uninstall([]byte(in), testProgram)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +137,7 @@ func TestInstallErrors(t *testing.T) {
 		"{\"a\": \"x":                     "line 1, column 9: unexpected EOF",
 		`{} {}`:                           "more than one JSON value",
 	} {
-		_, err := Claude.Install([]byte(in), "")
+		_, err := Claude.Install([]byte(in), testProgram, "")
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "jsontext") {
 			t.Errorf("Install(%s) error = %v, want %q", in, err, want)
 		}
@@ -165,5 +170,112 @@ func TestSettingsPath(t *testing.T) {
 	if _, err := Claude.SettingsPath("user", "", proj); err == nil {
 		t.Error("user scope without a home directory was accepted")
 	}
-	_ = os.Getenv
+}
+
+// TestInstallAnotherProgramReplacesOurs: a reinstall from another binary
+// (or an old bare-name install) replaces lineage's entries instead of
+// adding a second pair; the same program again changes no byte.
+func TestInstallAnotherProgramReplacesOurs(t *testing.T) {
+	bare, err := Claude.Install(nil, "lineage", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Claude.Install(bare, "'/home/u/my tools/lineage'", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(full), `"command": "'/home/u/my tools/lineage' hook claude"`) != 2 || strings.Contains(string(full), `"lineage hook claude"`) {
+		t.Errorf("reinstall from a full path:\n%s", full)
+	}
+	again, err := Claude.Install(full, "'/home/u/my tools/lineage'", "")
+	if err != nil || !bytes.Equal(again, full) {
+		t.Errorf("second install changed the file (%v):\n%s", err, Diff("settings.json", full, again))
+	}
+}
+
+// TestUninstallFindsEveryInstallOfOurs: uninstall run from any binary
+// removes entries running lineage by a bare name, by a full path (quoted
+// or not, POSIX or Windows), or the program it is given, and nothing else.
+func TestUninstallFindsEveryInstallOfOurs(t *testing.T) {
+	ours := []string{
+		"lineage hook claude",
+		"lineage hook claude --slug coder",
+		"/usr/local/bin/lineage hook claude",
+		"'/home/u/my tools/lineage' hook claude",
+		`"/home/u/my tools/lineage"  hook  claude`,
+		`/home/u/my\ tools/lineage hook claude`,
+		`C:\Users\u\bin\lineage.exe hook claude`,
+		`"C:\Program Files\lineage\LINEAGE.EXE" hook claude`,
+		"/nix/store/abc-lineage-1.0/bin/lineage hook claude",
+		"/tmp/build/lineage-dev hook claude", // the program this uninstall is given
+	}
+	foreign := []string{
+		"lineage hook claudette",
+		"lineage hook gemini",
+		"lineage-hook-claude-lookalike",
+		"/usr/bin/lineage-old hook claude",
+		"/usr/bin/lineage hooks claude",
+		"/tmp/build/lineage-devx hook claude",
+		"lineage instructions explain",
+		"echo lineage hook claude",
+		"'unterminated",
+		"",
+	}
+	var b strings.Builder
+	b.WriteString(`{"hooks": {"PostToolUse": [{"matcher": "Read", "hooks": [`)
+	for i, c := range append(slices.Clone(ours), foreign...) {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n  {\"type\": \"command\", \"command\": %q}", c)
+	}
+	b.WriteString("]}]}}")
+	out, err := Claude.Uninstall([]byte(b.String()), "/tmp/build/lineage-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ours {
+		if q := fmt.Sprintf("%q", c); strings.Contains(string(out), q) {
+			t.Errorf("uninstall kept %s", q)
+		}
+	}
+	for _, c := range foreign {
+		if q := fmt.Sprintf("%q", c); !strings.Contains(string(out), q) {
+			t.Errorf("uninstall removed %s", q)
+		}
+	}
+}
+
+func TestProgramWord(t *testing.T) {
+	for _, tt := range []struct{ path, goos, want string }{
+		{"/home/u/src/lineage/bin/lineage", "linux", "/home/u/src/lineage/bin/lineage"},
+		{"/Users/u/my tools/lineage", "darwin", "'/Users/u/my tools/lineage'"},
+		{"/tmp/it's/lineage", "linux", `'/tmp/it'\''s/lineage'`},
+		{"/opt/$HOME/lineage", "linux", "'/opt/$HOME/lineage'"},
+		{`C:\Users\u\bin\lineage.exe`, "windows", `C:\Users\u\bin\lineage.exe`},
+		{`C:\Program Files\lineage\lineage.exe`, "windows", `"C:\Program Files\lineage\lineage.exe"`},
+	} {
+		got := ProgramWord(tt.path, tt.goos)
+		if got != tt.want {
+			t.Errorf("ProgramWord(%q, %s) = %s, want %s", tt.path, tt.goos, got, tt.want)
+		}
+		// Whatever the quoting, uninstall recognises the result as ours.
+		if !Claude.isOurs(Claude.Command(got, ""), "") {
+			t.Errorf("%s hook claude is not recognised as lineage's", got)
+		}
+	}
+}
+
+func TestRunningProgramIsAbsolute(t *testing.T) {
+	p, err := RunningProgram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	word, rest := firstWord(p)
+	if rest != "" || !filepath.IsAbs(word) {
+		t.Errorf("RunningProgram() = %q: want one absolute path", p)
+	}
+	if _, err := os.Stat(word); err != nil {
+		t.Errorf("RunningProgram() = %q: %v", p, err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -113,19 +114,24 @@ func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, slug string) ([]byt
 }
 
 func newHookInstallCmd(env *Env, install bool) *cobra.Command {
-	var scope, slug, cwd string
+	var scope, slug, cwd, command string
 	var dryRun bool
 	verb, short := "install", "Add lineage's hooks to a harness's settings file"
 	if !install {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run]",
+		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
 nothing, and the file is replaced atomically. --dry-run prints the diff and
 writes nothing.
+
+The hook runs this binary by its absolute path (symlinks resolved), since a
+harness may not have lineage on its PATH; --command CMD writes CMD instead
+(e.g. --command lineage). Uninstall and a reinstall recognise lineage's
+entries by "hook <harness>" after any program named lineage (or CMD).
 
 Files: claude ~/.claude/settings.json (user), .claude/settings.json (project),
 .claude/settings.local.json (local); gemini ~/.gemini/settings.json,
@@ -144,19 +150,38 @@ and local paths are under --cwd (default: the current directory).`,
 			if err != nil {
 				return usageError("%v", err)
 			}
-			return editSettings(env, h, path, install, slug, dryRun)
+			program, err := hookProgram(command)
+			if err != nil {
+				return err
+			}
+			return editSettings(env, h, path, install, program, slug, dryRun)
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", hooks.ScopeUser, "settings `scope`: user, project or local (claude only)")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for --scope project|local (default: the current directory)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
+	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path)")
 	if install {
 		cmd.Flags().StringVar(&slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
 	}
 	return cmd
 }
 
-func editSettings(env *Env, h *hooks.Harness, path string, install bool, slug string, dryRun bool) error {
+// hookProgram is the program a hook entry runs: --command as given, else
+// this binary.
+func hookProgram(command string) (string, error) {
+	switch {
+	case strings.ContainsAny(command, "\r\n\x00"):
+		return "", usageError("--command %q: want one line", command)
+	case strings.TrimSpace(command) != "":
+		return strings.TrimSpace(command), nil
+	case command != "":
+		return "", usageError("--command is empty")
+	}
+	return hooks.RunningProgram()
+}
+
+func editSettings(env *Env, h *hooks.Harness, path string, install bool, program, slug string, dryRun bool) error {
 	before, err := fsx.ReadRegular(path, instructions.MaxConfigBytes)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
@@ -164,9 +189,9 @@ func editSettings(env *Env, h *hooks.Harness, path string, install bool, slug st
 	}
 	var after []byte
 	if install {
-		after, err = h.Install(before, slug)
+		after, err = h.Install(before, program, slug)
 	} else if !missing {
-		after, err = h.Uninstall(before)
+		after, err = h.Uninstall(before, program)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
