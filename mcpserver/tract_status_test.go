@@ -196,15 +196,20 @@ func TestTractStatusAndConfig(t *testing.T) {
 	}
 }
 
-// The config key is an enum of the known settings.
-func TestTractConfigKeyEnum(t *testing.T) {
+// The config key and the summary's role are enums of their fixed sets.
+func TestTractConfigAndCompressEnums(t *testing.T) {
 	cs := connectStdio(t, serverProc{cwd: t.TempDir(), store: toolsTestStore(t)}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := map[string]map[string][]string{
+		"tract_config":   {"key": tract.ConfigKeys},
+		"tract_compress": {"role": {"user", "assistant"}},
+	}
 	for _, tool := range res.Tools {
-		if tool.Name != "tract_config" {
+		props, ok := want[tool.Name]
+		if !ok {
 			continue
 		}
 		raw, _ := json.Marshal(tool.InputSchema)
@@ -216,10 +221,14 @@ func TestTractConfigKeyEnum(t *testing.T) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Properties["key"].Enum; !reflect.DeepEqual(got, tract.ConfigKeys) {
-			t.Fatalf("key enum %v, want %v", got, tract.ConfigKeys)
+		for prop, enum := range props {
+			if got := s.Properties[prop].Enum; !reflect.DeepEqual(got, enum) {
+				t.Errorf("%s.%s enum %v, want %v", tool.Name, prop, got, enum)
+			}
 		}
-		return
+		delete(want, tool.Name)
 	}
-	t.Fatal("tract_config is not listed")
+	if len(want) > 0 {
+		t.Fatalf("not listed: %v", want)
+	}
 }
