@@ -23,11 +23,13 @@ type mcpFlags struct {
 	maxTokens                         int
 }
 
+const mcpShort = "Serve lineage to agents over the Model Context Protocol"
+
 func newMCPCmd(env *Env) *cobra.Command {
 	f := &mcpFlags{}
 	cmd := &cobra.Command{
 		Use:   "mcp [--http [ADDR]]",
-		Short: "Serve lineage to agents over the Model Context Protocol",
+		Short: mcpShort,
 		Long: `Serve lineage's instructions, agents and tract commands as MCP tools,
 resources and prompts.
 
@@ -96,6 +98,9 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 		return err
 	}
 	if addr == "" {
+		if env.StdinTerminal {
+			fmt.Fprintln(env.Stderr, "lineage: serving MCP on stdin and stdout (end with Ctrl-D; clients start this themselves)")
+		}
 		return srv.ServeStdio(cmd.Context(), env.Stdin, env.Stdout)
 	}
 	return serveMCPHTTP(cmd, env, f, srv, addr)
@@ -139,7 +144,10 @@ func loopbackAddr(addr string) bool {
 func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
-		cwd = fsx.Abs(env.Dir, f.cwd)
+		var err error
+		if cwd, err = existingDir(env, "cwd", f.cwd, true); err != nil {
+			return mcpserver.Options{}, err
+		}
 	}
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)

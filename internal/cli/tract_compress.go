@@ -60,7 +60,7 @@ and prints its messages, for the caller to summarize.`,
 			if _, _, err := tract.ParseRange(args[0]); err != nil {
 				return usageError("%v", err)
 			}
-			text, err := tractReadInput(env, summary, cmd.Flags().Changed("summary"), file)
+			text, err := tractReadInput(env, summary, cmd.Flags().Changed("summary"), file, false)
 			if err != nil {
 				return err
 			}
