@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -193,42 +192,5 @@ func TestTractStatusAndConfig(t *testing.T) {
 	}
 	if msg := callError(t, cs, "tract_status", map[string]any{"tract": "nosuch"}); !strings.Contains(msg, "nosuch") {
 		t.Errorf("status of an unknown tract: %q", msg)
-	}
-}
-
-// The config key and the summary's role are enums of their fixed sets.
-func TestTractConfigAndCompressEnums(t *testing.T) {
-	cs := connectStdio(t, serverProc{cwd: t.TempDir(), store: toolsTestStore(t)}, nil)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]map[string][]string{
-		"tract_config":   {"key": tract.ConfigKeys},
-		"tract_compress": {"role": {"user", "assistant"}},
-	}
-	for _, tool := range res.Tools {
-		props, ok := want[tool.Name]
-		if !ok {
-			continue
-		}
-		raw, _ := json.Marshal(tool.InputSchema)
-		var s struct {
-			Properties map[string]struct {
-				Enum []string `json:"enum"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(raw, &s); err != nil {
-			t.Fatal(err)
-		}
-		for prop, enum := range props {
-			if got := s.Properties[prop].Enum; !reflect.DeepEqual(got, enum) {
-				t.Errorf("%s.%s enum %v, want %v", tool.Name, prop, got, enum)
-			}
-		}
-		delete(want, tool.Name)
-	}
-	if len(want) > 0 {
-		t.Fatalf("not listed: %v", want)
 	}
 }

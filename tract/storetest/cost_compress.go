@@ -21,19 +21,7 @@ func init() {
 func testCompressStatusCost(t *testing.T, newStore Factory) {
 	const n = 10_000
 	ctx := context.Background()
-	cs := NewCounting(newStore(t))
-	clk := newClock()
-	r := tract.New(cs, tract.Options{Now: clk.Now})
-	if _, _, err := r.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reqs := make([]tract.CommitRequest, n)
-	for i := range reqs {
-		reqs[i] = message("user", fmt.Sprint("message ", i))
-	}
-	if _, err := r.Import(ctx, "main", reqs); err != nil {
-		t.Fatal(err)
-	}
+	cs, r := countedHistory(t, newStore, n)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -57,18 +45,7 @@ func testCompressStatusCost(t *testing.T, newStore Factory) {
 	_, err = r.Compile(ctx, "main", tract.CompileOptions{}) // warm
 	must(err)
 
-	measure := func(what string, limit int64, fn func() error) {
-		t.Helper()
-		cs.Rows()
-		if err := fn(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if got := cs.Rows(); got > limit {
-			t.Errorf("%s read %d rows of a %d-commit history, want at most %d", what, got, n, limit)
-		} else {
-			t.Logf("%s: %d rows", what, got)
-		}
-	}
+	measure := rowMeasure(t, cs, n)
 
 	// status without the old branch: what lies between the branches and
 	// main, 100 + 3 + 40 commits, plus a constant.
