@@ -140,6 +140,7 @@ func (s *Server) addTractTools() {
 	}, s.toolLog)
 	s.addTractRefTools()
 	s.addTractCompressTools()
+	s.addTractStatusTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the
