@@ -20,10 +20,13 @@ const (
 	TypeReasoning   Type = "reasoning"
 	TypeArtifact    Type = "artifact"
 	TypeMetadata    Type = "metadata"
+	// TypeTools holds the tool definitions a request offers the model; the
+	// latest in the linearization is compiled beside the messages.
+	TypeTools Type = "tools"
 )
 
 // Types lists every content type in the order the spec gives them.
-var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata}
+var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata, TypeTools}
 
 // Roles.
 const (
@@ -49,6 +52,8 @@ type Content struct {
 	Text       string     `json:"text,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	// Tools are the definitions of a tools commit.
+	Tools []ToolDef `json:"tools,omitempty"`
 	// Seed marks the first commit of a snapshot or empty spawn: the parent
 	// already has this context, so the parent's compile leaves it out.
 	Seed bool `json:"seed,omitzero"`
@@ -68,6 +73,7 @@ var (
 		TypeReasoning:   {RoleAssistant},
 		TypeArtifact:    {RoleUser, RoleAssistant, RoleSystem},
 		TypeMetadata:    {""},
+		TypeTools:       {""},
 	}
 )
 
@@ -115,6 +121,12 @@ func (c Content) Normalize() (Content, error) {
 	}
 	if c.Type != TypeToolCall && len(c.ToolCalls) > 0 {
 		return c, &ValidationError{Field: "tool_calls", Reason: "only a tool_call carries tool calls"}
+	}
+	if err := checkTools(c.Type, c.Tools); err != nil {
+		return c, err
+	}
+	if c.Type == TypeTools && c.Text != "" {
+		return c, &ValidationError{Field: "text", Reason: "a tools commit holds tool definitions, not text"}
 	}
 	for i, tc := range c.ToolCalls {
 		if tc.ID == "" || tc.Name == "" {

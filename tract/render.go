@@ -81,12 +81,20 @@ func (v *view) render() {
 	prio := make([]Priority, n)
 	ok := make([]bool, n)
 	lastNamed := map[string]int{}
+	lastTools := -1
 	for i := range v.lin.order {
 		content := &v.entries[eff[i]].content
 		prio[i], ok[i] = v.candidate(i, content)
 		if ok[i] && content.Type == TypeInstruction && content.Name != "" {
 			lastNamed[content.Name] = i
 		}
+		if ok[i] && content.Type == TypeTools {
+			lastTools = i
+		}
+	}
+	v.tools = nil
+	if lastTools >= 0 {
+		v.tools = v.entries[eff[lastTools]].content.Tools
 	}
 	// Room to grow: warm compiles append to this slice.
 	v.rendered = make([]Message, 0, n+n/8+64)
@@ -96,7 +104,8 @@ func (v *view) render() {
 			continue
 		}
 		e := &v.entries[eff[i]]
-		if e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i {
+		if e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i ||
+			e.content.Type == TypeTools {
 			continue
 		}
 		m := v.message(i, &e.content, e.tokens, prio[i])
@@ -112,7 +121,7 @@ func (v *view) extendRendered(from int) bool {
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || (content.Type == TypeInstruction && content.Name != "") {
+		if c.Operation == OpEdit || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
 			return false
 		}
 	}

@@ -58,6 +58,11 @@ type Reader interface {
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error
 
+	// Search returns the commits with content that match q, each with its
+	// blob (Tokens -1), in no particular order. Words are matched through
+	// the store's full-text index of IndexWords.
+	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
+
 	// Annotations lists annotations by the given viewers (all when nil), on
 	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
 	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)

@@ -46,6 +46,7 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
+		newTractTagCmd(env, f), newTractTagsCmd(env, f),
 	)
 	return cmd
 }
