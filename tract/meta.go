@@ -1,10 +1,10 @@
 package tract
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/agentlineage/lineage/internal/canon"
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -51,27 +51,17 @@ func metaMatches(meta jsontext.Value, key, want string) bool {
 	if len(meta) == 0 {
 		return false
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(meta))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+	var obj map[string]jsontext.Value
+	if json.Unmarshal(meta, &obj) != nil {
 		return false
 	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return false
-		}
-		val, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		if name.String() != key {
-			continue
-		}
-		if val.Kind() == '"' {
-			tok, err := jsontext.NewDecoder(bytes.NewReader(val)).ReadToken()
-			return err == nil && tok.String() == want
-		}
-		return string(val) == want
+	val, ok := obj[key]
+	if !ok {
+		return false
 	}
-	return false
+	if val.Kind() == '"' {
+		var s string
+		return json.Unmarshal(val, &s) == nil && s == want
+	}
+	return string(val) == want
 }
