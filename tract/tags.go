@@ -2,6 +2,7 @@ package tract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -63,8 +64,10 @@ func (r *Repo) DeleteTag(ctx context.Context, tractName, name string) (Tag, erro
 	var tag Tag
 	err = r.store.Update(ctx, func(tx Tx) error {
 		ref, err := tx.Ref(ctx, t.ID, tagPrefix+name)
-		if err != nil {
+		if errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("tag %q in tract %q: %w", name, t.Name, ErrNotFound)
+		} else if err != nil {
+			return err
 		}
 		tag = Tag{Name: name, Commit: Hash(ref.Value)}
 		return tx.UpdateRef(ctx, RefUpdate{Tract: t.ID, Name: ref.Name, Old: ref.Value, Operation: "tag delete", Time: r.clock()})
@@ -95,8 +98,10 @@ func (r *Repo) Tags(ctx context.Context, tractName string) ([]Tag, error) {
 // tagCommit is the commit tag name of tract t points at.
 func tagCommit(ctx context.Context, rd Reader, t Tract, name string) (Hash, error) {
 	ref, err := rd.Ref(ctx, t.ID, tagPrefix+name)
-	if err != nil {
-		return "", fmt.Errorf("tag %q in tract %q: %w", name, t.Name, err)
+	if errors.Is(err, ErrNotFound) {
+		return "", fmt.Errorf("tag %q in tract %q: %w", name, t.Name, ErrNotFound)
+	} else if err != nil {
+		return "", err
 	}
 	return Hash(ref.Value), nil
 }

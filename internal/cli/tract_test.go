@@ -77,3 +77,35 @@ func TestTractGCProgress(t *testing.T) {
 		t.Errorf("gc off a terminal printed progress: %q", stderr)
 	}
 }
+
+// TestTractTagsFindExitCodes: usage errors exit 2, invalid input (tools,
+// metadata, tag names) 3, unknown tags 1, like unknown branches.
+func TestTractTagsFindExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}} {
+		if code, _, stderr := tractRun(t, dir, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"tract", "find", "--type", "bogus"}, ExitUsage},
+		{[]string{"tract", "find", "--meta", "novalue"}, ExitUsage},
+		{[]string{"tract", "find", "!!"}, ExitUsage},
+		{[]string{"tract", "find", "-n", "-1"}, ExitUsage},
+		{[]string{"tract", "tag", "--delete", "a", "b"}, ExitUsage},
+		{[]string{"tract", "tag", "bad name"}, ExitFinding},
+		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, ExitFinding},
+		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, ExitFinding},
+		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, ExitFinding},
+		{[]string{"tract", "find", "--tag", "nosuch"}, ExitFailure},
+		{[]string{"tract", "tag", "--delete", "nosuch"}, ExitFailure},
+		{[]string{"tract", "find", "one"}, ExitOK},
+	} {
+		if code, _, stderr := tractRun(t, dir, tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, stderr)
+		}
+	}
+}

@@ -60,12 +60,12 @@ func newTractNewCmd(env *Env, f *tractFlags) *cobra.Command {
 
 func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
-		typ, role, name, text, file, message, toolCallID, toolCalls string
-		pin, skip                                                   bool
+		typ, role, name, text, file, message, toolCallID, toolCalls, meta string
+		pin, skip                                                         bool
 		asJSON                                                      jsonFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin]",
+		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
 		Short: "Append a commit to the current branch; prints its hash",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,6 +77,13 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 				return err
 			}
 			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
+			if c.Type == tract.TypeTools {
+				tools, err := tract.ParseTools([]byte(body))
+				if err != nil {
+					return tractErr(err)
+				}
+				c.Text, c.Tools = "", tools
+			}
 			if toolCalls != "" {
 				calls, err := tract.ParseToolCalls([]byte(toolCalls))
 				if err != nil {
@@ -85,6 +92,9 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 				c.ToolCalls = calls
 			}
 			req := tract.CommitRequest{Content: c, Message: message}
+			if cmd.Flags().Changed("meta") {
+				req.Meta = []byte(meta)
+			}
 			if pin {
 				req.Priority = tract.Pinned
 			} else if skip {
@@ -107,7 +117,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata")
+	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata, tools (the text: a JSON array of tool definitions)")
 	fl.StringVar(&role, "role", "", "role (default: the type's: user for messages)")
 	fl.StringVar(&name, "name", "", "name (of an instruction: only the latest of a name is compiled)")
 	fl.StringVar(&text, "text", "", "content text")
@@ -115,6 +125,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.StringVar(&message, "message", "", "commit message")
 	fl.StringVar(&toolCallID, "tool-call-id", "", "the tool call a tool_result answers")
 	fl.StringVar(&toolCalls, "tool-calls", "", `tool calls of a tool_call, JSON: [{"id","name","arguments"}]`)
+	fl.StringVar(&meta, "meta", "", `metadata, a JSON object kept with the commit (hashed, searchable with find --meta, never compiled)`)
 	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
 	asJSON.add(cmd, "print the commit as JSON")
