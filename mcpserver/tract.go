@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/tract"
@@ -56,21 +57,23 @@ type TractArg struct {
 // CommitInput are the arguments of tract_commit (as tract commit).
 type CommitInput struct {
 	TractArg
-	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact or metadata"`
+	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata or tools"`
 	Role       string           `json:"role,omitempty" jsonschema:"role (default: the type's, user for messages)"`
-	Text       string           `json:"text" jsonschema:"content text"`
+	Text       string           `json:"text,omitempty" jsonschema:"content text (none for tools)"`
 	Name       string           `json:"name,omitempty" jsonschema:"name (of an instruction: only the latest of a name is compiled)"`
 	ToolCallID string           `json:"toolCallId,omitempty" jsonschema:"the tool call a tool_result answers"`
 	ToolCalls  []tract.ToolCall `json:"toolCalls,omitempty" jsonschema:"tool calls of a tool_call"`
 	Message    string           `json:"message,omitempty" jsonschema:"commit message"`
 	Priority   string           `json:"priority,omitempty" jsonschema:"pinned or skip: annotate the new commit (as --pin / --skip)"`
+	Meta       map[string]any   `json:"meta,omitempty" jsonschema:"metadata kept with the commit: hashed, searchable, never compiled"`
+	Tools      []map[string]any `json:"tools,omitempty" jsonschema:"tool definitions of a tools commit: {name, description, parameters} (or the OpenAI or Anthropic shape)"`
 }
 
 // CompileInput are the arguments of tract_compile.
 type CompileInput struct {
 	TractArg
 	Budget   int    `json:"budget,omitempty" jsonschema:"most tokens the context may use (0: no budget)"`
-	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, anthropic or text"`
+	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, openai-request (messages and tools), anthropic or text"`
 	At       string `json:"at,omitempty" jsonschema:"compile as of this ref (time travel)"`
 	Encoding string `json:"encoding,omitempty" jsonschema:"token encoding: o200k_base (default) or cl100k_base"`
 }
@@ -78,11 +81,12 @@ type CompileInput struct {
 // CompileOutput is tract compile --json; for another format the rendered
 // context is in openai, anthropic or text and messages is left empty.
 type CompileOutput struct {
-	tract.Result `json:",inline"`
-	Format       string                `json:"format"`
-	OpenAI       []tract.OpenAIMessage `json:"openai,omitempty"`
-	Anthropic    *tract.Anthropic      `json:"anthropic,omitempty"`
-	Text         string                `json:"text,omitempty"`
+	tract.Result  `json:",inline"`
+	Format        string                `json:"format"`
+	OpenAI        []tract.OpenAIMessage `json:"openai,omitempty"`
+	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitempty"`
+	Anthropic     *tract.Anthropic      `json:"anthropic,omitempty"`
+	Text          string                `json:"text,omitempty"`
 	// Resource is set when the context was too long to inline: read it
 	// there instead.
 	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
@@ -124,6 +128,7 @@ func (s *Server) addTractTools() {
 		Annotations: hints(true, false, true),
 	}, s.toolLog)
 	s.addTractRefTools()
+	s.addTractFindTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the
@@ -143,6 +148,20 @@ func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in Comm
 	}
 	if req.Priority, err = tract.ParseMark(in.Priority); err != nil {
 		return nil, tract.Commit{}, err
+	}
+	if in.Meta != nil {
+		if req.Meta, err = jsonv2.Marshal(in.Meta); err != nil {
+			return nil, tract.Commit{}, err
+		}
+	}
+	if in.Tools != nil {
+		raw, err := jsonv2.Marshal(in.Tools)
+		if err != nil {
+			return nil, tract.Commit{}, err
+		}
+		if req.Content.Tools, err = tract.ParseTools(raw); err != nil {
+			return nil, tract.Commit{}, err
+		}
 	}
 	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
 	return nil, c, err
@@ -182,7 +201,7 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 // compileOutput is res with its rendering r; the messages stay only in the
 // json format (a zero r renders none).
 func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
-	out := CompileOutput{Result: res, Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text}
+	out := CompileOutput{Result: res, Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
