@@ -46,7 +46,7 @@ Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
-		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f),
+		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f), newTractExportCmd(env, f),
 	)
 	return cmd
 }

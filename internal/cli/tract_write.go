@@ -136,8 +136,14 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 	var format string
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
-		Use:   "import [--format openai|jsonl] FILE|-",
-		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction",
+		Use:   "import [--format openai|jsonl|lineage] FILE|-",
+		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction, or add a lineage export",
+		Long: `import --format openai|jsonl appends every message of FILE to the tract, in one
+transaction. import --format lineage adds what 'lineage tract export' wrote
+(tracts, blobs, commits, refs, annotations) after recomputing every hash:
+a damaged or malformed export exits 3 and writes nothing; a tract that
+already exists exits 1 and writes nothing. The store is created if needed,
+so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -152,6 +158,9 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("read %s: %w", name, err)
 			}
+			if format == "lineage" {
+				return tractImportExport(cmd, env, f, name, data, asJSON)
+			}
 			var reqs []tract.CommitRequest
 			switch format {
 			case tract.ImportOpenAI:
@@ -159,7 +168,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			case tract.ImportJSONL:
 				reqs, err = tract.ParseJSONL(data)
 			default:
-				return usageError("unknown --format %q (want openai or jsonl)", format)
+				return usageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
 			if err != nil {
 				return findingError(fmt.Errorf("%s: %w", name, err))
@@ -191,7 +200,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array) or jsonl (one message per line)")
+	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array), jsonl (one message per line) or lineage (a tract export)")
 	asJSON.add(cmd, "print {count, head} as JSON")
 	return cmd
 }
