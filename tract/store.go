@@ -50,6 +50,8 @@ type Reader interface {
 	// (Blob.Hash is "" for merges). Order is unspecified.
 	History(ctx context.Context, heads []Hash, encoding string) ([]HistoryCommit, error)
 	// ScanCommits calls fn for every stored commit, in no particular order.
+	// Every commit read (Commit, Ancestry, History, ScanCommits, Search)
+	// carries its Meta byte for byte: it is hashed.
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 
 	// Blobs returns the blobs of hashes that exist, with their token count in

@@ -62,7 +62,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
 		typ, role, name, text, file, message, toolCallID, toolCalls, meta string
 		pin, skip                                                         bool
-		asJSON                                                      jsonFlag
+		asJSON                                                            jsonFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
@@ -144,7 +144,7 @@ transaction. import --format lineage adds what 'lineage tract export' wrote
 a damaged or malformed export exits 3 and writes nothing; a tract that
 already exists exits 1 and writes nothing. The store is created if needed,
 so this is how a store moves to PostgreSQL (docs/postgres.md).`,
-		Args:  exactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			var data []byte
