@@ -36,14 +36,14 @@ func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 	}
 	for dir := cwd; ; {
 		for _, m := range cfg.Markers {
-			if m == globalSettingsDir && dir == home {
+			if m == globalSettingsDir && home != "" && fsx.Equal(dir, home) {
 				continue
 			}
 			if _, err := fsys.Lstat(filepath.Join(dir, m)); err == nil {
 				return Root{Dir: dir, Source: "marker:" + m}
 			}
 		}
-		if !cfg.StopAtFsRoot && home != "" && dir == home {
+		if !cfg.StopAtFsRoot && home != "" && fsx.Equal(dir, home) {
 			break
 		}
 		parent := filepath.Dir(dir)

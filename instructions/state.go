@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,25 +157,32 @@ const MaxStateBytes = 64 << 20
 // ReadState reads the state file at path; ok is false when it does not
 // exist. Anything but a regular file is refused without blocking.
 func ReadState(path string) (st State, ok bool, err error) {
-	data, err := fsx.ReadRegular(path, MaxStateBytes)
+	st, _, ok, err = readState(path)
+	return st, ok, err
+}
+
+// readState is [ReadState] that also returns the file's bytes.
+func readState(path string) (st State, data []byte, ok bool, err error) {
+	data, err = fsx.ReadRegular(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, false, nil
+		return State{}, nil, false, nil
 	}
 	if err != nil {
-		return State{}, false, fmt.Errorf("read state: %w", err)
+		return State{}, nil, false, fmt.Errorf("read state: %w", err)
 	}
 	st, err = ParseState(data)
 	if err != nil {
-		return State{}, false, fmt.Errorf("state %s: %w", path, err)
+		return State{}, nil, false, fmt.Errorf("state %s: %w", path, err)
 	}
-	return st, true, nil
+	return st, data, true, nil
 }
 
 // UpdateState runs fn on the state in path under an exclusive lock on
 // "<path>.lock" and atomically writes what fn returns, so concurrent
 // processes on one state file lose nothing and never see a torn file. fn
 // gets nil when the file does not exist; an error from fn leaves the file
-// as it was.
+// as it was. A state equal to the one saved is not written again: a
+// resolve that finds nothing new costs a read, not a write and its fsyncs.
 func UpdateState(ctx context.Context, path string, fn func(*State) (State, error)) error {
 	lock, err := fsx.LockFile(ctx, path+".lock")
 	if err != nil {
@@ -186,7 +194,7 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 	if err := fsx.RemoveStaleTemps(path); err != nil {
 		return err
 	}
-	st, ok, err := ReadState(path)
+	st, saved, ok, err := readState(path)
 	if err != nil {
 		return err
 	}
@@ -201,6 +209,9 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 	data, err := MarshalState(next)
 	if err != nil {
 		return err
+	}
+	if ok && bytes.Equal(data, saved) {
+		return nil
 	}
 	return fsx.WriteFileAtomic(path, data, 0o644)
 }

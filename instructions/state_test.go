@@ -68,6 +68,40 @@ func TestParseStateRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestUpdateStateSkipsUnchangedWrite: an update that leaves the state as it
+// was does not replace the file (same inode, no temp-file write and its
+// fsyncs); a changed state does.
+func TestUpdateStateSkipsUnchangedWrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}
+	same := func(cur *State) (State, error) { return st, nil }
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.Stat(p)
+	if !os.SameFile(first, second) {
+		t.Error("an unchanged state was written again")
+	}
+	st.CoveredDirs = []string{"/r/a"}
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := os.Stat(p)
+	if os.SameFile(second, third) {
+		t.Error("a changed state was not written")
+	}
+	if got, _, _ := ReadState(p); !slices.Equal(got.CoveredDirs, []string{"/r/a"}) {
+		t.Errorf("covered dirs %v after the update", got.CoveredDirs)
+	}
+}
+
 func TestUpdateStateErrorLeavesFileAlone(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "state.json")
 	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}

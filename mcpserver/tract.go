@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -78,15 +79,25 @@ type CompileInput struct {
 	Encoding string `json:"encoding,omitempty" jsonschema:"token encoding: o200k_base (default) or cl100k_base"`
 }
 
-// CompileOutput is tract compile --json; for another format the rendered
-// context is in openai, anthropic or text and messages is left empty.
+// CompileOutput is tract compile --json with the messages in exactly one
+// place: messages for the json format, else openai, anthropic or text (a
+// model reading the result must never see an empty messages list beside
+// the real ones). When the context is too long to inline, none of them is
+// set and resource names where to read it.
 type CompileOutput struct {
-	tract.Result  `json:",inline"`
-	Format        string                `json:"format"`
-	OpenAI        []tract.OpenAIMessage `json:"openai,omitempty"`
-	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitempty"`
-	Anthropic     *tract.Anthropic      `json:"anthropic,omitempty"`
-	Text          string                `json:"text,omitempty"`
+	Tract         string                `json:"tract"`
+	Head          tract.Hash            `json:"head"`
+	Encoding      string                `json:"encoding"`
+	Tokens        int                   `json:"tokens"`
+	Budget        *int                  `json:"budget"`
+	Format        string                `json:"format" jsonschema:"json, openai, openai-request, anthropic or text: the field that holds the messages"`
+	Messages      []tract.Message       `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
+	OpenAI        []tract.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
+	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitzero" jsonschema:"messages and tools of an OpenAI chat request (format openai-request)"`
+	Anthropic     *tract.Anthropic      `json:"anthropic,omitzero" jsonschema:"system, messages and tools in Anthropic form (format anthropic)"`
+	Tools         []tract.ToolDef       `json:"tools,omitzero" jsonschema:"the latest tools commit's definitions (format json)"`
+	Text          string                `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
+	Dropped       []tract.Dropped       `json:"dropped"`
 	// Resource is set when the context was too long to inline: read it
 	// there instead.
 	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
@@ -114,12 +125,17 @@ func (s *Server) addTractTools() {
 		Title:       "Append to a tract",
 		Description: "Append one piece of context (a message, an instruction, a tool call or result…) to the tract's current branch, as `lineage tract commit --json`. Returns the commit. Concurrent writers never lose a commit.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[CommitInput](map[string][]string{
+			"type": strs(tract.Types...), "priority": strs(tract.Pinned, tract.Skip),
+			"role": {tract.RoleSystem, tract.RoleUser, tract.RoleAssistant, tract.RoleTool}}),
 	}, s.toolCommit)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_compile",
 		Title:       "Compile a tract's context",
 		Description: "The message list an LLM receives for the tract's HEAD (or `at` a ref), under an optional token budget, as `lineage tract compile --json`; lists what the budget dropped.",
 		Annotations: hints(true, false, true),
+		InputSchema: withEnums[CompileInput](map[string][]string{
+			"format": strs(tract.FormatJSON, tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText)}),
 	}, s.toolCompile)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_log",
@@ -129,6 +145,7 @@ func (s *Server) addTractTools() {
 	}, s.toolLog)
 	s.addTractRefTools()
 	s.addTractFindTools()
+	s.addTractCompressTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the
@@ -138,6 +155,9 @@ func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
 }
 
 func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.Commit, error) {
+	if strings.TrimSpace(in.Text) == "" && len(in.ToolCalls) == 0 && len(in.Tools) == 0 {
+		return nil, tract.Commit{}, errors.New("text: must not be empty or blank (nothing to commit)")
+	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
 		return nil, tract.Commit{}, err
@@ -191,22 +211,27 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 	}
 	out := compileOutput(res, r)
 	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
-		out = compileOutput(res, tract.Rendered{})
-		out.Messages = []tract.Message{}
+		out = compileOutput(res, tract.Rendered{Format: format})
+		out.Messages = nil
 		out.Resource = compiledURI(name, in.Budget, string(format), in.At)
 	}
 	return nil, out, nil
 }
 
-// compileOutput is res with its rendering r; the messages stay only in the
-// json format (a zero r renders none).
+// compileOutput is res with its rendering r: the messages stay only in the
+// field of r's format.
 func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
-	out := CompileOutput{Result: res, Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text}
+	out := CompileOutput{Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Tokens: res.Tokens, Budget: res.Budget,
+		Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
-	if r.Format != tract.FormatJSON {
-		out.Messages = []tract.Message{}
+	if r.Format == tract.FormatJSON {
+		out.Tools = res.Tools
+		out.Messages = res.Messages
+		if out.Messages == nil {
+			out.Messages = []tract.Message{}
+		}
 	}
 	return out
 }

@@ -68,7 +68,8 @@ func canonicalContent(c Content) ([]byte, error) {
 	for _, tc := range c.ToolCalls {
 		valid = valid && utf8.ValidString(tc.ID) && utf8.ValidString(tc.Name) && utf8.ValidString(tc.Arguments)
 	}
-	if !valid || len(c.Tools) > 0 {
+	if !valid || c.From != "" || len(c.Tools) > 0 {
+		// Summaries and tools are rare: the general encoder places them.
 		return canon.Marshal(c)
 	}
 	b := make([]byte, 0, 64+len(c.Text))

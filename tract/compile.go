@@ -34,6 +34,12 @@ type Message struct {
 	Tract string `json:"tract"`
 	// TractID is the author tract's id.
 	TractID string `json:"-"`
+	// Summarizes lists, for a summary, the commits whose messages it
+	// stands in for, oldest first.
+	Summarizes []Hash `json:"-"`
+	// Slot is where the message renders in the linearization (a summary
+	// renders at the newest commit of its range).
+	Slot int `json:"-"`
 }
 
 // Dropped is a message a budget left out.
@@ -182,6 +188,11 @@ func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, he
 		if err := r.decodeEntries(ctx, v, 0, blobs); err != nil {
 			return nil, err
 		}
+		// The view keeps the decoded contents and points into hist: drop
+		// the bytes, a second copy of every message for the view's life.
+		for i := range hist {
+			hist[i].Blob.Data = nil
+		}
 	}
 	if _, err := r.loadAnnotations(ctx, v, 0); err != nil {
 		return nil, err
@@ -297,10 +308,24 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 		v.entries = append(v.entries, e)
 	}
 	if len(counted) > 0 {
-		// Token counts are a cache: a busy store only means counting again.
-		_ = r.store.Update(ctx, func(tx Tx) error { return tx.SetTokens(ctx, v.counter.Encoding(), counted) })
+		r.keepTokens(ctx, v.counter.Encoding(), counted)
 	}
 	return nil
+}
+
+// keepTokens records token counts, best effort: they are a cache, and a
+// busy or read-only store only means counting again.
+func (r *Repo) keepTokens(ctx context.Context, encoding string, counts map[Hash]int) {
+	set := func(tx Tx) error { return tx.SetTokens(ctx, encoding, counts) }
+	if err := r.store.Update(ctx, set); !errors.Is(err, ErrReadOnly) || r.cacheWriter == nil {
+		return
+	}
+	w, err := r.cacheWriter()
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	_ = w.Update(ctx, set)
 }
 
 // loadAnnotations applies annotations newer than v.annSeq and reports

@@ -23,6 +23,9 @@ const (
 	// TypeTools holds the tool definitions a request offers the model; the
 	// latest in the linearization is compiled beside the messages.
 	TypeTools Type = "tools"
+	// TypeSummary is the content of a compress commit; only compress makes
+	// one, so it is not among the Types a commit may name.
+	TypeSummary Type = "summary"
 )
 
 // Types lists every content type in the order the spec gives them.
@@ -57,6 +60,9 @@ type Content struct {
 	// Seed marks the first commit of a snapshot or empty spawn: the parent
 	// already has this context, so the parent's compile leaves it out.
 	Seed bool `json:"seed,omitzero"`
+	// From is a summary's oldest replaced commit (the range's newest is the
+	// compress commit's edit target).
+	From Hash `json:"from,omitempty"`
 }
 
 // defaultRole and allowedRoles encode the spec's role table.
@@ -64,6 +70,7 @@ var (
 	defaultRole = map[Type]string{
 		TypeInstruction: RoleSystem, TypeMessage: RoleUser, TypeToolCall: RoleAssistant,
 		TypeToolResult: RoleTool, TypeReasoning: RoleAssistant, TypeArtifact: RoleUser,
+		TypeSummary: RoleUser,
 	}
 	allowedRoles = map[Type][]string{
 		TypeInstruction: {RoleSystem},
@@ -74,6 +81,7 @@ var (
 		TypeArtifact:    {RoleUser, RoleAssistant, RoleSystem},
 		TypeMetadata:    {""},
 		TypeTools:       {""},
+		TypeSummary:     {RoleUser, RoleAssistant},
 	}
 )
 
@@ -118,6 +126,12 @@ func (c Content) Normalize() (Content, error) {
 	}
 	if c.Type == TypeToolCall && len(c.ToolCalls) == 0 {
 		return c, &ValidationError{Field: "tool_calls", Reason: "a tool_call needs at least one call"}
+	}
+	if c.Type == TypeSummary && c.From == "" {
+		return c, &ValidationError{Field: "type", Value: string(c.Type), Reason: "a summary is made by 'lineage tract compress FROM..TO'"}
+	}
+	if c.Type != TypeSummary && c.From != "" {
+		return c, &ValidationError{Field: "from", Value: string(c.From), Reason: "only a summary names the range it replaces"}
 	}
 	if c.Type != TypeToolCall && len(c.ToolCalls) > 0 {
 		return c, &ValidationError{Field: "tool_calls", Reason: "only a tool_call carries tool calls"}

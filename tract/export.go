@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -299,7 +300,7 @@ func (e *ExportError) Unwrap() error {
 }
 
 // ErrInvalidExport is input that is not a lineage export.
-var ErrInvalidExport = fmt.Errorf("not a lineage export")
+var ErrInvalidExport = errors.New("not a lineage export")
 
 // Export is an export read and checked by ParseExport: every hash
 // recomputed. ImportExport adds it to a store.
@@ -379,7 +380,7 @@ func ParseExport(rd io.Reader) (*Export, error) {
 				return nil, bad("commit %s needs a tract and a time", rec.Hash.Short())
 			}
 			switch rec.Operation {
-			case OpAppend, OpEdit, OpMerge:
+			case OpAppend, OpEdit, OpMerge, OpCompress:
 			default:
 				return nil, bad("commit %s: operation %q", rec.Hash.Short(), rec.Operation)
 			}

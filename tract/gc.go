@@ -106,7 +106,7 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (GCReport, error) {
 }
 
 // gcRoots lists the commits GC must keep with all they reach.
-func gcRoots(ctx context.Context, rd Reader, cutoff time.Time) ([]Hash, error) {
+func gcRoots(ctx context.Context, rd Finder, cutoff time.Time) ([]Hash, error) {
 	var roots []Hash
 	refs, err := rd.Refs(ctx, "")
 	if err != nil {

@@ -49,7 +49,7 @@ func jumpDepth(d int64) int64 {
 // placeCommits fills the Position of each commit from its parents: earlier
 // commits of the list or stored ones. A parent of unknown graph leaves the
 // child unknown.
-func placeCommits(ctx context.Context, rd Reader, commits []Commit) error {
+func placeCommits(ctx context.Context, rd Finder, commits []Commit) error {
 	placed := make(map[Hash]*Commit, len(commits))
 	get := func(h Hash) (Commit, error) {
 		if c, ok := placed[h]; ok {
@@ -105,7 +105,7 @@ func putCommits(ctx context.Context, tx Tx, commits ...Commit) error {
 // firstParentAncestor returns the commit n first parents behind h, reading
 // O(log n) rows when h's graph is known; ok is false when the history
 // behind h is shorter than n, with have the number of commits it has.
-func firstParentAncestor(ctx context.Context, rd Reader, h Hash, n int) (anc Hash, have int64, ok bool, err error) {
+func firstParentAncestor(ctx context.Context, rd Finder, h Hash, n int) (anc Hash, have int64, ok bool, err error) {
 	c, err := rd.Commit(ctx, h)
 	if err != nil {
 		return "", 0, false, err

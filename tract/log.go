@@ -181,6 +181,8 @@ func (e LogEntry) LogLine() string {
 		return b.String()
 	case OpEdit:
 		fmt.Fprintf(&b, " edit %s", e.EditTarget.Short())
+	case OpCompress:
+		fmt.Fprintf(&b, " compress ..%s", e.EditTarget.Short())
 	}
 	fmt.Fprintf(&b, " %s", e.Type)
 	if e.Role != "" && e.Type != TypeInstruction {

@@ -48,6 +48,10 @@ const (
 	OpAppend Operation = "append"
 	OpEdit   Operation = "edit"
 	OpMerge  Operation = "merge"
+	// OpCompress records a summary standing in for a range of the history
+	// (see compress.go): its content is a summary, its edit target the
+	// range's newest commit.
+	OpCompress Operation = "compress"
 )
 
 // Commit is a node of the DAG. Its hash covers every field but Hash, the

@@ -21,6 +21,9 @@ type Repo struct {
 	cache   *compileCache
 	// eager counts tokens of new blobs; nil means only when already loaded.
 	eager func() (tokens.Counter, bool)
+	// cacheWriter opens a writable handle for the caches a read-only store
+	// cannot keep; nil when there is none.
+	cacheWriter func() (Store, error)
 }
 
 // Options configure a [Repo]. Zero values pick the defaults.
@@ -37,11 +40,18 @@ type Options struct {
 	// write time when the process has the tokenizer loaded anyway (loading
 	// it costs tens of milliseconds, too much for a one-commit process).
 	CountTokens bool
+	// CacheWriter opens a writable handle on the same store, for the token
+	// counts a compile through a read-only store has made: without it every
+	// read-only compile counts every uncounted message again. It is opened
+	// only when there are counts to keep, never creates or migrates a
+	// schema, and any error (a read-only file system) only means counting
+	// again next time.
+	CacheWriter func() (Store, error)
 }
 
 // New returns a Repo over s.
 func New(s Store, o Options) *Repo {
-	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache()}
+	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), cacheWriter: o.CacheWriter}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -151,7 +161,7 @@ type Head struct {
 
 // readHead reads HEAD and the commit it designates, with the raw ref values
 // a compare-and-swap needs.
-func readHead(ctx context.Context, rd Reader, tractID string) (Head, error) {
+func readHead(ctx context.Context, rd Finder, tractID string) (Head, error) {
 	ref, err := rd.Ref(ctx, tractID, HeadRef)
 	if errors.Is(err, ErrNotFound) {
 		ref.Value = branchPrefix + DefaultBranch

@@ -19,7 +19,7 @@ func (r *Repo) Resolve(ctx context.Context, t Tract, ref string) (Hash, error) {
 	return resolve(ctx, r.store, t, ref)
 }
 
-func resolve(ctx context.Context, rd Reader, t Tract, ref string) (Hash, error) {
+func resolve(ctx context.Context, rd Finder, t Tract, ref string) (Hash, error) {
 	if ref == "" {
 		return "", &ValidationError{Field: "ref", Reason: "empty"}
 	}
@@ -60,7 +60,7 @@ func resolve(ctx context.Context, rd Reader, t Tract, ref string) (Hash, error) 
 	return anc, nil
 }
 
-func resolveBase(ctx context.Context, rd Reader, t Tract, base string) (Hash, error) {
+func resolveBase(ctx context.Context, rd Finder, t Tract, base string) (Hash, error) {
 	if base == HeadRef {
 		h, err := readHead(ctx, rd, t.ID)
 		if err != nil {

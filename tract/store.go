@@ -9,7 +9,7 @@ import (
 // plain record store; every rule (hashing, validation, compile, merge, GC
 // policy) lives in this package, so a backend only stores and finds rows.
 //
-// Reads outside [Store.Update] see committed data. Update runs fn in one
+// Reads outside Update see committed data. Update runs fn in one
 // transaction: everything fn wrote is committed together when it returns nil
 // and nothing is when it returns an error. A backend may run fn again after
 // a serialization failure, so fn must not have side effects outside tx.
@@ -17,13 +17,35 @@ import (
 // Every backend runs the conformance suite in tract/storetest.
 type Store interface {
 	Reader
-	Update(ctx context.Context, fn func(tx Tx) error) error
+	Updater
 	Close() error
 }
 
-// Reader finds rows. Lookups of one missing row return an error wrapping
-// [ErrNotFound]; lookups of many return what exists.
+// The roles of a store, named so a function can ask for only what it uses:
+//
+//   - [Finder] looks rows up by key (a tract, a ref, a commit, blobs);
+//   - [Walker] reads a history in one round trip (Ancestry, History);
+//   - [Scanner] visits every stored commit or blob (gc, verify);
+//   - [Writer] changes rows, inside [Updater.Update] only.
+//
+// [Reader] is the three read roles, [Tx] a Reader and a Writer.
+
+// Reader is every read a store answers. Lookups of one missing row return
+// an error wrapping [ErrNotFound]; lookups of many return what exists.
 type Reader interface {
+	Finder
+	Walker
+	Scanner
+}
+
+// Updater runs writes in transactions.
+type Updater interface {
+	// Update runs fn in one transaction (see [Store]).
+	Update(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Finder looks rows up by key.
+type Finder interface {
 	// Tract finds a live tract by name; TractByID finds one by id, deleted or not.
 	Tract(ctx context.Context, name string) (Tract, error)
 	TractByID(ctx context.Context, id string) (Tract, error)
@@ -41,6 +63,26 @@ type Reader interface {
 	Commit(ctx context.Context, h Hash) (Commit, error)
 	// CommitsWithPrefix returns up to limit hashes starting with prefix, sorted.
 	CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]Hash, error)
+
+	// Blobs returns the blobs of hashes that exist, with their token count in
+	// encoding (-1 when not counted; encoding "" asks for none).
+	Blobs(ctx context.Context, hashes []Hash, encoding string) ([]Blob, error)
+
+	// Annotations lists annotations by the given viewers (all when nil), on
+	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
+	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)
+
+	// Settings lists a tract's stored settings sorted by key.
+	Settings(ctx context.Context, tractID string) ([]Setting, error)
+
+	// Search returns the commits with content that match q, each with its
+	// blob (Tokens -1), in no particular order. Words are matched through
+	// the store's full-text index of IndexWords.
+	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
+}
+
+// Walker reads the commits reachable from some heads.
+type Walker interface {
 	// Ancestry returns every commit reachable from heads through parents,
 	// heads included, in one round trip, in no particular order.
 	Ancestry(ctx context.Context, heads []Hash) ([]Commit, error)
@@ -49,30 +91,26 @@ type Reader interface {
 	// Ancestry) with its content blob and the blob's token count in encoding
 	// (Blob.Hash is "" for merges). Order is unspecified.
 	History(ctx context.Context, heads []Hash, encoding string) ([]HistoryCommit, error)
+}
+
+// Scanner visits every stored row of a kind.
+type Scanner interface {
 	// ScanCommits calls fn for every stored commit, in no particular order.
 	// Every commit read (Commit, Ancestry, History, ScanCommits, Search)
 	// carries its Meta byte for byte: it is hashed.
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
-
-	// Blobs returns the blobs of hashes that exist, with their token count in
-	// encoding (-1 when not counted; encoding "" asks for none).
-	Blobs(ctx context.Context, hashes []Hash, encoding string) ([]Blob, error)
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error
-
-	// Search returns the commits with content that match q, each with its
-	// blob (Tokens -1), in no particular order. Words are matched through
-	// the store's full-text index of IndexWords.
-	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
-
-	// Annotations lists annotations by the given viewers (all when nil), on
-	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
-	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)
 }
 
 // Tx is a transaction: reads see its own writes.
 type Tx interface {
 	Reader
+	Writer
+}
+
+// Writer changes rows.
+type Writer interface {
 	// CreateTract fails with ErrExists when a live tract has the name or the
 	// id is taken.
 	CreateTract(ctx context.Context, t Tract) error
@@ -99,22 +137,22 @@ type Tx interface {
 	DeleteUnusedBlobs(ctx context.Context) (int, error)
 	// PruneReflog removes reflog entries older than before.
 	PruneReflog(ctx context.Context, before time.Time) (int, error)
+	// PutSetting stores a tract's setting, replacing its value; an empty
+	// Value removes it.
+	PutSetting(ctx context.Context, s Setting) error
+}
+
+// Setting is one stored per-tract configuration value (see Repo.Config).
+type Setting struct {
+	Tract string `json:"tract"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // HistoryCommit is a commit with its content.
 type HistoryCommit struct {
 	Commit Commit
 	Blob   Blob
-}
-
-// CommitsOf drops the blobs of a history: what Reader.Ancestry returns for
-// a store that answers it with History.
-func CommitsOf(hist []HistoryCommit) []Commit {
-	out := make([]Commit, len(hist))
-	for i := range hist {
-		out[i] = hist[i].Commit
-	}
-	return out
 }
 
 // ReflogQuery selects reflog entries.

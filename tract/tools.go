@@ -2,7 +2,6 @@ package tract
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/agentlineage/lineage/internal/canon"
 	"github.com/go-json-experiment/json"
@@ -17,8 +16,20 @@ type ToolDef struct {
 	Parameters  jsontext.Value `json:"parameters"`
 }
 
-// toolName is what both the OpenAI and the Anthropic API accept.
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolName is what both the OpenAI and the Anthropic API accept:
+// 1 to 64 of [a-zA-Z0-9_-].
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // emptySchema is the parameters of a tool that takes no arguments.
 const emptySchema = `{"properties":{},"type":"object"}`
@@ -87,7 +98,7 @@ func checkTools(t Type, tools []ToolDef) error {
 	for i := range tools {
 		d := &tools[i]
 		field := fmt.Sprintf("tools[%d]", i)
-		if !toolName.MatchString(d.Name) {
+		if !validToolName(d.Name) {
 			return &ValidationError{Field: field + ".name", Value: d.Name, Reason: "want 1 to 64 of a-z A-Z 0-9 _ -"}
 		}
 		if seen[d.Name] {

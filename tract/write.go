@@ -176,6 +176,8 @@ func editableContent(ctx context.Context, rd Reader, t Tract, head, target Hash)
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is an edit; edit the original commit instead"}
 	case tc.Operation == OpMerge:
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is a merge commit, which has no content"}
+	case tc.Operation == OpCompress:
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is a summary; compress the range again, or annotate the summary skip"}
 	}
 	if head == "" {
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is not in the current history"}
@@ -254,8 +256,8 @@ func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, e
 	if err != nil {
 		return Commit{}, err
 	}
-	if sc.Operation == OpMerge {
-		return Commit{}, &ValidationError{Field: "cherry-pick source", Value: src.Short(), Reason: "is a merge commit"}
+	if sc.Operation == OpMerge || sc.Operation == OpCompress {
+		return Commit{}, &ValidationError{Field: "cherry-pick source", Value: src.Short(), Reason: "is a " + string(sc.Operation) + " commit"}
 	}
 	var out Commit
 	err = r.retry(ctx, func() error {

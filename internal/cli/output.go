@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"io"
 
 	"github.com/go-json-experiment/json"
@@ -24,12 +25,17 @@ func (j *jsonFlag) add(cmd *cobra.Command, usage string) {
 // writeJSON prints v as JSON for --json: 2-space indent, '/' and HTML
 // characters unescaped, nil slices as [], strings that are not valid UTF-8
 // (paths) with U+FFFD replacements, a trailing newline.
+//
+// The JSON streams through a buffer rather than being built whole: a
+// compile of 100k messages prints megabytes, and holding them (and the
+// doublings of a growing slice) would double the command's peak memory.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v, jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
-	if err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := json.MarshalWrite(bw, v, jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
+	if err := bw.WriteByte('\n'); err != nil {
+		return err
+	}
+	return bw.Flush()
 }

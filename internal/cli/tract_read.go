@@ -200,7 +200,7 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 		}, check(func() error { return tract.Format(format).Validate() }), &o),
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&o.Budget, "budget", 0, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
+	budgetFlag(cmd, &o.Budget, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
 	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
 	fl.StringVar(&o.At, "at", "", "compile as of this ref")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
@@ -230,7 +230,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		}, &o),
 	}
 	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
-	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
+	budgetFlag(cmd, &o.Budget, "blame the compile under this budget")
 	asJSON.add(cmd, "")
 	return cmd
 }

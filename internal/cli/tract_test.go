@@ -78,8 +78,9 @@ func TestTractGCProgress(t *testing.T) {
 	}
 }
 
-// TestTractTagsFindExitCodes: usage errors exit 2, invalid input (tools,
-// metadata, tag names) 3, unknown tags 1, like unknown branches.
+// TestTractTagsFindExitCodes follows docs/cli.md: a malformed flag or
+// argument value (tag name, tools JSON, --meta) exits 2, an unknown tag 1
+// like an unknown branch, a damaged export 3 (tract_export.txtar).
 func TestTractTagsFindExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}} {
@@ -96,10 +97,10 @@ func TestTractTagsFindExitCodes(t *testing.T) {
 		{[]string{"tract", "find", "!!"}, ExitUsage},
 		{[]string{"tract", "find", "-n", "-1"}, ExitUsage},
 		{[]string{"tract", "tag", "--delete", "a", "b"}, ExitUsage},
-		{[]string{"tract", "tag", "bad name"}, ExitFinding},
-		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, ExitFinding},
-		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, ExitFinding},
-		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, ExitFinding},
+		{[]string{"tract", "tag", "bad name"}, ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, ExitUsage},
+		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, ExitUsage},
 		{[]string{"tract", "find", "--tag", "nosuch"}, ExitFailure},
 		{[]string{"tract", "tag", "--delete", "nosuch"}, ExitFailure},
 		{[]string{"tract", "find", "one"}, ExitOK},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -72,7 +71,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if pin && skip {
 				return usageError("give --pin or --skip, not both")
 			}
-			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, toolCalls != "")
 			if err != nil {
 				return err
 			}
@@ -87,7 +86,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if toolCalls != "" {
 				calls, err := tract.ParseToolCalls([]byte(toolCalls))
 				if err != nil {
-					return findingError(fmt.Errorf("invalid --tool-calls: %w", err))
+					return usageError("--tool-calls: %v", err)
 				}
 				c.ToolCalls = calls
 			}
@@ -150,7 +149,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			var data []byte
 			var err error
 			if name == "-" {
-				data, err = io.ReadAll(env.Stdin)
+				data, err = readStdin(env, "messages")
 				name = "stdin"
 			} else {
 				data, err = os.ReadFile(fsx.Abs(env.Dir, name))
@@ -180,7 +179,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			defer s.Close()
 			commits, err := s.repo.Import(cmd.Context(), s.tract, reqs)
 			if err != nil {
-				return tractErr(fmt.Errorf("%s: %w", name, err))
+				return inputErr(fmt.Errorf("%s: %w", name, err))
 			}
 			res := struct {
 				Count int        `json:"count"`
@@ -215,7 +214,7 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 			if !cmd.Flags().Changed("text") && file == "" {
 				return usageError("give --text or --file")
 			}
-			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, false)
 			if err != nil {
 				return err
 			}

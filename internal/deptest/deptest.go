@@ -120,7 +120,7 @@ func not(f func(string) bool) func(string) bool {
 // The layers of docs/architecture.md.
 var (
 	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver")
-	domain  = pkg("instructions", "agents", "journal", "triad", "tract", "internal/fsx", "internal/canon", "internal/tokens")
+	domain  = pkg("instructions", "agents", "journal", "triad", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
@@ -141,6 +141,8 @@ var Rules = []Rule{
 		Forbid: under("github.com/jackc/pgx/v5"), Direct: true},
 	{Name: "the tokenizer only in internal/tokens", For: not(pkg("internal/tokens")),
 		Forbid: under("github.com/tiktoken-go/tokenizer"), Direct: true},
+	{Name: "tract's row forms only in the stores", For: not(pkg("tract/sqlite", "tract/postgres")),
+		Forbid: under(Module + "/tract/internal/rowform"), Direct: true},
 	{Name: "go-git only in agents (the .gitmodules decoder)", For: not(pkg("agents")),
 		Forbid: under("github.com/go-git/go-git/v5"), Direct: true},
 }

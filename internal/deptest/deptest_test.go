@@ -71,7 +71,9 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[4].Name, m("tract/postgres"), "modernc.org/sqlite", m("tract"), false},
 		{Rules[5].Name, m("internal/cli"), "github.com/jackc/pgx/v5", m("tract/stores"), false},
 		{Rules[6].Name, m("tract"), "github.com/tiktoken-go/tokenizer", m("internal/tokens"), false},
-		{Rules[7].Name, m("journal"), "github.com/go-git/go-git/v5/plumbing/format/config", m("agents"), false},
+		{Rules[7].Name, m("tract/storetest"), m("tract/internal/rowform"), m("tract"), false},
+		{Rules[7].Name, m("tract/stores"), m("tract/internal/rowform"), m("tract/sqlite"), false},
+		{Rules[8].Name, m("journal"), "github.com/go-git/go-git/v5/plumbing/format/config", m("agents"), false},
 	}
 	for _, tt := range tests {
 		var rule []Rule

@@ -205,3 +205,31 @@ func TestRetryOnTransientErrors(t *testing.T) {
 		t.Errorf("busy forever waited %v in all, want between 1 s and 2 s", total)
 	}
 }
+
+// A lock file planted as a symlink (or anything but a regular file) is
+// refused, and nothing is created where the link points.
+func TestLockFileRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside")
+	link := filepath.Join(dir, "state.lock")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip(err)
+	}
+	if l, err := LockFile(context.Background(), link); err == nil {
+		l.Unlock()
+		t.Fatal("a symlinked lock file was accepted")
+	} else if !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("error = %v", err)
+	}
+	if _, err := os.Lstat(outside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link's target was created: %v", err)
+	}
+	sub := filepath.Join(dir, "dir.lock")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := LockFile(context.Background(), sub); err == nil {
+		l.Unlock()
+		t.Fatal("a directory lock file was accepted")
+	}
+}

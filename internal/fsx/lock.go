@@ -19,9 +19,23 @@ type Lock struct {
 // behind. Use a dedicated lock file (for example "<file>.lock") rather than a
 // file that is replaced by rename, since a rename swaps the file under the
 // lock, and Windows locks are mandatory: nobody else may read a locked file.
+//
+// A lock file that exists as anything but a regular file (a symlink, a FIFO,
+// a directory) is refused: following a planted symlink would create or lock
+// a file wherever it points.
 func LockFile(ctx context.Context, path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %s: refusing a %s, not a regular file", path, KindOf(fi.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
 	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("refusing a %s, not a regular file", KindOf(fi.Mode()))
+		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	delay := time.Millisecond

@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noFollow makes the lock file's open fail on a symlink planted between
+// LockFile's check and its open.
+const noFollow = unix.O_NOFOLLOW
+
 // tryLock takes an exclusive flock on f without waiting; held reports that
 // another open file has it.
 func tryLock(f *os.File) (held bool, err error) {

@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// noFollow is zero: creating a symlink needs a privilege on Windows, and
+// LockFile's Lstat check refuses an existing one.
+const noFollow = 0
+
 // lockAll locks every byte: like flock, the whole file is the lock.
 const lockAll = ^uint32(0)
 

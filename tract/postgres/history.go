@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -29,15 +30,11 @@ func operationOf(b []byte) tract.Operation {
 	return tract.Operation(b)
 }
 
-// Token counts of the two encodings internal/tokens knows have their own
-// columns (a compile reads one per commit); any other encoding goes into the
-// JSON object in blobs.tokens.
-var tokenColumns = map[string]string{"o200k_base": "tokens_o200k", "cl100k_base": "tokens_cl100k"}
-
-// tokensExpr is the SQL expression of blob b's count in encoding, with its
+// tokensExpr is the SQL expression of blob b's count in encoding (its
+// dedicated column, else its key in the JSON object blobs.tokens), with its
 // arguments numbered from n.
 func tokensExpr(encoding string, n int) (string, []any) {
-	if col, ok := tokenColumns[encoding]; ok {
+	if col, ok := rowform.TokenColumn(encoding); ok {
 		return "b." + col, nil
 	}
 	if encoding == "" {
@@ -69,7 +66,7 @@ func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string
 
 func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
 	hist, err := r.history(ctx, heads, "", false)
-	return tract.CommitsOf(hist), err
+	return rowform.Commits(hist), err
 }
 
 func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string, blobs bool) ([]tract.HistoryCommit, error) {
@@ -111,7 +108,7 @@ func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string
 func (l *historyLoader) load(ctx context.Context, h tract.Hash) (*historyRow, error) {
 	var tractID string
 	var seq int64
-	err := l.r.q.QueryRow(ctx, `SELECT tract, seq FROM commits WHERE hash = $1`, hb(h)).Scan(&tractID, &seq)
+	err := l.r.q.QueryRow(ctx, `SELECT tract, seq FROM commits WHERE hash = $1`, rowform.Raw(h)).Scan(&tractID, &seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -129,7 +126,7 @@ func (l *historyLoader) load(ctx context.Context, h tract.Hash) (*historyRow, er
 	}
 	// A concurrent writer committed h after its range was read (sequence
 	// numbers are taken before commit): read it on its own.
-	if err := l.fetch(ctx, tractID, `c.hash = $1`, hb(h)); err != nil {
+	if err := l.fetch(ctx, tractID, `c.hash = $1`, rowform.Raw(h)); err != nil {
 		return nil, err
 	}
 	row, ok := l.rows[h]
@@ -167,7 +164,7 @@ func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args .
 		// Raw values skip the driver's per-column scan plans: a cold
 		// compile reads every commit of a history.
 		v := rows.RawValues()
-		h := hs(v[0])
+		h := rowform.Hash(v[0])
 		if _, dup := l.rows[h]; dup {
 			continue
 		}
@@ -177,10 +174,10 @@ func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args .
 		row := &slab[0]
 		slab = slab[1:]
 		c := &row.Commit
-		c.Hash, c.Content, c.EditTarget, c.Tract = h, hs(v[1]), hs(v[3]), tractID
+		c.Hash, c.Content, c.EditTarget, c.Tract = h, rowform.Hash(v[1]), rowform.Hash(v[3]), tractID
 		c.Time = fromNanos(int64(binary64(v[4])))
 		c.Operation, c.Message = operationOf(v[2]), string(v[5])
-		c.Parents = unpackHashes(v[6])
+		c.Parents = rowform.Unpack(v[6])
 		if v[9] != nil {
 			c.Meta = append([]byte(nil), v[9]...)
 		}

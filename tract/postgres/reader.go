@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -194,23 +195,23 @@ func scanCommitWith(sc pgx.Row, extra ...any) (tract.Commit, error) {
 		return c, err
 	}
 	if gen != nil && depth != nil {
-		c.Pos = tract.Position{Gen: *gen, Depth: *depth, Jump: hs(jump)}
+		c.Pos = tract.Position{Gen: *gen, Depth: *depth, Jump: rowform.Hash(jump)}
 	}
 	if meta != nil {
 		c.Meta = []byte(*meta)
 	}
-	c.Hash, c.Content, c.EditTarget, c.Time = hs(hash), hs(content), hs(target), fromNanos(at)
-	c.Parents = unpackHashes(parents)
+	c.Hash, c.Content, c.EditTarget, c.Time = rowform.Hash(hash), rowform.Hash(content), rowform.Hash(target), fromNanos(at)
+	c.Parents = rowform.Unpack(parents)
 	return c, nil
 }
 
 func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) {
-	c, err := scanCommit(r.q.QueryRow(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = $1`, hb(h)))
+	c, err := scanCommit(r.q.QueryRow(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = $1`, rowform.Raw(h)))
 	return c, notFound(err, "commit "+h.Short())
 }
 
 func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := rowform.PrefixRange(prefix)
 	if lo == nil || hi == nil {
 		return nil, nil
 	}
@@ -225,7 +226,7 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 		if err := rows.Scan(&h); err != nil {
 			return nil, err
 		}
-		out = append(out, hs(h))
+		out = append(out, rowform.Hash(h))
 	}
 	return out, rows.Err()
 }
@@ -275,7 +276,7 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 	}
 	keys := make([][]byte, len(hashes))
 	for i, h := range hashes {
-		keys[i] = hb(h)
+		keys[i] = rowform.Raw(h)
 	}
 	expr, args := tokensExpr(encoding, 2)
 	rows, err := r.q.Query(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b WHERE b.hash = ANY($1)`, append([]any{keys}, args...)...)
@@ -303,7 +304,7 @@ func scanBlob(rows pgx.Rows, encoding string) (tract.Blob, error) {
 	if err := rows.Scan(&hash, &b.Data, &tokens); err != nil {
 		return b, err
 	}
-	b.Hash = hs(hash)
+	b.Hash = rowform.Hash(hash)
 	b.Tokens, b.Encoding = -1, encoding
 	if tokens != nil {
 		b.Tokens = int(*tokens)
@@ -349,7 +350,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		where = append(where, fmt.Sprintf("viewer = ANY($%d)", len(args)))
 	}
 	if q.Commit != "" {
-		args = append(args, hb(q.Commit))
+		args = append(args, rowform.Raw(q.Commit))
 		where = append(where, fmt.Sprintf("commit_hash = $%d", len(args)))
 	}
 	rows, err := r.q.Query(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
@@ -366,8 +367,25 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		if err := rows.Scan(&a.Seq, &a.Viewer, &commit, &a.Priority, &a.Reason, &at, &head); err != nil {
 			return nil, err
 		}
-		a.Commit, a.Head, a.Time = hs(commit), hs(head), fromNanos(at)
+		a.Commit, a.Head, a.Time = rowform.Hash(commit), rowform.Hash(head), fromNanos(at)
 		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	rows, err := r.q.Query(ctx, `SELECT key, value FROM settings WHERE tract = $1 ORDER BY key`, tractID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tract.Setting
+	for rows.Next() {
+		s := tract.Setting{Tract: tractID}
+		if err := rows.Scan(&s.Key, &s.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }

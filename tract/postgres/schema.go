@@ -90,8 +90,19 @@ var migrations = []string{
 	CREATE INDEX annotations_viewer ON annotations (viewer, seq);`,
 	// Version 2: each commit's place in the DAG (tract.Position).
 	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
-	// Version 3: commit metadata and the full-text index (search.go).
+	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
 	searchMigration,
+}
+
+// settingsSchema is version 3: per-tract settings (tract config).
+func settingsSchema() string {
+	return `CREATE TABLE settings (
+		tract text COLLATE "C" NOT NULL,
+		key text COLLATE "C" NOT NULL,
+		value text NOT NULL,
+		PRIMARY KEY (tract, key)
+	);`
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -63,7 +64,7 @@ func insertWords(ctx context.Context, q querier, hashes [][]byte, words []string
 func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 	hashes, words := make([][]byte, len(blobs)), make([]string, len(blobs))
 	for i, b := range blobs {
-		hashes[i], words[i] = hb(b.Hash), strings.Join(tract.IndexWords(b.Data), " ")
+		hashes[i], words[i] = rowform.Raw(b.Hash), strings.Join(tract.IndexWords(b.Data), " ")
 	}
 	return insertWords(ctx, t.q, hashes, words)
 }
@@ -106,7 +107,7 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 	if q.Commits != nil {
 		keys := make([][]byte, len(q.Commits))
 		for i, h := range q.Commits {
-			keys[i] = hb(h)
+			keys[i] = rowform.Raw(h)
 		}
 		query += ` AND c.hash = ANY(` + arg(keys) + `)`
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -89,7 +90,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		hasCount      = false
 	)
 	for i, b := range sorted {
-		hashes[i], data[i] = hb(b.Hash), b.Data
+		hashes[i], data[i] = rowform.Raw(b.Hash), b.Data
 		if b.Tokens >= 0 && b.Encoding != "" {
 			hasCount = true
 			if counted[b.Encoding] == nil {
@@ -97,12 +98,9 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			}
 			counted[b.Encoding][b.Hash] = b.Tokens
 			n := int32(b.Tokens)
-			switch b.Encoding {
-			case "o200k_base":
-				o200k[i] = &n
-			case "cl100k_base":
-				cl100k[i] = &n
-			default:
+			if slot, ok := rowform.TokenSlot(b.Encoding); ok {
+				[rowform.TokenSlots][]*int32{o200k, cl100k}[slot][i] = &n
+			} else {
 				j := fmt.Sprintf(`{%q: %d}`, b.Encoding, b.Tokens)
 				other[i] = &j
 			}
@@ -170,21 +168,21 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	)
 	for i, c := range commits {
 		ords[i], tracts[i], ops[i], msgs[i], times[i] = int32(i), c.Tract, string(c.Operation), c.Message, nanos(c.Time)
-		hashes[i], parentsCol[i] = hb(c.Hash), packHashes(c.Parents)
-		contents[i], targets[i] = nullHash(c.Content), nullHash(c.EditTarget)
+		hashes[i], parentsCol[i] = rowform.Raw(c.Hash), rowform.Pack(c.Parents)
+		contents[i], targets[i] = rowform.RawOrNil(c.Content), rowform.RawOrNil(c.EditTarget)
 		if len(c.Meta) > 0 {
 			m := string(c.Meta)
 			metas[i] = &m
 		}
 		if c.Pos.Known() {
-			gens[i], depths[i], jumps[i] = &c.Pos.Gen, &c.Pos.Depth, nullHash(c.Pos.Jump)
+			gens[i], depths[i], jumps[i] = &c.Pos.Gen, &c.Pos.Depth, rowform.RawOrNil(c.Pos.Jump)
 		}
 		for j, p := range c.Parents {
 			if j == 0 {
-				firsts[i] = hb(p)
+				firsts[i] = rowform.Raw(p)
 				continue
 			}
-			pChild, pPos, pParent = append(pChild, hashes[i]), append(pPos, int32(j)), append(pParent, hb(p))
+			pChild, pPos, pParent = append(pChild, hashes[i]), append(pPos, int32(j)), append(pParent, rowform.Raw(p))
 		}
 	}
 	src := `unnest($1::integer[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::bigint[], $8::text[], $9::bytea[], $10::bytea[], $11::bigint[], $12::bigint[], $13::bytea[], $14::text[])
@@ -265,7 +263,7 @@ func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 	_, err := t.q.Exec(ctx, `WITH n AS (UPDATE counters SET value = value + 1 WHERE name = 'annotations' RETURNING value)
 		INSERT INTO annotations (seq, viewer, commit_hash, priority, reason, time, head)
 		SELECT n.value, $1, $2, $3, $4, $5, $6 FROM n`,
-		a.Viewer, hb(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), nullHash(a.Head))
+		a.Viewer, rowform.Raw(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), rowform.RawOrNil(a.Head))
 	if sqlState(err) == "23503" {
 		return fmt.Errorf("annotate commit %s: %w", a.Commit.Short(), tract.ErrNotFound)
 	}
@@ -278,15 +276,15 @@ func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.H
 	}
 	hashes := make([][]byte, 0, len(counts))
 	for h := range counts {
-		hashes = append(hashes, hb(h))
+		hashes = append(hashes, rowform.Raw(h))
 	}
 	slices.SortFunc(hashes, bytes.Compare) // one lock order for concurrent writers
 	ns := make([]int32, len(hashes))
 	for i, h := range hashes {
-		ns[i] = int32(counts[hs(h)])
+		ns[i] = int32(counts[rowform.Hash(h)])
 	}
 	set, args := `tokens = COALESCE(b.tokens, '{}'::jsonb) || jsonb_build_object($3::text, u.n)`, []any{hashes, ns, encoding}
-	if col, ok := tokenColumns[encoding]; ok {
+	if col, ok := rowform.TokenColumn(encoding); ok {
 		set, args = col+` = u.n`, args[:2]
 	}
 	_, err := t.q.Exec(ctx, `UPDATE blobs b SET `+set+` FROM unnest($1::bytea[], $2::integer[]) AS u(h, n) WHERE b.hash = u.h`, args...)
@@ -299,7 +297,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 	}
 	keys := make([][]byte, len(hashes))
 	for i, h := range hashes {
-		keys[i] = hb(h)
+		keys[i] = rowform.Raw(h)
 	}
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash = ANY($1)`,
@@ -327,4 +325,14 @@ func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
 		return 0, err
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.Exec(ctx, `DELETE FROM settings WHERE tract = $1 AND key = $2`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.Exec(ctx, `INSERT INTO settings (tract, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
 }

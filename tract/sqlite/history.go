@@ -14,17 +14,14 @@ import (
 	"unsafe"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 )
 
-// Token counts of the two encodings internal/tokens knows have their own
-// columns (a compile reads one per commit); any other encoding goes into the
-// JSON object in blobs.tokens.
-var tokenColumns = map[string]string{"o200k_base": "tokens_o200k", "cl100k_base": "tokens_cl100k"}
-
-// tokensExpr is the SQL expression of blob b's count in encoding, with its
+// tokensExpr is the SQL expression of blob b's count in encoding (its
+// dedicated column, else its key in the JSON object blobs.tokens), with its
 // arguments.
 func tokensExpr(encoding string) (string, []any) {
-	if col, ok := tokenColumns[encoding]; ok {
+	if col, ok := rowform.TokenColumn(encoding); ok {
 		return "b." + col, nil
 	}
 	if encoding == "" {
@@ -65,14 +62,14 @@ func (r reader) History(ctx context.Context, heads []tract.Hash, encoding string
 
 func (r reader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
 	hist, err := r.history(ctx, heads, "", false)
-	return tract.CommitsOf(hist), err
+	return rowform.Commits(hist), err
 }
 
 func (r reader) history(ctx context.Context, heads []tract.Hash, encoding string, blobs bool) ([]tract.HistoryCommit, error) {
 	l := &historyLoader{r: r, encoding: encoding, blobs: blobs, index: map[[32]byte]int32{}, fetched: map[string]int64{}}
 	var stack []int32
 	for _, h := range heads {
-		i, err := l.find(ctx, hb(h))
+		i, err := l.find(ctx, rowform.Raw(h))
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +130,7 @@ func (l *historyLoader) find(ctx context.Context, h []byte) (int32, error) {
 	}
 	i, ok := l.index[key]
 	if !ok {
-		return 0, fmt.Errorf("commit %s vanished while reading tract %s", hs(h).Short(), tractID)
+		return 0, fmt.Errorf("commit %s vanished while reading tract %s", rowform.Hash(h).Short(), tractID)
 	}
 	return i, nil
 }

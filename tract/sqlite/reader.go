@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 	"github.com/go-json-experiment/json"
 )
 
@@ -160,18 +161,18 @@ func scanCommitWith(sc interface{ Scan(...any) error }, extra ...any) (tract.Com
 		return c, err
 	}
 	if gen.Valid {
-		c.Pos = tract.Position{Gen: gen.Int64, Depth: depth.Int64, Jump: hs(jump)}
+		c.Pos = tract.Position{Gen: gen.Int64, Depth: depth.Int64, Jump: rowform.Hash(jump)}
 	}
 	if meta.Valid {
 		c.Meta = []byte(meta.String)
 	}
-	c.Hash, c.Content, c.EditTarget, c.Time = hs(hash), hs(content), hs(target), fromNanos(at)
-	c.Parents = unpackHashes(parents)
+	c.Hash, c.Content, c.EditTarget, c.Time = rowform.Hash(hash), rowform.Hash(content), rowform.Hash(target), fromNanos(at)
+	c.Parents = rowform.Unpack(parents)
 	return c, nil
 }
 
 func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) {
-	c, err := scanCommit(r.q.QueryRowContext(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, hb(h)))
+	c, err := scanCommit(r.q.QueryRowContext(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, rowform.Raw(h)))
 	return c, notFound(err, "commit "+h.Short())
 }
 
@@ -183,7 +184,7 @@ func hashList(hashes []tract.Hash) string {
 }
 
 func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := rowform.PrefixRange(prefix)
 	if lo == nil || hi == nil {
 		return nil, nil
 	}
@@ -198,7 +199,7 @@ func (r reader) CommitsWithPrefix(ctx context.Context, prefix string, limit int)
 		if err := rows.Scan(&h); err != nil {
 			return nil, err
 		}
-		out = append(out, hs(h))
+		out = append(out, rowform.Hash(h))
 	}
 	return out, rows.Err()
 }
@@ -256,7 +257,7 @@ func scanBlob(rows *sql.Rows, encoding string) (tract.Blob, error) {
 	if err := rows.Scan(&hash, &b.Data, &tokens); err != nil {
 		return b, err
 	}
-	b.Hash = hs(hash)
+	b.Hash = rowform.Hash(hash)
 	b.Tokens, b.Encoding = -1, encoding
 	if tokens.Valid {
 		b.Tokens = int(tokens.Int64)
@@ -295,7 +296,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		args = append(args, string(b))
 	}
 	if q.Commit != "" {
-		where, args = append(where, "commit_hash = ?"), append(args, hb(q.Commit))
+		where, args = append(where, "commit_hash = ?"), append(args, rowform.Raw(q.Commit))
 	}
 	rows, err := r.q.QueryContext(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY seq`, args...)
@@ -311,8 +312,25 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		if err := rows.Scan(&a.Seq, &a.Viewer, &commit, &a.Priority, &a.Reason, &at, &head); err != nil {
 			return nil, err
 		}
-		a.Commit, a.Head, a.Time = hs(commit), hs(head), fromNanos(at)
+		a.Commit, a.Head, a.Time = rowform.Hash(commit), rowform.Hash(head), fromNanos(at)
 		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tract.Setting
+	for rows.Next() {
+		s := tract.Setting{Tract: tractID}
+		if err := rows.Scan(&s.Key, &s.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }

@@ -85,8 +85,19 @@ var migrations = []string{
 	`ALTER TABLE commits ADD COLUMN gen INTEGER;
 	ALTER TABLE commits ADD COLUMN depth INTEGER;
 	ALTER TABLE commits ADD COLUMN jump BLOB;`,
-	// Version 3: commit metadata and the full-text index (search.go).
+	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
 	searchMigration,
+}
+
+// settingsSchema is version 3: per-tract settings (tract config).
+func settingsSchema() string {
+	return `CREATE TABLE settings (
+		tract TEXT NOT NULL,
+		key TEXT NOT NULL,
+		value TEXT NOT NULL,
+		PRIMARY KEY (tract, key)
+	) WITHOUT ROWID;`
 }
 
 // SchemaVersion is the schema version this package writes.

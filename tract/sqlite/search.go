@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 )
 
 // searchMigration adds commit metadata and the full-text index of blobs:
@@ -51,7 +52,7 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 	for _, b := range blobs {
 		if _, err := t.exec(ctx, `INSERT INTO blob_words (rowid, words)
 			SELECT id, ? FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_words WHERE rowid = blobs.id)`,
-			strings.Join(tract.IndexWords(b.Data), " "), hb(b.Hash)); err != nil {
+			strings.Join(tract.IndexWords(b.Data), " "), rowform.Raw(b.Hash)); err != nil {
 			return fmt.Errorf("index blob %s: %w", b.Hash.Short(), err)
 		}
 	}

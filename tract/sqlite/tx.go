@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
 )
 
 func (t *txn) CreateTract(ctx context.Context, tr tract.Tract) error {
@@ -67,7 +68,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	rows := make([][]any, len(blobs))
 	var counted []tract.Blob
 	for i, b := range blobs {
-		rows[i] = []any{hb(b.Hash), b.Data}
+		rows[i] = []any{rowform.Raw(b.Hash), b.Data}
 		if b.Tokens >= 0 && b.Encoding != "" {
 			counted = append(counted, b)
 		}
@@ -103,18 +104,18 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		var first any
 		for i, p := range c.Parents {
 			if i == 0 {
-				first = hb(p)
+				first = rowform.Raw(p)
 				continue
 			}
-			parentRows = append(parentRows, []any{hb(c.Hash), i, hb(p)})
+			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
 		}
 		gen, depth, jump := posColumns(c.Pos)
 		var meta any
 		if len(c.Meta) > 0 {
 			meta = string(c.Meta)
 		}
-		rows = append(rows, []any{c.Tract, seq, hb(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, packHashes(c.Parents), gen, depth, jump, meta})
+		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump, meta})
 	}
 	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)`,
 		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
@@ -165,7 +166,7 @@ func short(v string) string {
 
 func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 	_, err := t.exec(ctx, `INSERT INTO annotations (viewer, commit_hash, priority, reason, time, head) VALUES (?, ?, ?, ?, ?, ?)`,
-		a.Viewer, hb(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), nullHash(a.Head))
+		a.Viewer, rowform.Raw(a.Commit), string(a.Priority), a.Reason, nanos(a.Time), nullHash(a.Head))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
 		return fmt.Errorf("annotate commit %s: %w", a.Commit.Short(), tract.ErrNotFound)
 	}
@@ -175,11 +176,11 @@ func (t *txn) AddAnnotation(ctx context.Context, a tract.Annotation) error {
 func (t *txn) SetTokens(ctx context.Context, encoding string, counts map[tract.Hash]int) error {
 	query := `UPDATE blobs SET tokens = json_set(IFNULL(tokens, '{}'), ?, ?) WHERE hash = ?`
 	args := []any{`$."` + encoding + `"`}
-	if col, ok := tokenColumns[encoding]; ok {
+	if col, ok := rowform.TokenColumn(encoding); ok {
 		query, args = `UPDATE blobs SET `+col+` = ? WHERE hash = ?`, nil
 	}
 	for h, n := range counts {
-		if _, err := t.exec(ctx, query, append(args, n, hb(h))...); err != nil {
+		if _, err := t.exec(ctx, query, append(args, n, rowform.Raw(h))...); err != nil {
 			return err
 		}
 	}
@@ -222,4 +223,31 @@ func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+// posColumns are the gen, depth and jump columns of p (NULL when unknown).
+func posColumns(p tract.Position) (gen, depth, jump any) {
+	if !p.Known() {
+		return nil, nil, nil
+	}
+	return p.Gen, p.Depth, nullHash(p.Jump)
+}
+
+// nullHash is h's raw form, or NULL for the empty hash (the driver binds a
+// nil []byte as an empty blob, not NULL).
+func nullHash(h tract.Hash) any {
+	if h == "" {
+		return nil
+	}
+	return rowform.Raw(h)
+}
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
 }

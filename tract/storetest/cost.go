@@ -87,6 +87,9 @@ func (t countingTx) Blobs(ctx context.Context, hashes []tract.Hash, encoding str
 func (t countingTx) ScanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
 	return t.countingReader.ScanBlobs(ctx, fn)
 }
+func (t countingTx) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	return t.countingReader.Settings(ctx, tractID)
+}
 func (t countingTx) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tract.Annotation, error) {
 	return t.countingReader.Annotations(ctx, q)
 }
@@ -294,4 +297,10 @@ func testCostFollowsTouched(t *testing.T, newStore Factory) {
 	if got := cs.Rows(); got < n {
 		t.Errorf("a cold compile read %d rows: the counter misses reads", got)
 	}
+}
+
+func (r countingReader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	v, err := r.Reader.Settings(ctx, tractID)
+	r.rows.Add(int64(len(v)))
+	return v, err
 }
