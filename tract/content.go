@@ -72,18 +72,27 @@ var (
 		TypeToolResult: RoleTool, TypeReasoning: RoleAssistant, TypeArtifact: RoleUser,
 		TypeSummary: RoleUser,
 	}
-	allowedRoles = map[Type][]string{
-		TypeInstruction: {RoleSystem},
-		TypeMessage:     {RoleUser, RoleAssistant, RoleSystem},
-		TypeToolCall:    {RoleAssistant},
-		TypeToolResult:  {RoleTool},
-		TypeReasoning:   {RoleAssistant},
-		TypeArtifact:    {RoleUser, RoleAssistant, RoleSystem},
-		TypeMetadata:    {""},
-		TypeTools:       {""},
-		TypeSummary:     {RoleUser, RoleAssistant},
-	}
 )
+
+// allowedRoles is the roles content of type t may take; ok is false for an
+// unknown type. A switch, not a map: nothing to build at init.
+func allowedRoles(t Type) (roles []string, ok bool) {
+	switch t {
+	case TypeInstruction:
+		return []string{RoleSystem}, true
+	case TypeMessage, TypeArtifact:
+		return []string{RoleUser, RoleAssistant, RoleSystem}, true
+	case TypeToolCall, TypeReasoning:
+		return []string{RoleAssistant}, true
+	case TypeToolResult:
+		return []string{RoleTool}, true
+	case TypeMetadata, TypeTools:
+		return []string{""}, true
+	case TypeSummary:
+		return []string{RoleUser, RoleAssistant}, true
+	}
+	return nil, false
+}
 
 // DefaultPriority is the priority of a content type without annotations.
 func DefaultPriority(t Type) Priority {
@@ -99,7 +108,7 @@ func DefaultPriority(t Type) Priority {
 // Normalize fills the default role and validates c: a known type, a role
 // the type allows, a tool call id on tool results, well-formed tool calls.
 func (c Content) Normalize() (Content, error) {
-	roles, ok := allowedRoles[c.Type]
+	roles, ok := allowedRoles(c.Type)
 	if !ok {
 		names := make([]string, len(Types))
 		for i, t := range Types {

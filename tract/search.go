@@ -103,7 +103,7 @@ type FindOptions struct {
 // Validate checks the options.
 func (o FindOptions) Validate() error {
 	if o.Type != "" {
-		if _, ok := allowedRoles[o.Type]; !ok {
+		if _, ok := allowedRoles(o.Type); !ok {
 			return &ValidationError{Field: "type", Value: string(o.Type), Reason: "want one of " + typeNames()}
 		}
 	}
