@@ -82,6 +82,9 @@ type SearchQuery struct {
 	Commits []Hash
 	// HasMeta keeps only commits with metadata.
 	HasMeta bool
+	// Limit, when positive, keeps the first Limit matches by time, then
+	// hash.
+	Limit int
 }
 
 // FindOptions are the filters of Repo.Find; every one given must hold.
@@ -149,6 +152,9 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 	}
 	if !o.AllTracts {
 		q.Tract = t.ID
+	}
+	if len(o.Meta) == 0 {
+		q.Limit = o.Limit // metadata is matched here, after the store's limit would cut
 	}
 	if o.Tag != "" {
 		h, err := tagCommit(ctx, r.store, t, o.Tag)

@@ -111,6 +111,9 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 		}
 		query += ` AND c.hash = ANY(` + arg(keys) + `)`
 	}
+	if q.Limit > 0 {
+		query += ` ORDER BY c.time, c.hash LIMIT ` + arg(q.Limit)
+	}
 	rows, err := r.q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err

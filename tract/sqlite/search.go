@@ -97,6 +97,10 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 		query += ` AND c.hash IN (SELECT unhex(value) FROM json_each(?))`
 		args = append(args, hashList(q.Commits))
 	}
+	if q.Limit > 0 {
+		query += ` ORDER BY c.time, c.hash LIMIT ?`
+		args = append(args, q.Limit)
+	}
 	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, damaged(err)

@@ -63,6 +63,7 @@ func testFindWords(t *testing.T, newStore Factory) {
 	e.wantFind("main", tract.FindOptions{Text: `it's "quoted" \ text`})
 	e.wantFind("main", tract.FindOptions{}, a, b, c, d)
 	e.wantFind("main", tract.FindOptions{Text: "hello", Limit: 1}, a)
+	e.wantFind("main", tract.FindOptions{Limit: 3}, a, b, c)
 	if _, err := e.repo.Find(e.ctx, "main", tract.FindOptions{Text: "!!"}); err == nil {
 		t.Fatal("a query without a word was accepted")
 	}
