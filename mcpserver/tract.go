@@ -146,6 +146,7 @@ func (s *Server) addTractTools() {
 	s.addTractRefTools()
 	s.addTractFindTools()
 	s.addTractCompressTools()
+	s.addTractStatusTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the

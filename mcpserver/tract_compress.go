@@ -38,6 +38,7 @@ func (s *Server) addTractCompressTools() {
 		Title:       "Compress a range by reference",
 		Description: "Record a summary that stands in for the range FROM..TO when compiling, as `lineage tract compress --json`: pinned messages stay, the originals stay in the history (blame maps the summary to them) and annotating the summary skip brings them back.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[CompressInput](map[string][]string{"role": {tract.RoleUser, tract.RoleAssistant}}),
 	}, s.toolCompress)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Compression by reference. A compress commit holds a summary written by the
@@ -56,11 +57,36 @@ func (o CompressOptions) Validate() error {
 	return nil
 }
 
-// ParseRange splits FROM..TO into its two refs.
+// ParseRange splits FROM..TO into its two refs. Neither end may be empty
+// (a range names both ends), hold white space or a control character, and
+// there is exactly one "..": ref names never contain one (see checkName).
+// Errors are *ValidationError naming what is wrong.
 func ParseRange(s string) (from, to string, err error) {
-	from, to, ok := strings.Cut(s, "..")
-	if !ok || from == "" || to == "" || strings.Contains(to, "..") {
-		return "", "", &ValidationError{Field: "range", Value: s, Reason: "want FROM..TO (two refs, oldest first, both included)"}
+	bad := func(reason string) error {
+		return &ValidationError{Field: "range", Value: s, Reason: reason + ": want FROM..TO (two refs, oldest first, both included)"}
+	}
+	i := strings.Index(s, "..")
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "", "", bad("empty")
+	case i < 0:
+		return "", "", bad(`no ".."`)
+	case strings.HasPrefix(s[i:], "..."):
+		return "", "", bad("three dots (git's symmetric difference) is not a range here")
+	}
+	from, to = s[:i], s[i+2:]
+	switch {
+	case from == "":
+		return "", "", bad("FROM is empty (name both ends)")
+	case to == "":
+		return "", "", bad("TO is empty (name both ends)")
+	case strings.Contains(to, ".."):
+		return "", "", bad(`more than one ".."`)
+	}
+	for _, end := range [...]struct{ name, ref string }{{"FROM", from}, {"TO", to}} {
+		if j := strings.IndexFunc(end.ref, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); j >= 0 {
+			return "", "", bad(fmt.Sprintf("%s %q holds white space or a control character", end.name, end.ref))
+		}
 	}
 	return from, to, nil
 }

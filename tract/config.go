@@ -40,17 +40,30 @@ func readConfig(ctx context.Context, rd Reader, tractID string) (Config, error) 
 	return c, nil
 }
 
+// ParseBudget parses a budget as `tract config budget` takes it: a
+// positive number of tokens, or none (or "") for no budget, which is 0.
+func ParseBudget(s string) (int, error) {
+	if s == "" || s == "none" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, &ValidationError{Field: "budget", Value: s, Reason: "want a positive number of tokens, or none"}
+	}
+	return n, nil
+}
+
 // SetConfig stores one setting of the tract; value "none" (or "") removes
 // it. The budget takes a positive number of tokens.
 func (r *Repo) SetConfig(ctx context.Context, tractName, key, value string) (Config, error) {
-	if value == "none" {
-		value = ""
-	}
 	switch key {
 	case "budget":
-		if n, err := strconv.Atoi(value); value != "" && (err != nil || n <= 0) {
-			return Config{}, &ValidationError{Field: "budget", Value: value, Reason: "want a positive number of tokens, or none"}
-		} else if value != "" {
+		n, err := ParseBudget(value)
+		if err != nil {
+			return Config{}, err
+		}
+		value = ""
+		if n > 0 {
 			value = strconv.Itoa(n)
 		}
 	default:

@@ -119,6 +119,7 @@ var groups = []struct {
 	{"agents", agentsShort, newAgentsCmd},
 	{"tract", tractShort, newTractCmd},
 	{"mcp", mcpShort, newMCPCmd},
+	{"hook", hookShort, newHookCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args

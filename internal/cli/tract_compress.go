@@ -58,7 +58,7 @@ and prints its messages, for the caller to summarize.`,
 				return usageError("--budget goes with --plan")
 			}
 			if _, _, err := tract.ParseRange(args[0]); err != nil {
-				return usageError("range %q: want FROM..TO (two refs, oldest first, both included)", args[0])
+				return usageError("%v", err)
 			}
 			text, err := tractReadInput(env, summary, cmd.Flags().Changed("summary"), file, false)
 			if err != nil {

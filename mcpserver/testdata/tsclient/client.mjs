@@ -39,6 +39,14 @@ const calls = [
   ["tract_edit", { ref: "HEAD", text: "edited" }],
   ["tract_spawn", { child: "kid", purpose: "a sub-task" }],
   ["tract_merge_from", { child: "kid" }],
+  ["tract_diff", { from: "HEAD~3", to: "HEAD" }],
+  ["tract_config", { key: "budget", value: "20" }],
+  ["tract_config", {}],
+  ["tract_status", {}],
+  ["tract_compress_plan", { budget: 20 }],
+  ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches.", dryRun: true }],
+  ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches." }],
+  ["tract_diff", { from: "HEAD~1" }],
 ];
 
 const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
@@ -85,8 +93,10 @@ async function callOK(name, args) {
 const called = new Set();
 if (mode === "roots" || mode === "http") {
   for (const [name, args] of calls) {
-    await callOK(name, args);
+    const out = await callOK(name, args);
     called.add(name);
+    if (name === "tract_status" && (out.budget !== 20 || typeof out.over !== "boolean")) fail(`status after config budget 20: ${JSON.stringify(out)}`);
+    if (name === "tract_diff" && !out.changes.every((c) => ["added", "removed", "edited", "reprioritized"].includes(c.kind))) fail(`diff kinds: ${JSON.stringify(out)}`);
   }
   // Tools registered after this script was written: called with no
   // arguments; an argument error is a fine answer, a protocol failure not.
