@@ -42,8 +42,8 @@ func TestFixedValuesAreEnums(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]map[string]string{
-		"tract_compile":  {"format": `["json","openai","anthropic","text"]`},
-		"tract_commit":   {"type": `["instruction","message","tool_call","tool_result","reasoning","artifact","metadata"]`, "priority": `["pinned","skip"]`, "role": `["system","user","assistant","tool"]`},
+		"tract_compile":  {"format": `["json","openai","openai-request","anthropic","text"]`},
+		"tract_commit":   {"type": `["instruction","message","tool_call","tool_result","reasoning","artifact","metadata","tools"]`, "priority": `["pinned","skip"]`, "role": `["system","user","assistant","tool"]`},
 		"tract_spawn":    {"mode": `["reference","snapshot","empty"]`},
 		"tract_annotate": {"priority": `["skip","normal","important","pinned"]`},
 		"tract_config":   {"key": `["budget"]`},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/tract"
@@ -57,21 +58,23 @@ type TractArg struct {
 // CommitInput are the arguments of tract_commit (as tract commit).
 type CommitInput struct {
 	TractArg
-	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact or metadata"`
+	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata or tools"`
 	Role       string           `json:"role,omitempty" jsonschema:"role (default: the type's, user for messages)"`
-	Text       string           `json:"text" jsonschema:"content text"`
+	Text       string           `json:"text,omitempty" jsonschema:"content text (none for tools)"`
 	Name       string           `json:"name,omitempty" jsonschema:"name (of an instruction: only the latest of a name is compiled)"`
 	ToolCallID string           `json:"toolCallId,omitempty" jsonschema:"the tool call a tool_result answers"`
 	ToolCalls  []tract.ToolCall `json:"toolCalls,omitempty" jsonschema:"tool calls of a tool_call"`
 	Message    string           `json:"message,omitempty" jsonschema:"commit message"`
 	Priority   string           `json:"priority,omitempty" jsonschema:"pinned or skip: annotate the new commit (as --pin / --skip)"`
+	Meta       map[string]any   `json:"meta,omitempty" jsonschema:"metadata kept with the commit: hashed, searchable, never compiled"`
+	Tools      []map[string]any `json:"tools,omitempty" jsonschema:"tool definitions of a tools commit: {name, description, parameters} (or the OpenAI or Anthropic shape)"`
 }
 
 // CompileInput are the arguments of tract_compile.
 type CompileInput struct {
 	TractArg
 	Budget   int    `json:"budget,omitempty" jsonschema:"most tokens the context may use (0: no budget)"`
-	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, anthropic or text"`
+	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, openai-request (messages and tools), anthropic or text"`
 	At       string `json:"at,omitempty" jsonschema:"compile as of this ref (time travel)"`
 	Encoding string `json:"encoding,omitempty" jsonschema:"token encoding: o200k_base (default) or cl100k_base"`
 }
@@ -82,17 +85,19 @@ type CompileInput struct {
 // the real ones). When the context is too long to inline, none of them is
 // set and resource names where to read it.
 type CompileOutput struct {
-	Tract     string                `json:"tract"`
-	Head      tract.Hash            `json:"head"`
-	Encoding  string                `json:"encoding"`
-	Tokens    int                   `json:"tokens"`
-	Budget    *int                  `json:"budget"`
-	Format    string                `json:"format" jsonschema:"json, openai, anthropic or text: the field that holds the messages"`
-	Messages  []tract.Message       `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
-	OpenAI    []tract.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
-	Anthropic *tract.Anthropic      `json:"anthropic,omitzero" jsonschema:"system and messages in Anthropic form (format anthropic)"`
-	Text      string                `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
-	Dropped   []tract.Dropped       `json:"dropped"`
+	Tract         string                `json:"tract"`
+	Head          tract.Hash            `json:"head"`
+	Encoding      string                `json:"encoding"`
+	Tokens        int                   `json:"tokens"`
+	Budget        *int                  `json:"budget"`
+	Format        string                `json:"format" jsonschema:"json, openai, openai-request, anthropic or text: the field that holds the messages"`
+	Messages      []tract.Message       `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
+	OpenAI        []tract.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
+	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitzero" jsonschema:"messages and tools of an OpenAI chat request (format openai-request)"`
+	Anthropic     *tract.Anthropic      `json:"anthropic,omitzero" jsonschema:"system, messages and tools in Anthropic form (format anthropic)"`
+	Tools         []tract.ToolDef       `json:"tools,omitzero" jsonschema:"the latest tools commit's definitions (format json)"`
+	Text          string                `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
+	Dropped       []tract.Dropped       `json:"dropped"`
 	// Resource is set when the context was too long to inline: read it
 	// there instead.
 	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
@@ -130,7 +135,7 @@ func (s *Server) addTractTools() {
 		Description: "The message list an LLM receives for the tract's HEAD (or `at` a ref), under an optional token budget, as `lineage tract compile --json`; lists what the budget dropped.",
 		Annotations: hints(true, false, true),
 		InputSchema: withEnums[CompileInput](map[string][]string{
-			"format": strs(tract.FormatJSON, tract.FormatOpenAI, tract.FormatAnthropic, tract.FormatText)}),
+			"format": strs(tract.FormatJSON, tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText)}),
 	}, s.toolCompile)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_log",
@@ -139,6 +144,7 @@ func (s *Server) addTractTools() {
 		Annotations: hints(true, false, true),
 	}, s.toolLog)
 	s.addTractRefTools()
+	s.addTractFindTools()
 	s.addTractCompressTools()
 	s.addTractStatusTools()
 }
@@ -150,7 +156,7 @@ func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
 }
 
 func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.Commit, error) {
-	if strings.TrimSpace(in.Text) == "" && len(in.ToolCalls) == 0 {
+	if strings.TrimSpace(in.Text) == "" && len(in.ToolCalls) == 0 && len(in.Tools) == 0 {
 		return nil, tract.Commit{}, errors.New("text: must not be empty or blank (nothing to commit)")
 	}
 	repo, err := s.tracts.get(ctx)
@@ -163,6 +169,20 @@ func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in Comm
 	}
 	if req.Priority, err = tract.ParseMark(in.Priority); err != nil {
 		return nil, tract.Commit{}, err
+	}
+	if in.Meta != nil {
+		if req.Meta, err = jsonv2.Marshal(in.Meta); err != nil {
+			return nil, tract.Commit{}, err
+		}
+	}
+	if in.Tools != nil {
+		raw, err := jsonv2.Marshal(in.Tools)
+		if err != nil {
+			return nil, tract.Commit{}, err
+		}
+		if req.Content.Tools, err = tract.ParseTools(raw); err != nil {
+			return nil, tract.Commit{}, err
+		}
 	}
 	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
 	return nil, c, err
@@ -203,11 +223,12 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 // field of r's format.
 func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
 	out := CompileOutput{Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Tokens: res.Tokens, Budget: res.Budget,
-		Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
+		Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
 	if r.Format == tract.FormatJSON {
+		out.Tools = res.Tools
 		out.Messages = res.Messages
 		if out.Messages == nil {
 			out.Messages = []tract.Message{}

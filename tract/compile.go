@@ -61,6 +61,9 @@ type Result struct {
 	Budget   *int      `json:"budget"`
 	Messages []Message `json:"messages"`
 	Dropped  []Dropped `json:"dropped"`
+	// Tools are the definitions of the latest tools commit compiled (not
+	// counted in Tokens, never dropped by a budget).
+	Tools []ToolDef `json:"tools,omitempty"`
 }
 
 // Token accounting, as OpenAI documents it for chat models.
@@ -114,7 +117,7 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 		return Result{}, err
 	}
 	res := Result{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer,
-		Messages: v.rendered[:len(v.rendered):len(v.rendered)]}
+		Messages: v.rendered[:len(v.rendered):len(v.rendered)], Tools: v.tools}
 	if o.Budget > 0 {
 		b := o.Budget
 		res.Budget = &b
@@ -140,6 +143,8 @@ type view struct {
 
 	rendered []Message
 	tokens   int
+	// tools are the latest tools commit's definitions.
+	tools []ToolDef
 }
 
 type entry struct {

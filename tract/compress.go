@@ -48,7 +48,7 @@ func (o CompressOptions) Validate() error {
 	if strings.TrimSpace(o.Summary) == "" {
 		return &ValidationError{Field: "summary", Reason: "empty: give the text that stands in for the range"}
 	}
-	if o.Role != "" && !contains(allowedRoles[TypeSummary], o.Role) {
+	if o.Role != "" && !contains(mustRoles(TypeSummary), o.Role) {
 		return &ValidationError{Field: "role", Value: o.Role, Reason: "want user or assistant"}
 	}
 	if len(o.Message) > MaxMessageBytes {
@@ -485,4 +485,10 @@ func (v *view) firstParentPlaces(head Hash) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// mustRoles is the roles of a known content type.
+func mustRoles(t Type) []string {
+	roles, _ := allowedRoles(t)
+	return roles
 }

@@ -85,18 +85,26 @@ func (v *view) render() {
 	}
 	sums := v.summaries(prio, ok)
 	lastNamed := map[string]int{}
+	lastTools := -1
 	for i := range v.lin.order {
 		content := &v.entries[eff[i]].content
 		if ok[i] && content.Type == TypeInstruction && content.Name != "" {
 			lastNamed[content.Name] = i
 		}
+		if ok[i] && content.Type == TypeTools {
+			lastTools = i
+		}
+	}
+	v.tools = nil
+	if lastTools >= 0 {
+		v.tools = v.entries[eff[lastTools]].content.Tools
 	}
 	// Room to grow: warm compiles append to this slice.
 	v.rendered = make([]Message, 0, n+n/8+64)
 	v.tokens = 0
 	for i := range v.lin.order {
 		e := &v.entries[eff[i]]
-		if ok[i] && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i) {
+		if ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i) {
 			m := v.message(i, &e.content, e.tokens, prio[i])
 			v.rendered = append(v.rendered, m)
 			v.tokens += m.Tokens
@@ -118,7 +126,7 @@ func (v *view) extendRendered(from int) bool {
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") {
+		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
 			return false
 		}
 	}

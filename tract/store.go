@@ -74,6 +74,11 @@ type Finder interface {
 
 	// Settings lists a tract's stored settings sorted by key.
 	Settings(ctx context.Context, tractID string) ([]Setting, error)
+
+	// Search returns the commits with content that match q, each with its
+	// blob (Tokens -1), in no particular order. Words are matched through
+	// the store's full-text index of IndexWords.
+	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
 }
 
 // Walker reads the commits reachable from some heads.
@@ -91,6 +96,8 @@ type Walker interface {
 // Scanner visits every stored row of a kind.
 type Scanner interface {
 	// ScanCommits calls fn for every stored commit, in no particular order.
+	// Every commit read (Commit, Ancestry, History, ScanCommits, Search)
+	// carries its Meta byte for byte: it is hashed.
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error

@@ -35,7 +35,7 @@ LLM receives, under an optional token budget.
 Store: --store URL or LINEAGE_STORE (sqlite:PATH, a plain path, postgres://…);
 default: the nearest .lineage/lineage.db upward from the working directory.
 Tract: --tract NAME or LINEAGE_TRACT, default main.
-Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.`)
+Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT:REF.`)
 	f := &tractFlags{}
 	cmd.PersistentFlags().StringVar(&f.store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	cmd.PersistentFlags().StringVar(&f.tract, "tract", "", "tract name (default: LINEAGE_TRACT, then main)")
@@ -48,6 +48,7 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
+		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f), newTractExportCmd(env, f),
 		newTractCompressCmd(env, f), newTractDiffCmd(env, f), newTractStatusCmd(env, f), newTractConfigCmd(env, f),
 	)
 	return cmd

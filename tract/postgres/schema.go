@@ -91,6 +91,8 @@ var migrations = []string{
 	// Version 2: each commit's place in the DAG (tract.Position).
 	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
 	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
+	searchMigration,
 }
 
 // settingsSchema is version 3: per-tract settings (tract config).
@@ -154,6 +156,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) err
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+		if migrations[v] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
 		}
 	}
 	if _, err := tx.Exec(ctx, `UPDATE schema_version SET version = $1`, len(migrations)); err != nil {

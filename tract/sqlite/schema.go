@@ -86,6 +86,8 @@ var migrations = []string{
 	ALTER TABLE commits ADD COLUMN depth INTEGER;
 	ALTER TABLE commits ADD COLUMN jump BLOB;`,
 	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
+	searchMigration,
 }
 
 // settingsSchema is version 3: per-tract settings (tract config).
@@ -151,6 +153,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+		if migrations[v] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
 		}
 	}
 	if version < len(migrations) {

@@ -76,6 +76,9 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if err := t.insertRows(ctx, `INSERT INTO blobs (hash, data)`, `ON CONFLICT DO NOTHING`, 2, rows); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
+	if err := t.indexBlobs(ctx, blobs); err != nil {
+		return err
+	}
 	for _, b := range counted {
 		if err := t.SetTokens(ctx, b.Encoding, map[tract.Hash]int{b.Hash: b.Tokens}); err != nil {
 			return err
@@ -107,11 +110,15 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
 		}
 		gen, depth, jump := posColumns(c.Pos)
+		var meta any
+		if len(c.Meta) > 0 {
+			meta = string(c.Meta)
+		}
 		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), nullHash(c.Content), nullHash(c.Content), string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump})
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump, meta})
 	}
-	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`,
-		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 14, rows); err != nil {
+	if err := t.insertRowsTuple(ctx, `INSERT INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)`,
+		"(?, ?, ?, ?, (SELECT id FROM blobs WHERE hash = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
@@ -200,6 +207,9 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
 	res, err := t.q.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.content_id = blobs.id)`)
 	if err != nil {
+		return 0, err
+	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM blob_words WHERE rowid NOT IN (SELECT id FROM blobs)`); err != nil {
 		return 0, err
 	}
 	n, _ := res.RowsAffected()
