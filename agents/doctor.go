@@ -23,7 +23,8 @@ type Diagnosis struct {
 // unknown schema versions, several candidates in one directory, dangling,
 // outside and URL inherits (warnings), and an agent whose merged status is
 // active but whose inheritance does not reach the root directives document
-// (warning; see [ReachesRootDirectives]).
+// (warning; see [ReachesRootDirectives]). A slug with no context at all is
+// a *NoContextError, as for every other read of a slug.
 func Doctor(opts Options, slug string) (Diagnosis, error) {
 	if err := ValidateSlug(slug); err != nil {
 		return Diagnosis{}, err
@@ -40,7 +41,7 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		r.rep.errorf("%v", err)
 	}
 	if ch.Empty() {
-		r.rep.errorf("no context for slug %q visible from %s", slug, r.p)
+		return Diagnosis{}, &NoContextError{Slug: slug, Path: r.p}
 	}
 	if _, ok := RepoRoot(r.p); !ok {
 		r.rep.errorf("no write target: no .git directory or file at or above %s (journal needs --agents-dir)", r.p)

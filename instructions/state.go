@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,39 +157,60 @@ const MaxStateBytes = 64 << 20
 // ReadState reads the state file at path; ok is false when it does not
 // exist. Anything but a regular file is refused without blocking.
 func ReadState(path string) (st State, ok bool, err error) {
-	data, err := fsx.ReadRegular(path, MaxStateBytes)
+	st, _, ok, err = readState(path)
+	return st, ok, err
+}
+
+// readState is [ReadState] that also returns the file's bytes.
+func readState(path string) (st State, data []byte, ok bool, err error) {
+	data, err = fsx.ReadRegular(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, false, nil
+		return State{}, nil, false, nil
 	}
 	if err != nil {
-		return State{}, false, fmt.Errorf("read state: %w", err)
+		return State{}, nil, false, fmt.Errorf("read state: %w", err)
 	}
 	st, err = ParseState(data)
 	if err != nil {
-		return State{}, false, fmt.Errorf("state %s: %w", path, err)
+		return State{}, nil, false, fmt.Errorf("state %s: %w", path, err)
 	}
-	return st, true, nil
+	return st, data, true, nil
 }
 
 // UpdateState runs fn on the state in path under an exclusive lock on
 // "<path>.lock" and atomically writes what fn returns, so concurrent
 // processes on one state file lose nothing and never see a torn file. fn
 // gets nil when the file does not exist; an error from fn leaves the file
-// as it was.
+// as it was. A state equal to the one saved is not written again: a
+// resolve that finds nothing new costs a read, not a write and its fsyncs.
 func UpdateState(ctx context.Context, path string, fn func(*State) (State, error)) error {
+	_, err := UpdateStateFile(ctx, path, StateFileOptions{}, fn)
+	return err
+}
+
+// StateFileOptions are how [UpdateStateFile] writes a state file.
+type StateFileOptions struct {
+	// Mode is the file's permission bits; 0 means 0644. Private session
+	// state (a harness hook's) uses 0600.
+	Mode fs.FileMode
+}
+
+// UpdateStateFile is [UpdateState] with options; written reports whether
+// the file was written (false when fn's state equals the saved one).
+func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn func(*State) (State, error)) (written bool, err error) {
 	lock, err := fsx.LockFile(ctx, path+".lock")
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer lock.Unlock()
 	// Every writer holds the lock: a temporary file left now is a killed
 	// writer's.
 	if err := fsx.RemoveStaleTemps(path); err != nil {
-		return err
+		return false, err
 	}
-	st, ok, err := ReadState(path)
+	st, saved, ok, err := readState(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var cur *State
 	if ok {
@@ -196,13 +218,23 @@ func UpdateState(ctx context.Context, path string, fn func(*State) (State, error
 	}
 	next, err := fn(cur)
 	if err != nil {
-		return err
+		return false, err
 	}
 	data, err := MarshalState(next)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	if ok && bytes.Equal(data, saved) {
+		return false, nil
+	}
+	mode := opts.Mode
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err := fsx.WriteFileAtomic(path, data, mode); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // WriteState replaces the state file at path with st under the same lock

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -65,6 +66,69 @@ func TestParseStateRejectsBadInput(t *testing.T) {
 		if _, err := ParseState([]byte(tt.in)); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("ParseState(%s) = %v, want %q", tt.in, err, tt.wantErr)
 		}
+	}
+}
+
+// TestUpdateStateSkipsUnchangedWrite: an update that leaves the state as it
+// was does not replace the file (same inode, no temp-file write and its
+// fsyncs); a changed state does.
+func TestUpdateStateSkipsUnchangedWrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}
+	same := func(cur *State) (State, error) { return st, nil }
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.Stat(p)
+	if !os.SameFile(first, second) {
+		t.Error("an unchanged state was written again")
+	}
+	st.CoveredDirs = []string{"/r/a"}
+	if err := UpdateState(context.Background(), p, same); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := os.Stat(p)
+	if os.SameFile(second, third) {
+		t.Error("a changed state was not written")
+	}
+	if got, _, _ := ReadState(p); !slices.Equal(got.CoveredDirs, []string{"/r/a"}) {
+		t.Errorf("covered dirs %v after the update", got.CoveredDirs)
+	}
+}
+
+// TestUpdateStateFileModeAndWritten: the mode option sets the file's
+// permission bits on every write, and written tells a write from a skip.
+func TestUpdateStateFileModeAndWritten(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	st := State{Version: 1, Root: "/r", Cwd: "/r", Markers: []string{}, Files: []StateFile{}, CoveredDirs: []string{}}
+	same := func(*State) (State, error) { return st, nil }
+	private := StateFileOptions{Mode: 0o600}
+	for i, want := range []bool{true, false} {
+		written, err := UpdateStateFile(context.Background(), p, private, same)
+		if err != nil || written != want {
+			t.Fatalf("update %d: written %v, err %v; want written %v", i, written, err, want)
+		}
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	st.Cwd = "/r/a"
+	if written, err := UpdateStateFile(context.Background(), p, StateFileOptions{}, same); err != nil || !written {
+		t.Fatalf("changed state: written %v, err %v", written, err)
+	}
+	if fi, _ := os.Stat(p); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
+		t.Errorf("default mode %v, want 0644", fi.Mode().Perm())
 	}
 }
 

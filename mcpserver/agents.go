@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/agents"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
 	"github.com/agentlineage/lineage/triad"
 )
@@ -65,6 +64,7 @@ func (s *Server) addAgentsTools() {
 		Title:        "Merged agent profile",
 		Description:  "The deterministic merge of an agent's triad documents (agent, agenda or agency) along its context chain, as `lineage agents profile`.",
 		Annotations:  hints(true, false, true),
+		InputSchema:  withEnums[AgentsProfileInput](map[string][]string{"kind": strs(triad.Kinds...)}),
 		OutputSchema: anyObject,
 	}, s.toolAgentsProfile)
 	addTool(s, &mcp.Tool{
@@ -72,30 +72,56 @@ func (s *Server) addAgentsTools() {
 		Title:        "Append a journal entry",
 		Description:  "Append one entry to the agent's agency log at the write root of the path, as `lineage agents journal --json`: {file, written, entry}. Append-only; an id already present is not written again.",
 		Annotations:  hints(false, false, false),
+		InputSchema:  withEnums[AgentsJournalInput](map[string][]string{"writeScope": writeScopes}),
 		OutputSchema: anyObject,
 	}, s.toolAgentsJournal)
 	s.addAgentsAuthoringTools()
 	s.addAgentsAgendaTool()
 }
 
-// agentsOptions checks the slug and returns the options for a path.
-func (s *Server) agentsOptions(req *mcp.CallToolRequest, a AgentsArgs) (agents.Options, *mcp.CallToolResult, error) {
+// writeScopes are the values of writeScope.
+var writeScopes = []string{journal.ScopeSubmodule, journal.ScopeWorkspace, journal.ScopeLocal}
+
+// agentsOptions checks the slug and the path (inside the allowed roots)
+// and returns the options for the path and the call's scope.
+func (s *Server) agentsOptions(ctx context.Context, req *mcp.CallToolRequest, a AgentsArgs) (agents.Options, scope, *mcp.CallToolResult, error) {
 	if err := agents.ValidateSlug(a.Slug); err != nil {
-		return agents.Options{}, nil, fmt.Errorf("slug: %w", err)
+		return agents.Options{}, scope{}, nil, fmt.Errorf("slug: %w", err)
 	}
-	roots, ask := s.clientRoots(req)
+	sc, ask := s.callScope(ctx, req)
 	if ask != nil {
-		return agents.Options{}, ask, nil
+		return agents.Options{}, scope{}, ask, nil
 	}
-	p := s.workDir(roots)
-	if a.Path != "" {
-		p = fsx.Abs(p, a.Path)
+	p, err := sc.path("path", a.Path)
+	if err != nil {
+		return agents.Options{}, scope{}, nil, err
 	}
-	return agents.Options{Path: p}, nil, nil
+	return agents.Options{Path: p}, sc, nil, nil
 }
 
-func (s *Server) toolAgentsContext(_ context.Context, req *mcp.CallToolRequest, in AgentsContextInput) (*mcp.CallToolResult, *agents.Chain, error) {
-	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
+// checkChain refuses a chain with a context directory whose real path
+// leads outside the allowed roots, before any of its documents is merged.
+func checkChain(sc scope, ch *agents.Chain) error {
+	for _, c := range ch.Contexts {
+		if err := sc.check("context "+c.Prefix, c.Dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWrite refuses a journal write whose target directory (the agent's
+// context at the write root) leads outside the allowed roots.
+func checkWrite(sc scope, jo journal.Options, slug string) error {
+	t, err := journal.ResolveTarget(jo.Agents, slug, jo.Scope, jo.AgentsDir)
+	if err != nil {
+		return err
+	}
+	return sc.check("write target", t.Dir)
+}
+
+func (s *Server) toolAgentsContext(ctx context.Context, req *mcp.CallToolRequest, in AgentsContextInput) (*mcp.CallToolResult, *agents.Chain, error) {
+	opts, _, ask, err := s.agentsOptions(ctx, req, in.AgentsArgs)
 	if err != nil || ask != nil {
 		return ask, nil, err
 	}
@@ -106,7 +132,7 @@ func (s *Server) toolAgentsContext(_ context.Context, req *mcp.CallToolRequest, 
 	return nil, ch, nil
 }
 
-func (s *Server) toolAgentsProfile(_ context.Context, req *mcp.CallToolRequest, in AgentsProfileInput) (*mcp.CallToolResult, jsontext.Value, error) {
+func (s *Server) toolAgentsProfile(ctx context.Context, req *mcp.CallToolRequest, in AgentsProfileInput) (*mcp.CallToolResult, jsontext.Value, error) {
 	kind := in.Kind
 	if kind == "" {
 		kind = string(triad.Agent)
@@ -115,12 +141,15 @@ func (s *Server) toolAgentsProfile(_ context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("kind: %w", err)
 	}
-	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
+	opts, sc, ask, err := s.agentsOptions(ctx, req, in.AgentsArgs)
 	if err != nil || ask != nil {
 		return ask, nil, err
 	}
 	ch, err := agents.Resolve(opts, in.Slug)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkChain(sc, ch); err != nil {
 		return nil, nil, err
 	}
 	p, err := ch.RequireProfile(k)
@@ -138,7 +167,7 @@ func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
+	opts, sc, ask, err := s.agentsOptions(ctx, req, in.AgentsArgs)
 	if err != nil || ask != nil {
 		return ask, nil, err
 	}
@@ -148,6 +177,9 @@ func (s *Server) toolAgentsJournal(ctx context.Context, req *mcp.CallToolRequest
 		e.Kind = "journal"
 	}
 	jo.Agents = opts
+	if err := checkWrite(sc, jo, in.Slug); err != nil {
+		return nil, nil, err
+	}
 	res, err := journal.Append(ctx, jo, e)
 	if err != nil {
 		return nil, nil, err

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/agents"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -50,20 +49,20 @@ func (s *Server) addAgentsAgendaTool() {
 	}, s.toolAgentsAgenda)
 }
 
-func (s *Server) toolAgentsAgenda(_ context.Context, req *mcp.CallToolRequest, in AgentsAgendaInput) (*mcp.CallToolResult, jsontext.Value, error) {
+func (s *Server) toolAgentsAgenda(ctx context.Context, req *mcp.CallToolRequest, in AgentsAgendaInput) (*mcp.CallToolResult, jsontext.Value, error) {
 	if in.Calendar != "" && (in.BacklogOnly || in.CurrentOnly) {
 		return nil, nil, errors.New("backlogOnly, currentOnly: the calendar view cannot be limited to one part")
 	}
 	if in.BacklogOnly && in.CurrentOnly {
 		return nil, nil, errors.New("backlogOnly: cannot be combined with currentOnly")
 	}
-	roots, ask := s.clientRoots(req)
+	sc, ask := s.callScope(ctx, req)
 	if ask != nil {
 		return ask, nil, nil
 	}
-	p := s.workDir(roots)
-	if in.Path != "" {
-		p = fsx.Abs(p, in.Path)
+	p, err := sc.path("path", in.Path)
+	if err != nil {
+		return nil, nil, err
 	}
 	v, err := agents.CollectAgenda(agents.Options{Path: p}, agents.AgendaOptions{Calendar: in.Calendar,
 		ActiveOnly: in.ActiveOnly, BacklogOnly: in.BacklogOnly, CurrentOnly: in.CurrentOnly, Now: s.opts.Now()})

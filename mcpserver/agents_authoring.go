@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -41,6 +42,7 @@ func (s *Server) addAgentsAuthoringTools() {
 		Title:        "Append a rich agency entry",
 		Description:  "CLIA's `triads agency log`, as `lineage agents journal --json` with --detail, --participants, --link, --contrib and --upsert: one entry in the log of slug and of every slugs; returns [{file, written, replaced?, entry}].",
 		Annotations:  hints(false, false, false),
+		InputSchema:  withEnums[AgentsLogInput](map[string][]string{"writeScope": writeScopes}),
 		OutputSchema: anyObject,
 	}, s.toolAgentsLog)
 	addTool(s, &mcp.Tool{
@@ -55,7 +57,7 @@ func (s *Server) toolAgentsLog(ctx context.Context, req *mcp.CallToolRequest, in
 	if strings.TrimSpace(in.Note) == "" {
 		return nil, nil, errors.New("note: must not be empty")
 	}
-	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
+	opts, sc, ask, err := s.agentsOptions(ctx, req, in.AgentsArgs)
 	if err != nil || ask != nil {
 		return ask, nil, err
 	}
@@ -81,6 +83,11 @@ func (s *Server) toolAgentsLog(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, nil, err
 	}
 	jo.Agents = opts
+	for _, slug := range e.Slugs {
+		if err := checkWrite(sc, jo, slug); err != nil {
+			return nil, nil, err
+		}
+	}
 	res, err := journal.Log(ctx, jo, e)
 	if err != nil {
 		return nil, nil, err
@@ -102,7 +109,7 @@ func (s *Server) toolAgentsLog(ctx context.Context, req *mcp.CallToolRequest, in
 }
 
 func (s *Server) toolAgentsCommission(ctx context.Context, req *mcp.CallToolRequest, in AgentsCommissionInput) (*mcp.CallToolResult, *journal.CommissionResult, error) {
-	opts, ask, err := s.agentsOptions(req, in.AgentsArgs)
+	opts, sc, ask, err := s.agentsOptions(ctx, req, in.AgentsArgs)
 	if err != nil || ask != nil {
 		return ask, nil, err
 	}
@@ -111,6 +118,15 @@ func (s *Server) toolAgentsCommission(ctx context.Context, req *mcp.CallToolRequ
 		return nil, nil, err
 	}
 	jo.Agents = opts
+	if err := checkWrite(sc, jo, in.Slug); err != nil {
+		return nil, nil, err
+	}
+	if in.From != "" && (filepath.IsAbs(in.From) || strings.ContainsAny(in.From, `/\.`)) {
+		// A template directory (a slug has no separators or dots).
+		if _, err := sc.path("from", in.From); err != nil {
+			return nil, nil, err
+		}
+	}
 	res, err := journal.Commissioned(ctx, jo, journal.Commission{Slug: in.Slug, Title: in.Title, Role: in.Role,
 		Summary: in.Summary, Signature: in.Signature, From: in.From, DryRun: in.DryRun})
 	return nil, res, err

@@ -2,9 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,6 +26,26 @@ type InitialOutput struct {
 	// TextResource is set when Text was left out to keep the result small:
 	// read this resource for the block.
 	TextResource string `json:"textResource,omitempty" jsonschema:"set when text was too long to inline: read this resource for it"`
+	// Outside are AGENTS.md files of the chain that were not read because
+	// they (or where they lead) lie outside the allowed roots.
+	Outside []OutsideFile `json:"outside,omitempty" jsonschema:"chain files not read: outside the allowed roots"`
+}
+
+// OutsideFile is a file not read because it lies outside the allowed roots.
+type OutsideFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// outsideFiles are the chain files the confined loader refused.
+func outsideFiles(sc scope, in instructions.Initial) []OutsideFile {
+	var out []OutsideFile
+	for _, d := range in.Dirs {
+		if d.Path != "" && d.Status == instructions.StatusUnreadable && sc.roots.Check(d.Path) != nil {
+			out = append(out, OutsideFile{Path: d.Path, Reason: sc.roots.Check(d.Path).Error()})
+		}
+	}
+	return out
 }
 
 // ResolveInput are the arguments of instructions_resolve.
@@ -65,20 +87,19 @@ func (s *Server) addInstructionTools() {
 func ptr[T any](v T) *T { return &v }
 
 func (s *Server) toolInitial(ctx context.Context, req *mcp.CallToolRequest, in InitialInput) (*mcp.CallToolResult, InitialOutput, error) {
-	roots, ask := s.clientRoots(req)
+	sc, ask := s.callScope(ctx, req)
 	if ask != nil {
 		return ask, InitialOutput{}, nil
 	}
-	base := s.workDir(roots)
-	cwd := base
-	if in.Cwd != "" {
-		cwd = fsx.Abs(base, in.Cwd)
+	cwd, err := sc.path("cwd", in.Cwd)
+	if err != nil {
+		return nil, InitialOutput{}, err
 	}
-	sess, initial := instructions.Start(s.instructionOptions(cwd))
+	sess, initial := instructions.Start(s.instructionOptions(cwd, sc))
 	if err := s.setInstructionSession(ctx, req.Session, sess); err != nil {
 		return nil, InitialOutput{}, err
 	}
-	out := InitialOutput{Initial: initial}
+	out := InitialOutput{Initial: initial, Outside: outsideFiles(sc, initial)}
 	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
 		out.TextResource = initialURI(cwd, s.opts.Cwd)
 		out.Text = ""
@@ -95,18 +116,26 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 			return nil, ResolveOutput{}, fmt.Errorf("paths[%d]: must not be empty", i)
 		}
 	}
-	roots, ask := s.clientRoots(req)
+	sc, ask := s.callScope(ctx, req)
 	if ask != nil {
 		return ask, ResolveOutput{}, nil
+	}
+	paths := make([]string, len(in.Paths))
+	for i, p := range in.Paths {
+		abs, err := sc.path(fmt.Sprintf("paths[%d]", i), p)
+		if err != nil {
+			return nil, ResolveOutput{}, err
+		}
+		paths[i] = abs
 	}
 	out := ResolveOutput{Targets: []instructions.Resolution{}}
 	// Resolve target by target and stop while the result (with the paths
 	// left over) is still well under the cap: one more target adds at most
 	// maxFilesPerResolve files.
 	limit := s.opts.MaxResultTokens * 4 / 5
-	err := s.withInstructionSession(ctx, req.Session, s.workDir(roots), func(sess *instructions.Session) {
+	err := s.withInstructionSession(ctx, req.Session, sc, func(sess *instructions.Session) {
 		var files []instructions.File
-		for i, p := range in.Paths {
+		for i, p := range paths {
 			r := sess.Resolve(p)
 			out.Targets = append(out.Targets, r)
 			files = append(files, r.Files...)
@@ -126,13 +155,14 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 	return nil, out, nil
 }
 
-// instructionOptions are the session options for a working directory.
-func (s *Server) instructionOptions(cwd string) instructions.Options {
+// instructionOptions are the session options for a working directory: the
+// loader reads no file whose real path leads outside the scope's roots.
+func (s *Server) instructionOptions(cwd string, sc scope) instructions.Options {
 	cfg := s.cfg
 	if o := cfg.Root.ProjectRootOverride; o != "" && !filepath.IsAbs(o) {
 		cfg.Root.ProjectRootOverride = fsx.Abs(s.opts.Cwd, o)
 	}
-	return instructions.Options{Config: cfg, Cwd: cwd, Home: s.opts.Home}
+	return instructions.Options{Config: cfg, Cwd: cwd, Home: s.opts.Home, FS: confinedFS{FS: instructions.OS, roots: sc.roots}}
 }
 
 func (s *Server) statePath() string { return filepath.Join(s.opts.StateDir, StateFileName) }
@@ -154,12 +184,12 @@ func (s *Server) setInstructionSession(ctx context.Context, ss *mcp.ServerSessio
 // starting one with the initial load when there is none. When stateless
 // the saved session is loaded and saved under its file lock, so servers
 // and CLI calls sharing it lose nothing.
-func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSession, cwd string, fn func(*instructions.Session)) error {
+func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSession, sc scope, fn func(*instructions.Session)) error {
 	if s.opts.Stateless {
 		if err := ensureDir(s.opts.StateDir); err != nil {
 			return err
 		}
-		return instructions.UpdateSession(ctx, s.statePath(), s.instructionOptions(s.opts.Cwd), func(sess *instructions.Session, _ *instructions.Initial) error {
+		return instructions.UpdateSession(ctx, s.statePath(), s.instructionOptions(s.opts.Cwd, sc), func(sess *instructions.Session, _ *instructions.Initial) error {
 			fn(sess)
 			return nil
 		})
@@ -168,7 +198,7 @@ func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSessi
 	sess, ok := s.sessions[ss]
 	s.mu.Unlock()
 	if !ok {
-		sess, _ = instructions.Start(s.instructionOptions(cwd))
+		sess, _ = instructions.Start(s.instructionOptions(sc.work, sc))
 		s.mu.Lock()
 		s.pruneLocked()
 		if cur, raced := s.sessions[ss]; raced {
@@ -182,25 +212,22 @@ func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSessi
 	return nil
 }
 
-// workDir is the server's working directory, narrowed to the first of the
-// client's roots that lies inside it.
-func (s *Server) workDir(roots []string) string {
-	for _, r := range roots {
-		if fsx.Contains(s.opts.Cwd, r) {
-			return r
-		}
-	}
-	return s.opts.Cwd
-}
-
 // rootsKey labels the roots request in a multi-round-trip tool call.
 const rootsKey = "roots"
 
-// clientRoots returns the client's file roots. A client that has roots and
-// has not told them yet in this session is asked: ask is the result to
-// return, and the SDK calls the tool again with the answer (on older
-// protocol versions the SDK asks the client itself).
-func (s *Server) clientRoots(req *mcp.CallToolRequest) (roots []string, ask *mcp.CallToolResult) {
+// RootsTimeout is how long a tool call waits for the client's roots/list
+// answer before it falls back to the server's working directory.
+const RootsTimeout = 2 * time.Second
+
+// clientRoots returns the client's file roots, asking the client once per
+// session. A client without the roots capability, or whose roots/list
+// fails or does not answer within [RootsTimeout], gets none: the call then
+// runs in the server's directory (said once per session on the log). On
+// the 2026-07-28 protocol a server may not send requests while serving
+// one, so the roots are asked for with an input request instead: ask is
+// the result to return, and the client calls the tool again with the
+// answer.
+func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest) (roots []string, ask *mcp.CallToolResult) {
 	if s.opts.Stateless {
 		// One shared session for everybody: it is rooted at the server's
 		// directory, and a stateless server cannot ask a client anything.
@@ -209,20 +236,48 @@ func (s *Server) clientRoots(req *mcp.CallToolRequest) (roots []string, ask *mcp
 	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
 		return nil, nil
 	}
-	if r, ok := req.Params.InputResponses[rootsKey].(*mcp.ListRootsResult); ok {
-		roots = fileRoots(r)
-		s.mu.Lock()
-		s.roots[req.Session] = roots
-		s.mu.Unlock()
-		return roots, nil
-	}
 	s.mu.Lock()
 	roots, ok := s.roots[req.Session]
 	s.mu.Unlock()
 	if ok {
 		return roots, nil
 	}
-	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsKey: &mcp.ListRootsParams{}}}
+	if inputRequests(req.Session) {
+		if req.Params.InputResponses == nil {
+			return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsKey: &mcp.ListRootsParams{}}}
+		}
+		if r, ok := req.Params.InputResponses[rootsKey].(*mcp.ListRootsResult); ok {
+			return s.keepRoots(req.Session, fileRoots(r)), nil
+		}
+		return s.rootsFailed(req.Session, errors.New("the client answered without roots")), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, RootsTimeout)
+	defer cancel()
+	r, err := req.Session.ListRoots(ctx, nil)
+	if err != nil {
+		return s.rootsFailed(req.Session, err), nil
+	}
+	return s.keepRoots(req.Session, fileRoots(r)), nil
+}
+
+// inputRequests reports whether the session's protocol version asks the
+// client with input requests rather than server-to-client requests.
+func inputRequests(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+func (s *Server) keepRoots(ss *mcp.ServerSession, roots []string) []string {
+	s.mu.Lock()
+	s.roots[ss] = roots
+	s.mu.Unlock()
+	return roots
+}
+
+// rootsFailed records that a session has no usable roots and says so once.
+func (s *Server) rootsFailed(ss *mcp.ServerSession, err error) []string {
+	s.opts.Logger.Warn("the client's roots are unavailable; using the server's working directory", "cwd", s.opts.Cwd, "error", err)
+	return s.keepRoots(ss, []string{})
 }
 
 // cachedRoots are the roots a session has told, for handlers that cannot ask.

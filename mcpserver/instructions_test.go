@@ -208,8 +208,11 @@ func TestRootsNarrowTheWorkingDirectory(t *testing.T) {
 	}()
 	var in InitialOutput
 	call(t, cs, "instructions_initial", nil, &in)
-	if len(in.Files) != 2 {
-		t.Fatalf("initial from the client's root must load root and sub: %+v", in.Files)
+	// The client's root is the allowed root: the project's AGENTS.md above
+	// it is reported as outside, never read.
+	if len(in.Files) != 1 || in.Files[0].Path != filepath.Join(dir, "sub", "AGENTS.md") ||
+		len(in.Outside) != 1 || in.Outside[0].Path != filepath.Join(dir, "AGENTS.md") || strings.Contains(in.Text, "root rules") {
+		t.Fatalf("initial from the client's root must load sub only and report the root's file: %+v", in)
 	}
 }
 
@@ -258,6 +261,7 @@ func TestToolsDeclareSchemasAndHonestHints(t *testing.T) {
 	want := map[string]hints{
 		"instructions_initial": {false, false, true},
 		"instructions_resolve": {false, false, false},
+		"instructions_resume":  {false, false, false},
 	}
 	for k, v := range toolHintsWanted {
 		want[k] = v

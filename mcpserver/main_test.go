@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ func serveFromEnv() int {
 		Stateless:       os.Getenv("LINEAGE_MCP_TEST_STATELESS") == "1",
 		PollInterval:    poll,
 		MaxResultTokens: maxTokens,
+		AllowRoots:      strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ALLOW_ROOTS")),
 		Logger:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
@@ -66,6 +68,7 @@ type serverProc struct {
 	stateless     bool
 	poll          time.Duration
 	maxTokens     int
+	allowRoots    []string
 }
 
 func (p serverProc) command(t testing.TB) *exec.Cmd {
@@ -82,6 +85,7 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_POLL="+p.poll.String(),
 		"LINEAGE_MCP_TEST_MAX_TOKENS="+strconv.Itoa(p.maxTokens),
 		"LINEAGE_MCP_TEST_STORE="+p.store,
+		"LINEAGE_MCP_TEST_ALLOW_ROOTS="+strings.Join(p.allowRoots, " "),
 	)
 	if p.stateless {
 		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_STATELESS=1")

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/instructions"
-	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // InitialResourceURI is the resource holding the initial AGENTS.md block of
@@ -34,7 +33,7 @@ func (s *Server) addInstructionResources() {
 		MIMEType:    "text/plain",
 	}, s.readInitial)
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: InitialResourceURI + "{?cwd}",
+		URITemplate: InitialResourceURI + "?cwd={+cwd}",
 		Name:        "instructions-initial-at",
 		Title:       "Initial AGENTS.md block for a directory",
 		Description: "The initial block for another working directory (absolute, or relative to the server's).",
@@ -47,11 +46,12 @@ func (s *Server) readInitial(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if err != nil || u.Scheme+"://"+u.Host+u.Path != InitialResourceURI {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	cwd := s.workDir(s.cachedRoots(req.Session))
-	if c := u.Query().Get("cwd"); c != "" {
-		cwd = fsx.Abs(cwd, c)
+	sc := s.scopeOf(s.cachedRoots(req.Session))
+	cwd, err := sc.path("cwd", u.Query().Get("cwd"))
+	if err != nil {
+		return nil, err
 	}
-	_, in := instructions.Start(s.instructionOptions(cwd))
+	_, in := instructions.Start(s.instructionOptions(cwd, sc))
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI: req.Params.URI, MIMEType: "text/plain", Text: in.Text,
 	}}}, nil
@@ -92,13 +92,16 @@ func (s *Server) refreshInitialFiles() {
 	s.mu.Unlock()
 	var files []instructions.StateFile
 	for _, uri := range uris {
-		cwd := s.opts.Cwd
-		if u, err := url.Parse(uri); err == nil {
-			if c := u.Query().Get("cwd"); c != "" {
-				cwd = fsx.Abs(cwd, c)
-			}
+		sc := s.scopeOf(nil)
+		u, err := url.Parse(uri)
+		if err != nil {
+			continue
 		}
-		sess, _ := instructions.Start(s.instructionOptions(cwd))
+		cwd, err := sc.path("cwd", u.Query().Get("cwd"))
+		if err != nil {
+			continue
+		}
+		sess, _ := instructions.Start(s.instructionOptions(cwd, sc))
 		files = append(files, sess.State().Files...)
 	}
 	s.mu.Lock()

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -54,6 +55,9 @@ type Options struct {
 	// Tract is the tract the tract tools use when a call names none;
 	// "" means main.
 	Tract string
+	// AllowRoots are directories (absolute) every call may read and write
+	// besides the client's roots (else Cwd).
+	AllowRoots []string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -88,6 +92,12 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("mcp server: working directory must be an absolute path")
 	}
 	opts.Cwd = filepath.Clean(opts.Cwd)
+	for i, r := range opts.AllowRoots {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("mcp server: allowed root %q must be an absolute path", r)
+		}
+		opts.AllowRoots[i] = filepath.Clean(r)
+	}
 	if opts.Stateless && opts.StateDir == "" {
 		return nil, errors.New("mcp server: stateless mode needs a state directory")
 	}
@@ -136,6 +146,7 @@ func New(opts Options) (*Server, error) {
 		},
 	})
 	s.addInstructionTools()
+	s.addInstructionResumeTool()
 	s.addInstructionResources()
 	s.addAgentsTools()
 	if opts.OpenTract != nil {
@@ -146,10 +157,22 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// serverInstructions is sent at initialize: how to use the AGENTS.md tools
+// without wasting turns (the five prompt rules of the hierarchy-loading
+// seed, §8, in our words).
 const serverInstructions = `lineage tells you which AGENTS.md instructions apply.
-Call instructions_initial once at the start, then instructions_resolve with the
-paths you are about to read or edit: it names only the AGENTS.md files you have
-not been given yet (paste its reminder into your context and read them).`
+1. Call instructions_initial once when the session starts: the AGENTS.md files from
+   the project root down to the working directory are then in your context. Do not
+   look for AGENTS.md again on every turn.
+2. Call instructions_resolve only when you are about to read or edit a path you have
+   not worked on yet; it names only the AGENTS.md files you have not been given.
+3. When it names files, read them and follow what they say (paste its reminder into
+   your context).
+4. Do not read the same AGENTS.md twice: what you were given stays valid until
+   instructions_resolve reports it updated.
+5. When you resume a saved session, call instructions_resume first; if it returns a
+   <system-reminder type="session.resume.diff">, act on those differences before
+   anything else.`
 
 // MCP returns the underlying SDK server.
 func (s *Server) MCP() *mcp.Server { return s.srv }

@@ -1,13 +1,16 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,11 +29,22 @@ import (
 // answers it with an error itself instead of letting the server wait.
 func StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
 	p := newPending()
+	w := &answerWriter{w: out, p: p}
 	return &mcp.IOTransport{
-		Reader: &drainReader{r: in, p: p},
-		Writer: &answerWriter{w: out, p: p},
+		Reader: newDrainReader(in, p, w),
+		Writer: w,
 	}
 }
+
+// MaxMessageBytes is the longest stdio message (one line) the server
+// reads; a longer line is answered with a parse error and skipped.
+const MaxMessageBytes = 4 << 20
+
+// JSON-RPC error codes of messages the server cannot read.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
 
 // pending is the set of request IDs read and not yet answered, and of the
 // server's own requests to the client not yet answered.
@@ -105,39 +119,95 @@ func (p *pending) wait() (answers []byte, done bool) {
 	return answers, false
 }
 
-// drainReader passes input through, noting the request IDs in it.
+// drainReader passes input through line by line, noting the request IDs
+// in it. A line that is not JSON, is longer than [MaxMessageBytes] or is
+// not a JSON-RPC message never reaches the SDK (which would end the
+// connection): it is answered with an error of id null and skipped.
 type drainReader struct {
-	r    io.Reader
-	p    *pending
-	line []byte
-	eof  bool
+	in  io.Reader
+	r   *bufio.Reader
+	p   *pending
+	w   *answerWriter
+	eof bool
+	// buf is the part of the current message not yet passed on.
+	buf []byte
 	// extra is input made up after the end of input: error answers to the
 	// server's requests.
 	extra []byte
 }
 
 func (d *drainReader) Read(b []byte) (int, error) {
-	if d.eof {
-		return d.afterEOF(b)
+	for len(d.buf) == 0 {
+		if d.eof {
+			return d.afterEOF(b)
+		}
+		if err := d.next(); err != nil {
+			return 0, err
+		}
 	}
-	n, err := d.r.Read(b)
-	d.scan(b[:n])
-	if err == nil {
-		return n, nil
+	n := copy(b, d.buf)
+	d.buf = d.buf[n:]
+	return n, nil
+}
+
+func newDrainReader(in io.Reader, p *pending, w *answerWriter) *drainReader {
+	return &drainReader{in: in, r: bufio.NewReaderSize(in, 64<<10), p: p, w: w}
+}
+
+// next reads one line into buf when it is a message to pass on.
+func (d *drainReader) next() error {
+	line, tooLong, err := readLine(d.r, MaxMessageBytes)
+	if errors.Is(err, io.EOF) {
+		d.eof = true
+	} else if err != nil {
+		return err
 	}
-	if !errors.Is(err, io.EOF) {
-		return n, err
+	if tooLong {
+		return d.refuse(codeParseError, fmt.Sprintf("parse error: message longer than %d bytes", MaxMessageBytes))
 	}
-	d.eof = true
-	if len(d.line) > 0 {
-		noteRequests(d.line, d.p)
-		d.line = nil
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
 	}
-	if n > 0 {
-		// The requests in b must reach the server before EOF is reported.
-		return n, nil
+	if !json.Valid(line) {
+		return d.refuse(codeParseError, "parse error: not JSON")
 	}
-	return d.afterEOF(b)
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return d.refuse(codeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message (batches are not supported)")
+	}
+	noteRequests(line, d.p)
+	d.buf = append(line, '\n')
+	return nil
+}
+
+// refuse answers an unreadable message with an error of id null.
+func (d *drainReader) refuse(code int, msg string) error {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	_, err := d.w.Write(append(b, '\n'))
+	return err
+}
+
+// readLine reads up to and without the next newline (or the end of
+// input). A line longer than limit is read to its end and dropped:
+// tooLong is set and line is nil.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			line = nil
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+	}
 }
 
 // afterEOF holds the end of input back until every request is answered.
@@ -154,28 +224,9 @@ func (d *drainReader) afterEOF(b []byte) (int, error) {
 	return n, nil
 }
 
-// scan notes the requests of every complete line in b.
-func (d *drainReader) scan(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			d.line = append(d.line, b...)
-			return
-		}
-		if len(d.line) > 0 {
-			d.line = append(d.line, b[:i]...)
-			noteRequests(d.line, d.p)
-			d.line = d.line[:0]
-		} else {
-			noteRequests(b[:i], d.p)
-		}
-		b = b[i+1:]
-	}
-}
-
 func (d *drainReader) Close() error {
 	d.p.close()
-	if c, ok := d.r.(io.Closer); ok {
+	if c, ok := d.in.(io.Closer); ok {
 		return c.Close()
 	}
 	return nil
@@ -183,11 +234,15 @@ func (d *drainReader) Close() error {
 
 // answerWriter passes output through, noting the responses in it.
 type answerWriter struct {
-	w io.Writer
-	p *pending
+	mu sync.Mutex
+	w  io.Writer
+	p  *pending
 }
 
 func (a *answerWriter) Write(b []byte) (int, error) {
+	// The reader writes error answers too: one message at a time.
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	// The SDK writes one message (or one batch) per call. A request is
 	// noted before it is written (its answer may come back at once), a
 	// response after (the reader must not report EOF before it is out).

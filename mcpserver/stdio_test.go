@@ -2,10 +2,14 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -95,15 +99,16 @@ func TestServerRequestAfterEndOfInputIsAnswered(t *testing.T) {
 	}
 }
 
-func TestDrainReaderPassesInputThroughUnchanged(t *testing.T) {
-	input := `{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `[{"jsonrpc":"2.0","id":"x","method":"b"}]` + "\n" + `not json` + "\n" + `{"id":2,"method":"c"}`
+func TestDrainReaderPassesMessagesAndAnswersTheRest(t *testing.T) {
+	input := `{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `[{"jsonrpc":"2.0","id":"x","method":"b"}]` + "\n" + `not json` + "\n" +
+		`{"id":2,"method":"c"}` + "\n" + strings.Repeat("x", MaxMessageBytes+10) + "\n\n" + `{"jsonrpc":"2.0","id":3,"method":"d"}`
 	p := newPending()
-	r := &drainReader{r: &oneByteReader{strings.NewReader(input)}, p: p}
+	var errs strings.Builder
+	w := &answerWriter{w: &errs, p: p}
+	r := newDrainReader(&oneByteReader{strings.NewReader(input)}, p, w)
 	go func() {
-		// Answer everything, one by one, as the server would.
 		// Answer each request once it has been read, as the server would.
-		w := &answerWriter{w: io.Discard, p: p}
-		for _, a := range []struct{ id, resp string }{{"n:1", `{"id":1,"result":{}}`}, {"s:x", `[{"id":"x","result":{}}]`}, {"n:2", `{"id":2,"error":{}}`}} {
+		for _, a := range []struct{ id, resp string }{{"n:1", `{"jsonrpc":"2.0","id":1,"result":{}}`}, {"n:3", `{"jsonrpc":"2.0","id":3,"error":{}}`}} {
 			p.mu.Lock()
 			for _, ok := p.ids[a.id]; !ok; _, ok = p.ids[a.id] {
 				p.mu.Unlock()
@@ -115,14 +120,31 @@ func TestDrainReaderPassesInputThroughUnchanged(t *testing.T) {
 		}
 	}()
 	got, err := io.ReadAll(r)
-	if err != nil || string(got) != input {
+	want := `{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"d"}` + "\n"
+	if err != nil || string(got) != want {
 		t.Fatalf("read %q, %v", got, err)
+	}
+	lines := strings.Split(strings.TrimSpace(errs.String()), "\n")
+	codes := []string{}
+	for _, l := range lines {
+		var m struct {
+			ID    *int `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(l), &m) == nil && m.Error != nil && m.ID == nil {
+			codes = append(codes, strconv.Itoa(m.Error.Code))
+		}
+	}
+	if strings.Join(codes, ",") != "-32600,-32700,-32600,-32700" {
+		t.Fatalf("error answers %v in:\n%.300s", codes, errs.String())
 	}
 }
 
 func TestDrainReaderStopsWaitingWhenClosed(t *testing.T) {
 	p := newPending()
-	r := &drainReader{r: strings.NewReader(`{"id":7,"method":"slow"}` + "\n"), p: p}
+	r := newDrainReader(strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"slow"}`+"\n"), p, &answerWriter{w: io.Discard, p: p})
 	done := make(chan error)
 	go func() { _, err := io.ReadAll(r); done <- err }()
 	r.Close()
@@ -133,8 +155,8 @@ func TestDrainReaderStopsWaitingWhenClosed(t *testing.T) {
 
 func TestCancelledRequestIsNotWaitedFor(t *testing.T) {
 	p := newPending()
-	in := `{"id":7,"method":"slow"}` + "\n" + `{"method":"notifications/cancelled","params":{"requestId":7}}` + "\n"
-	r := &drainReader{r: strings.NewReader(in), p: p}
+	in := `{"jsonrpc":"2.0","id":7,"method":"slow"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}` + "\n"
+	r := newDrainReader(strings.NewReader(in), p, &answerWriter{w: io.Discard, p: p})
 	if _, err := io.ReadAll(r); err != nil {
 		t.Fatal(err)
 	}
@@ -170,24 +192,57 @@ func TestIDKey(t *testing.T) {
 	}
 }
 
-func FuzzDrainReader(f *testing.F) {
-	f.Add(`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"id":1,"result":{}}`)
-	f.Add(`[{"id":"x","method":"b"},{"method":"notifications/cancelled","params":{"requestId":"x"}}]`)
-	f.Add("\n\n{\"id\":")
-	f.Fuzz(func(t *testing.T, input string) {
-		p := newPending()
-		// Answer whatever the input asked, so the reader never blocks.
-		noteRequests([]byte(input), p)
-		p.mu.Lock()
-		p.ids = map[string]struct{}{}
-		p.mu.Unlock()
-		r := &drainReader{r: strings.NewReader(input), p: p}
-		r.p.close()
-		got, err := io.ReadAll(r)
-		if err != nil || string(got) != input {
-			t.Fatalf("read %q, %v; want the input unchanged", got, err)
+// FuzzStdioFraming feeds the stdio server arbitrary bytes (cut into lines,
+// some of them oversized) and then one valid request: whatever came before,
+// the server answers it, and every line it writes is a JSON-RPC message.
+func FuzzStdioFraming(f *testing.F) {
+	f.Add([]byte("not json"), false)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"a"}`), false)
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":"x","method":"b"}]`), false)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x"}`), false)
+	f.Add([]byte("\x00\xff{\n}\n"), true)
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), false)
+	srv, err := New(Options{Cwd: f.TempDir()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, junk []byte, oversized bool) {
+		var in bytes.Buffer
+		in.Write(bytes.ReplaceAll(junk, []byte("999"), []byte("998")))
+		if oversized {
+			in.WriteString(strings.Repeat("y", MaxMessageBytes+1))
 		}
-		noteCalls(decodeMessages([]byte(input)), p)
-		noteResponses(decodeMessages([]byte(input)), p)
+		in.WriteString("\n" + `{"jsonrpc":"2.0","id":999,"method":"ping"}` + "\n")
+		var out lockedBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		// The server may end the session on what the junk says (an
+		// initialize with a bad version); it must not end it on framing.
+		_ = srv.ServeStdio(ctx, &in, &out)
+		if !strings.Contains(out.String(), `"id":999,"result":{}`) {
+			t.Fatalf("no answer to the ping after %q (oversized %v); output:\n%.500s", junk, oversized, out.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if !json.Valid([]byte(line)) || !strings.Contains(line, `"jsonrpc":"2.0"`) {
+				t.Fatalf("output line is not a JSON-RPC message: %.200q", line)
+			}
+		}
 	})
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

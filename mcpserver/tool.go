@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -26,7 +27,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 		}
-		t.OutputSchema = schema
+		t.OutputSchema = objectSchema(schema)
 	}
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, json.RawMessage, error) {
 		res, out, err := h(ctx, req, in)
@@ -65,4 +66,47 @@ func resultTokens(c TokenCounter, v any) int {
 		return 0
 	}
 	return c.Count(string(b))
+}
+
+// objectSchema makes the schema of a pointer result ("type":
+// ["null","object"]) plain "object": MCP requires an output schema of type
+// object, and a tool never returns a null structured result.
+func objectSchema(s *jsonschema.Schema) *jsonschema.Schema {
+	if s.Type == "" && len(s.Types) == 2 && slices.Contains(s.Types, "null") && slices.Contains(s.Types, "object") {
+		s.Types = nil
+		s.Type = "object"
+	}
+	return s
+}
+
+// withEnums is the input schema inferred from In with the fixed value sets
+// of some string properties (or of the items of string-array properties)
+// as enums, so clients can offer and check them.
+func withEnums[In any](enums map[string][]string) *jsonschema.Schema {
+	s, err := jsonschema.ForType(reflect.TypeFor[In](), nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %s: %v", reflect.TypeFor[In](), err))
+	}
+	for name, values := range enums {
+		p := s.Properties[name]
+		if p == nil {
+			panic(fmt.Sprintf("input schema of %s: no property %q", reflect.TypeFor[In](), name))
+		}
+		if p.Items != nil {
+			p = p.Items
+		}
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+	return s
+}
+
+// strs converts a list of string-typed constants.
+func strs[V ~string](vs ...V) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/tract"
@@ -56,33 +58,46 @@ type TractArg struct {
 // CommitInput are the arguments of tract_commit (as tract commit).
 type CommitInput struct {
 	TractArg
-	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact or metadata"`
+	Type       string           `json:"type" jsonschema:"content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata or tools"`
 	Role       string           `json:"role,omitempty" jsonschema:"role (default: the type's, user for messages)"`
-	Text       string           `json:"text" jsonschema:"content text"`
+	Text       string           `json:"text,omitempty" jsonschema:"content text (none for tools)"`
 	Name       string           `json:"name,omitempty" jsonschema:"name (of an instruction: only the latest of a name is compiled)"`
 	ToolCallID string           `json:"toolCallId,omitempty" jsonschema:"the tool call a tool_result answers"`
 	ToolCalls  []tract.ToolCall `json:"toolCalls,omitempty" jsonschema:"tool calls of a tool_call"`
 	Message    string           `json:"message,omitempty" jsonschema:"commit message"`
 	Priority   string           `json:"priority,omitempty" jsonschema:"pinned or skip: annotate the new commit (as --pin / --skip)"`
+	Meta       map[string]any   `json:"meta,omitempty" jsonschema:"metadata kept with the commit: hashed, searchable, never compiled"`
+	Tools      []map[string]any `json:"tools,omitempty" jsonschema:"tool definitions of a tools commit: {name, description, parameters} (or the OpenAI or Anthropic shape)"`
 }
 
 // CompileInput are the arguments of tract_compile.
 type CompileInput struct {
 	TractArg
 	Budget   int    `json:"budget,omitempty" jsonschema:"most tokens the context may use (0: no budget)"`
-	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, anthropic or text"`
+	Format   string `json:"format,omitempty" jsonschema:"json (default: the full record), openai, openai-request (messages and tools), anthropic or text"`
 	At       string `json:"at,omitempty" jsonschema:"compile as of this ref (time travel)"`
 	Encoding string `json:"encoding,omitempty" jsonschema:"token encoding: o200k_base (default) or cl100k_base"`
 }
 
-// CompileOutput is tract compile --json; for another format the rendered
-// context is in openai, anthropic or text and messages is left empty.
+// CompileOutput is tract compile --json with the messages in exactly one
+// place: messages for the json format, else openai, anthropic or text (a
+// model reading the result must never see an empty messages list beside
+// the real ones). When the context is too long to inline, none of them is
+// set and resource names where to read it.
 type CompileOutput struct {
-	tract.Result `json:",inline"`
-	Format       string                `json:"format"`
-	OpenAI       []tract.OpenAIMessage `json:"openai,omitempty"`
-	Anthropic    *tract.Anthropic      `json:"anthropic,omitempty"`
-	Text         string                `json:"text,omitempty"`
+	Tract         string                `json:"tract"`
+	Head          tract.Hash            `json:"head"`
+	Encoding      string                `json:"encoding"`
+	Tokens        int                   `json:"tokens"`
+	Budget        *int                  `json:"budget"`
+	Format        string                `json:"format" jsonschema:"json, openai, openai-request, anthropic or text: the field that holds the messages"`
+	Messages      []tract.Message       `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
+	OpenAI        []tract.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
+	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitzero" jsonschema:"messages and tools of an OpenAI chat request (format openai-request)"`
+	Anthropic     *tract.Anthropic      `json:"anthropic,omitzero" jsonschema:"system, messages and tools in Anthropic form (format anthropic)"`
+	Tools         []tract.ToolDef       `json:"tools,omitzero" jsonschema:"the latest tools commit's definitions (format json)"`
+	Text          string                `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
+	Dropped       []tract.Dropped       `json:"dropped"`
 	// Resource is set when the context was too long to inline: read it
 	// there instead.
 	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
@@ -110,12 +125,17 @@ func (s *Server) addTractTools() {
 		Title:       "Append to a tract",
 		Description: "Append one piece of context (a message, an instruction, a tool call or result…) to the tract's current branch, as `lineage tract commit --json`. Returns the commit. Concurrent writers never lose a commit.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[CommitInput](map[string][]string{
+			"type": strs(tract.Types...), "priority": strs(tract.Pinned, tract.Skip),
+			"role": {tract.RoleSystem, tract.RoleUser, tract.RoleAssistant, tract.RoleTool}}),
 	}, s.toolCommit)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_compile",
 		Title:       "Compile a tract's context",
 		Description: "The message list an LLM receives for the tract's HEAD (or `at` a ref), under an optional token budget, as `lineage tract compile --json`; lists what the budget dropped.",
 		Annotations: hints(true, false, true),
+		InputSchema: withEnums[CompileInput](map[string][]string{
+			"format": strs(tract.FormatJSON, tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText)}),
 	}, s.toolCompile)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_log",
@@ -124,6 +144,9 @@ func (s *Server) addTractTools() {
 		Annotations: hints(true, false, true),
 	}, s.toolLog)
 	s.addTractRefTools()
+	s.addTractFindTools()
+	s.addTractCompressTools()
+	s.addTractStatusTools()
 }
 
 // hints builds honest tool annotations; nothing here reaches outside the
@@ -133,6 +156,9 @@ func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
 }
 
 func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.Commit, error) {
+	if strings.TrimSpace(in.Text) == "" && len(in.ToolCalls) == 0 && len(in.Tools) == 0 {
+		return nil, tract.Commit{}, errors.New("text: must not be empty or blank (nothing to commit)")
+	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
 		return nil, tract.Commit{}, err
@@ -143,6 +169,20 @@ func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in Comm
 	}
 	if req.Priority, err = tract.ParseMark(in.Priority); err != nil {
 		return nil, tract.Commit{}, err
+	}
+	if in.Meta != nil {
+		if req.Meta, err = jsonv2.Marshal(in.Meta); err != nil {
+			return nil, tract.Commit{}, err
+		}
+	}
+	if in.Tools != nil {
+		raw, err := jsonv2.Marshal(in.Tools)
+		if err != nil {
+			return nil, tract.Commit{}, err
+		}
+		if req.Content.Tools, err = tract.ParseTools(raw); err != nil {
+			return nil, tract.Commit{}, err
+		}
 	}
 	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
 	return nil, c, err
@@ -172,22 +212,27 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 	}
 	out := compileOutput(res, r)
 	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
-		out = compileOutput(res, tract.Rendered{})
-		out.Messages = []tract.Message{}
+		out = compileOutput(res, tract.Rendered{Format: format})
+		out.Messages = nil
 		out.Resource = compiledURI(name, in.Budget, string(format), in.At)
 	}
 	return nil, out, nil
 }
 
-// compileOutput is res with its rendering r; the messages stay only in the
-// json format (a zero r renders none).
+// compileOutput is res with its rendering r: the messages stay only in the
+// field of r's format.
 func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
-	out := CompileOutput{Result: res, Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text}
+	out := CompileOutput{Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Tokens: res.Tokens, Budget: res.Budget,
+		Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
-	if r.Format != tract.FormatJSON {
-		out.Messages = []tract.Message{}
+	if r.Format == tract.FormatJSON {
+		out.Tools = res.Tools
+		out.Messages = res.Messages
+		if out.Messages == nil {
+			out.Messages = []tract.Message{}
+		}
 	}
 	return out
 }

@@ -97,12 +97,14 @@ func (s *Server) addTractRefTools() {
 		Title:       "Merge a branch",
 		Description: "Merge a branch into the current one, as `lineage tract merge --json`: fast-forward when possible, else a merge commit. Conflicts change nothing and are reported unless a strategy is given.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[MergeInput](map[string][]string{"strategy": {tract.StrategyOurs, tract.StrategyTheirs}}),
 	}, s.toolMerge)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_annotate",
 		Title:       "Set a commit's priority",
 		Description: "Record how this tract sees a commit (skip, normal, important, pinned), as `lineage tract annotate`; the newest annotation counts, older ones are kept.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[AnnotateInput](map[string][]string{"priority": strs(tract.Skip, tract.Normal, tract.Important, tract.Pinned)}),
 	}, s.toolAnnotate)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_edit",
@@ -115,6 +117,7 @@ func (s *Server) addTractRefTools() {
 		Title:       "Spawn a child tract",
 		Description: "Create a child tract for a sub-agent from the tract's current head, as `lineage tract spawn --json`: by reference (nothing copied), as a snapshot or empty.",
 		Annotations: hints(false, false, false),
+		InputSchema: withEnums[SpawnInput](map[string][]string{"mode": strs(tract.SpawnReference, tract.SpawnSnapshot, tract.SpawnEmpty)}),
 	}, s.toolSpawn)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_merge_from",

@@ -16,6 +16,9 @@ type BlameEntry struct {
 	// the author: the agents that led to this content.
 	SpawnPath []string `json:"spawnPath"`
 	Summary   string   `json:"summary"`
+	// Summarizes lists, for a summary of a compressed range, the commits
+	// whose messages it stands in for.
+	Summarizes []Hash `json:"summarizes,omitempty"`
 }
 
 // Blame compiles the tract and maps every message to its commit, author
@@ -36,7 +39,7 @@ func (r *Repo) Blame(ctx context.Context, tractName string, o CompileOptions) ([
 			paths[m.TractID] = path
 		}
 		out = append(out, BlameEntry{Index: i, Role: m.Role, Type: m.Type, Commit: m.Commit, Tract: m.Tract, SpawnPath: path,
-			Summary: summary(Content{Text: m.Content, ToolCalls: m.ToolCalls})})
+			Summary: summary(Content{Text: m.Content, ToolCalls: m.ToolCalls}), Summarizes: m.Summarizes})
 	}
 	return out, nil
 }

@@ -28,7 +28,7 @@ func (r *Repo) Branches(ctx context.Context, tractName string) ([]Branch, error)
 	var out []Branch
 	seen := false
 	for _, ref := range refs {
-		if ref.Name == HeadRef {
+		if ref.Name == HeadRef || isTagRef(ref.Name) {
 			continue
 		}
 		cur := ref.Name == h.Branch
@@ -78,7 +78,7 @@ func (r *Repo) DeleteBranch(ctx context.Context, tractName, name string, force b
 		return fmt.Errorf("cannot delete branch %q: it is the %w", name, ErrCurrentBranch)
 	}
 	ref, err := r.store.Ref(ctx, t.ID, name)
-	if err != nil || name == HeadRef {
+	if err != nil || name == HeadRef || isTagRef(name) {
 		return fmt.Errorf("branch %q: %w", name, ErrNotFound)
 	}
 	if !force {
@@ -104,7 +104,7 @@ func (r *Repo) Switch(ctx context.Context, tractName, name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.store.Ref(ctx, t.ID, name); err != nil || name == HeadRef {
+	if _, err := r.store.Ref(ctx, t.ID, name); err != nil || name == HeadRef || isTagRef(name) {
 		if err == nil || errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("branch %q: %w", name, ErrNotFound)
 		}

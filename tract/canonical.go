@@ -68,7 +68,8 @@ func canonicalContent(c Content) ([]byte, error) {
 	for _, tc := range c.ToolCalls {
 		valid = valid && utf8.ValidString(tc.ID) && utf8.ValidString(tc.Name) && utf8.ValidString(tc.Arguments)
 	}
-	if !valid {
+	if !valid || c.From != "" || len(c.Tools) > 0 {
+		// Summaries and tools are rare: the general encoder places them.
 		return canon.Marshal(c)
 	}
 	b := make([]byte, 0, 64+len(c.Text))
@@ -132,6 +133,16 @@ func canonicalCommit(c Commit) []byte {
 	}
 	if msg != "" {
 		b = member(b, &first, "message", msg)
+	}
+	if len(c.Meta) > 0 {
+		// Meta is canonical already (ParseMeta); a store hands back the
+		// bytes it was given.
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"meta":`...)
+		b = append(b, c.Meta...)
 	}
 	b = member(b, &first, "operation", strings.ToValidUTF8(string(c.Operation), "\uFFFD"))
 	b = append(b, `,"parents":[`...)

@@ -30,8 +30,11 @@ func FuzzCanonical(f *testing.F) {
 		}
 		cm := Commit{Parents: []Hash{Hash(text), Hash(role)}, Content: Hash(name), Operation: OpEdit, EditTarget: Hash(callID),
 			Tract: fn, Time: time.Unix(0, nanos), Message: message}
+		if meta, err := ParseMeta([]byte(args)); err == nil {
+			cm.Meta = meta
+		}
 		hc := hashedCommit{Parents: cm.Parents, Content: cm.Content, Operation: cm.Operation, EditTarget: cm.EditTarget,
-			Tract: cm.Tract, Time: cm.Time.UTC().Format(time.RFC3339Nano), Message: cm.Message}
+			Tract: cm.Tract, Time: cm.Time.UTC().Format(time.RFC3339Nano), Message: cm.Message, Meta: cm.Meta}
 		want, werr = canon.Marshal(hc)
 		if werr != nil {
 			return // invalid UTF-8: the fast path substitutes U+FFFD instead

@@ -34,6 +34,12 @@ type Message struct {
 	Tract string `json:"tract"`
 	// TractID is the author tract's id.
 	TractID string `json:"-"`
+	// Summarizes lists, for a summary, the commits whose messages it
+	// stands in for, oldest first.
+	Summarizes []Hash `json:"-"`
+	// Slot is where the message renders in the linearization (a summary
+	// renders at the newest commit of its range).
+	Slot int `json:"-"`
 }
 
 // Dropped is a message a budget left out.
@@ -55,6 +61,9 @@ type Result struct {
 	Budget   *int      `json:"budget"`
 	Messages []Message `json:"messages"`
 	Dropped  []Dropped `json:"dropped"`
+	// Tools are the definitions of the latest tools commit compiled (not
+	// counted in Tokens, never dropped by a budget).
+	Tools []ToolDef `json:"tools,omitempty"`
 }
 
 // Token accounting, as OpenAI documents it for chat models.
@@ -110,7 +119,7 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 		return Result{}, err
 	}
 	res := Result{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer,
-		Messages: v.rendered[:len(v.rendered):len(v.rendered)]}
+		Messages: v.rendered[:len(v.rendered):len(v.rendered)], Tools: v.tools}
 	if o.Budget > 0 {
 		b := o.Budget
 		res.Budget = &b
@@ -136,6 +145,8 @@ type view struct {
 
 	rendered []Message
 	tokens   int
+	// tools are the latest tools commit's definitions.
+	tools []ToolDef
 }
 
 type entry struct {

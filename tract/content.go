@@ -20,10 +20,16 @@ const (
 	TypeReasoning   Type = "reasoning"
 	TypeArtifact    Type = "artifact"
 	TypeMetadata    Type = "metadata"
+	// TypeTools holds the tool definitions a request offers the model; the
+	// latest in the linearization is compiled beside the messages.
+	TypeTools Type = "tools"
+	// TypeSummary is the content of a compress commit; only compress makes
+	// one, so it is not among the Types a commit may name.
+	TypeSummary Type = "summary"
 )
 
 // Types lists every content type in the order the spec gives them.
-var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata}
+var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata, TypeTools}
 
 // Roles.
 const (
@@ -49,9 +55,14 @@ type Content struct {
 	Text       string     `json:"text,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	// Tools are the definitions of a tools commit.
+	Tools []ToolDef `json:"tools,omitempty"`
 	// Seed marks the first commit of a snapshot or empty spawn: the parent
 	// already has this context, so the parent's compile leaves it out.
 	Seed bool `json:"seed,omitzero"`
+	// From is a summary's oldest replaced commit (the range's newest is the
+	// compress commit's edit target).
+	From Hash `json:"from,omitempty"`
 }
 
 // defaultRole and allowedRoles encode the spec's role table.
@@ -59,17 +70,29 @@ var (
 	defaultRole = map[Type]string{
 		TypeInstruction: RoleSystem, TypeMessage: RoleUser, TypeToolCall: RoleAssistant,
 		TypeToolResult: RoleTool, TypeReasoning: RoleAssistant, TypeArtifact: RoleUser,
-	}
-	allowedRoles = map[Type][]string{
-		TypeInstruction: {RoleSystem},
-		TypeMessage:     {RoleUser, RoleAssistant, RoleSystem},
-		TypeToolCall:    {RoleAssistant},
-		TypeToolResult:  {RoleTool},
-		TypeReasoning:   {RoleAssistant},
-		TypeArtifact:    {RoleUser, RoleAssistant, RoleSystem},
-		TypeMetadata:    {""},
+		TypeSummary: RoleUser,
 	}
 )
+
+// allowedRoles is the roles content of type t may take; ok is false for an
+// unknown type. A switch, not a map: nothing to build at init.
+func allowedRoles(t Type) (roles []string, ok bool) {
+	switch t {
+	case TypeInstruction:
+		return []string{RoleSystem}, true
+	case TypeMessage, TypeArtifact:
+		return []string{RoleUser, RoleAssistant, RoleSystem}, true
+	case TypeToolCall, TypeReasoning:
+		return []string{RoleAssistant}, true
+	case TypeToolResult:
+		return []string{RoleTool}, true
+	case TypeMetadata, TypeTools:
+		return []string{""}, true
+	case TypeSummary:
+		return []string{RoleUser, RoleAssistant}, true
+	}
+	return nil, false
+}
 
 // DefaultPriority is the priority of a content type without annotations.
 func DefaultPriority(t Type) Priority {
@@ -85,7 +108,7 @@ func DefaultPriority(t Type) Priority {
 // Normalize fills the default role and validates c: a known type, a role
 // the type allows, a tool call id on tool results, well-formed tool calls.
 func (c Content) Normalize() (Content, error) {
-	roles, ok := allowedRoles[c.Type]
+	roles, ok := allowedRoles(c.Type)
 	if !ok {
 		names := make([]string, len(Types))
 		for i, t := range Types {
@@ -113,8 +136,20 @@ func (c Content) Normalize() (Content, error) {
 	if c.Type == TypeToolCall && len(c.ToolCalls) == 0 {
 		return c, &ValidationError{Field: "tool_calls", Reason: "a tool_call needs at least one call"}
 	}
+	if c.Type == TypeSummary && c.From == "" {
+		return c, &ValidationError{Field: "type", Value: string(c.Type), Reason: "a summary is made by 'lineage tract compress FROM..TO'"}
+	}
+	if c.Type != TypeSummary && c.From != "" {
+		return c, &ValidationError{Field: "from", Value: string(c.From), Reason: "only a summary names the range it replaces"}
+	}
 	if c.Type != TypeToolCall && len(c.ToolCalls) > 0 {
 		return c, &ValidationError{Field: "tool_calls", Reason: "only a tool_call carries tool calls"}
+	}
+	if err := checkTools(c.Type, c.Tools); err != nil {
+		return c, err
+	}
+	if c.Type == TypeTools && c.Text != "" {
+		return c, &ValidationError{Field: "text", Reason: "a tools commit holds tool definitions, not text"}
 	}
 	for i, tc := range c.ToolCalls {
 		if tc.ID == "" || tc.Name == "" {

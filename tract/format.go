@@ -20,25 +20,28 @@ const (
 	FormatOpenAI    Format = "openai"
 	FormatAnthropic Format = "anthropic"
 	FormatText      Format = "text"
+	// FormatOpenAIRequest is an OpenAI chat request body: messages and tools.
+	FormatOpenAIRequest Format = "openai-request"
 )
 
 // Validate checks that f is one of the formats.
 func (f Format) Validate() error {
 	switch f {
-	case FormatJSON, FormatOpenAI, FormatAnthropic, FormatText:
+	case FormatJSON, FormatOpenAI, FormatOpenAIRequest, FormatAnthropic, FormatText:
 		return nil
 	}
-	return &ValidationError{Field: "format", Value: string(f), Reason: "want json, openai, anthropic or text"}
+	return &ValidationError{Field: "format", Value: string(f), Reason: "want json, openai, openai-request, anthropic or text"}
 }
 
 // Rendered is a compiled context in one format. Exactly the field of its
-// format is set: Result for json, OpenAI, Anthropic or Text.
+// format is set: Result for json, OpenAI, OpenAIRequest, Anthropic or Text.
 type Rendered struct {
-	Format    Format
-	Result    *Result
-	OpenAI    []OpenAIMessage
-	Anthropic *Anthropic
-	Text      string
+	Format        Format
+	Result        *Result
+	OpenAI        []OpenAIMessage
+	OpenAIRequest *OpenAIRequest
+	Anthropic     *Anthropic
+	Text          string
 }
 
 // Render puts a compiled context in format f.
@@ -52,8 +55,11 @@ func Render(res Result, f Format) (Rendered, error) {
 		out.Result = &res
 	case FormatOpenAI:
 		out.OpenAI = OpenAI(res.Messages)
+	case FormatOpenAIRequest:
+		out.OpenAIRequest = &OpenAIRequest{Messages: OpenAI(res.Messages), Tools: openAITools(res.Tools)}
 	case FormatAnthropic:
 		a := ToAnthropic(res.Messages)
+		a.Tools = anthropicTools(res.Tools)
 		out.Anthropic = &a
 	case FormatText:
 		out.Text = Text(res.Messages)
@@ -69,6 +75,8 @@ func (r Rendered) JSON() (v any, ok bool) {
 		return r.Result, true
 	case FormatOpenAI:
 		return r.OpenAI, true
+	case FormatOpenAIRequest:
+		return r.OpenAIRequest, true
 	case FormatAnthropic:
 		return r.Anthropic, true
 	}
@@ -123,6 +131,8 @@ func OpenAI(msgs []Message) []OpenAIMessage {
 type Anthropic struct {
 	System   string             `json:"system"`
 	Messages []AnthropicMessage `json:"messages"`
+	// Tools are the definitions of the latest tools commit, if any.
+	Tools []AnthropicTool `json:"tools,omitempty"`
 }
 
 // AnthropicMessage is one turn; roles alternate user and assistant.

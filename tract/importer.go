@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/internal/jsonerr"
 )
 
 // Import formats.
@@ -41,7 +43,7 @@ func ParseToolCalls(data []byte) ([]ToolCall, error) {
 		Arguments jsontext.Value `json:"arguments"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf(`want a JSON array of {"id","name","arguments"}: %w`, err)
+		return nil, fmt.Errorf(`want a JSON array of {"id","name","arguments"}: %w`, jsonerr.Describe(err))
 	}
 	out := make([]ToolCall, len(raw))
 	for i, r := range raw {
@@ -81,7 +83,7 @@ func argumentsText(v jsontext.Value) (string, error) {
 func ParseOpenAI(data []byte) ([]CommitRequest, error) {
 	var msgs []jsontext.Value
 	if err := json.Unmarshal(data, &msgs); err != nil {
-		return nil, fmt.Errorf("not a JSON array of messages: %w", err)
+		return nil, fmt.Errorf("not a JSON array of messages: %w", jsonerr.Describe(err))
 	}
 	out := make([]CommitRequest, 0, len(msgs))
 	for i, raw := range msgs {
@@ -120,7 +122,7 @@ func ParseJSONL(data []byte) ([]CommitRequest, error) {
 func parseImportMessage(raw []byte) (CommitRequest, error) {
 	var m importMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return CommitRequest{}, err
+		return CommitRequest{}, jsonerr.Describe(err)
 	}
 	text, err := contentText(m.Content)
 	if err != nil {
@@ -167,7 +169,7 @@ func contentText(v jsontext.Value) (string, error) {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(v, &parts); err != nil {
-			return "", fmt.Errorf("content: %w", err)
+			return "", fmt.Errorf("content: %w", jsonerr.Describe(err))
 		}
 		var texts []string
 		for i, p := range parts {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // LogOptions select the history to list.
@@ -26,10 +28,12 @@ type LogEntry struct {
 	Tract      string    `json:"tract"`
 	Time       time.Time `json:"time"`
 	Message    string    `json:"message,omitempty"`
-	Type       Type      `json:"type,omitempty"`
-	Role       string    `json:"role,omitempty"`
-	Summary    string    `json:"summary"`
-	Refs       []string  `json:"refs"`
+	// Meta is the commit's metadata object, if any.
+	Meta    jsontext.Value `json:"meta,omitzero"`
+	Type    Type           `json:"type,omitempty"`
+	Role    string         `json:"role,omitempty"`
+	Summary string         `json:"summary"`
+	Refs    []string       `json:"refs"`
 }
 
 // Log lists a tract's history newest first, in linearization order reversed
@@ -122,7 +126,7 @@ func (r *Repo) linearizeAll(ctx context.Context, tips []Hash) ([]*Commit, error)
 }
 
 func newLogEntry(c *Commit, tractName string, refs []string, byHash map[Hash]Content) LogEntry {
-	e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: tractName,
+	e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: tractName, Meta: c.Meta,
 		Time: c.Time, Message: c.Message, Refs: append([]string{}, refs...)}
 	sort.Strings(e.Refs)
 	if content, ok := byHash[c.Content]; ok {
@@ -177,6 +181,8 @@ func (e LogEntry) LogLine() string {
 		return b.String()
 	case OpEdit:
 		fmt.Fprintf(&b, " edit %s", e.EditTarget.Short())
+	case OpCompress:
+		fmt.Fprintf(&b, " compress ..%s", e.EditTarget.Short())
 	}
 	fmt.Fprintf(&b, " %s", e.Type)
 	if e.Role != "" && e.Type != TypeInstruction {

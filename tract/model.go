@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Hash is a lowercase hex SHA-256.
@@ -46,6 +48,10 @@ const (
 	OpAppend Operation = "append"
 	OpEdit   Operation = "edit"
 	OpMerge  Operation = "merge"
+	// OpCompress records a summary standing in for a range of the history
+	// (see compress.go): its content is a summary, its edit target the
+	// range's newest commit.
+	OpCompress Operation = "compress"
 )
 
 // Commit is a node of the DAG. Its hash covers every field but Hash, the
@@ -62,6 +68,9 @@ type Commit struct {
 	Tract   string    `json:"tract"`
 	Time    time.Time `json:"time"`
 	Message string    `json:"message,omitempty"`
+	// Meta is a JSON object the caller attached, in canonical form: kept,
+	// hashed, searchable (tract find --meta), never rendered.
+	Meta jsontext.Value `json:"meta,omitzero"`
 	// Pos is where the commit sits in the DAG, kept by the store beside it
 	// (not hashed, not shown).
 	Pos Position `json:"-"`
@@ -69,13 +78,14 @@ type Commit struct {
 
 // hashedCommit is the canonical form hashed for a commit.
 type hashedCommit struct {
-	Parents    []Hash    `json:"parents"`
-	Content    Hash      `json:"content,omitempty"`
-	Operation  Operation `json:"operation"`
-	EditTarget Hash      `json:"editTarget,omitempty"`
-	Tract      string    `json:"tract"`
-	Time       string    `json:"time"`
-	Message    string    `json:"message,omitempty"`
+	Parents    []Hash         `json:"parents"`
+	Content    Hash           `json:"content,omitempty"`
+	Operation  Operation      `json:"operation"`
+	EditTarget Hash           `json:"editTarget,omitempty"`
+	Tract      string         `json:"tract"`
+	Time       string         `json:"time"`
+	Message    string         `json:"message,omitempty"`
+	Meta       jsontext.Value `json:"meta,omitzero"`
 }
 
 // ComputeHash returns the hash c's fields give (ignoring c.Hash).

@@ -54,7 +54,7 @@ func (v *view) message(i int, content *Content, tokens int, p Priority) Message 
 	c := v.lin.order[i]
 	m := Message{Role: content.Role, Content: content.Text, Name: content.Name, ToolCallID: content.ToolCallID,
 		ToolCalls: content.ToolCalls, Type: content.Type, Priority: p, Commit: c.Hash,
-		Tract: v.tracts[c.Tract].Name, TractID: c.Tract}
+		Tract: v.tracts[c.Tract].Name, TractID: c.Tract, Slot: i}
 	m.Tokens = tokensPerMessage + tokens
 	if m.Name != "" {
 		m.Tokens += tokensPerName
@@ -80,28 +80,42 @@ func (v *view) render() {
 	}
 	prio := make([]Priority, n)
 	ok := make([]bool, n)
+	for i := range v.lin.order {
+		prio[i], ok[i] = v.candidate(i, &v.entries[eff[i]].content)
+	}
+	sums := v.summaries(prio, ok)
 	lastNamed := map[string]int{}
+	lastTools := -1
 	for i := range v.lin.order {
 		content := &v.entries[eff[i]].content
-		prio[i], ok[i] = v.candidate(i, content)
 		if ok[i] && content.Type == TypeInstruction && content.Name != "" {
 			lastNamed[content.Name] = i
 		}
+		if ok[i] && content.Type == TypeTools {
+			lastTools = i
+		}
+	}
+	v.tools = nil
+	if lastTools >= 0 {
+		v.tools = v.entries[eff[lastTools]].content.Tools
 	}
 	// Room to grow: warm compiles append to this slice.
 	v.rendered = make([]Message, 0, n+n/8+64)
 	v.tokens = 0
 	for i := range v.lin.order {
-		if !ok[i] {
-			continue
-		}
 		e := &v.entries[eff[i]]
-		if e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i {
-			continue
+		if ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i) {
+			m := v.message(i, &e.content, e.tokens, prio[i])
+			v.rendered = append(v.rendered, m)
+			v.tokens += m.Tokens
 		}
-		m := v.message(i, &e.content, e.tokens, prio[i])
-		v.rendered = append(v.rendered, m)
-		v.tokens += m.Tokens
+		for _, s := range sums[i] {
+			e := &v.entries[s.index]
+			m := v.message(s.index, &e.content, e.tokens, s.priority)
+			m.Slot, m.Summarizes = i, s.replaced
+			v.rendered = append(v.rendered, m)
+			v.tokens += m.Tokens
+		}
 	}
 }
 
@@ -112,7 +126,7 @@ func (v *view) extendRendered(from int) bool {
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || (content.Type == TypeInstruction && content.Name != "") {
+		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
 			return false
 		}
 	}

@@ -12,9 +12,9 @@ import (
 const MinPrefix = 4
 
 // Resolve turns a ref into a commit hash, seen from tract t: a full hash, a
-// unique prefix of at least 4 hex characters, a branch name, HEAD, any of
-// these followed by ~N (the Nth first parent), or TRACT:REF for another
-// tract's ref. A branch name wins over a hash prefix.
+// unique prefix of at least 4 hex characters, a branch name, a tag name,
+// HEAD, any of these followed by ~N (the Nth first parent), or TRACT:REF for
+// another tract's ref. A branch wins over a tag, a tag over a hash prefix.
 func (r *Repo) Resolve(ctx context.Context, t Tract, ref string) (Hash, error) {
 	return resolve(ctx, r.store, t, ref)
 }
@@ -72,6 +72,11 @@ func resolveBase(ctx context.Context, rd Finder, t Tract, base string) (Hash, er
 		return h.Commit, nil
 	}
 	if b, err := rd.Ref(ctx, t.ID, base); err == nil {
+		return Hash(b.Value), nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	if b, err := rd.Ref(ctx, t.ID, tagPrefix+base); err == nil {
 		return Hash(b.Value), nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", err

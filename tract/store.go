@@ -71,6 +71,14 @@ type Finder interface {
 	// Annotations lists annotations by the given viewers (all when nil), on
 	// Commit (any when ""), with Seq greater than AfterSeq, ordered by Seq.
 	Annotations(ctx context.Context, q AnnotationQuery) ([]Annotation, error)
+
+	// Settings lists a tract's stored settings sorted by key.
+	Settings(ctx context.Context, tractID string) ([]Setting, error)
+
+	// Search returns the commits with content that match q, each with its
+	// blob (Tokens -1), in no particular order. Words are matched through
+	// the store's full-text index of IndexWords.
+	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
 }
 
 // Walker reads the commits reachable from some heads.
@@ -88,6 +96,8 @@ type Walker interface {
 // Scanner visits every stored row of a kind.
 type Scanner interface {
 	// ScanCommits calls fn for every stored commit, in no particular order.
+	// Every commit read (Commit, Ancestry, History, ScanCommits, Search)
+	// carries its Meta byte for byte: it is hashed.
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error
@@ -129,6 +139,16 @@ type Writer interface {
 	DeleteUnusedBlobs(ctx context.Context) (int, error)
 	// PruneReflog removes reflog entries older than before.
 	PruneReflog(ctx context.Context, before time.Time) (int, error)
+	// PutSetting stores a tract's setting, replacing its value; an empty
+	// Value removes it.
+	PutSetting(ctx context.Context, s Setting) error
+}
+
+// Setting is one stored per-tract configuration value (see Repo.Config).
+type Setting struct {
+	Tract string `json:"tract"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // HistoryCommit is a commit with its content.

@@ -81,7 +81,7 @@ func TestRender(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Render(res, "xml"); err == nil || err.Error() != `invalid format "xml": want json, openai, anthropic or text` {
+	if _, err := Render(res, "xml"); err == nil || err.Error() != `invalid format "xml": want json, openai, openai-request, anthropic or text` {
 		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -109,14 +109,14 @@ func checkCommit(c Commit, exists, blobs map[Hash]bool) []Damage {
 		if len(c.Parents) == 0 {
 			out = append(out, Damage{"commit", obj, "merge without parents"})
 		}
-	case OpAppend, OpEdit:
+	case OpAppend, OpEdit, OpCompress:
 		if !blobs[c.Content] {
 			out = append(out, Damage{"content", obj, "blob " + string(c.Content) + " is missing"})
 		}
 	default:
 		out = append(out, Damage{"commit", obj, "unknown operation " + string(c.Operation)})
 	}
-	if c.Operation == OpEdit && !exists[c.EditTarget] {
+	if (c.Operation == OpEdit || c.Operation == OpCompress) && !exists[c.EditTarget] {
 		out = append(out, Damage{"edit-target", obj, "edit target " + string(c.EditTarget) + " is missing"})
 	}
 	return out

@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // CommitRequest is one piece of content to append.
 type CommitRequest struct {
 	Content Content
 	Message string
+	// Meta is a JSON object kept with the commit (see ParseMeta); nil for none.
+	Meta []byte
 	// Priority, when set, is recorded as the author tract's annotation.
 	Priority Priority
 	Reason   string
@@ -37,6 +41,7 @@ func (r *Repo) Import(ctx context.Context, tractName string, reqs []CommitReques
 type preparedAppend struct {
 	req  CommitRequest
 	blob Blob
+	meta jsontext.Value
 }
 
 func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitRequest) ([]Commit, error) {
@@ -63,6 +68,12 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 				return nil, err
 			}
 		}
+		var meta jsontext.Value
+		if req.Meta != nil {
+			if meta, err = ParseMeta(req.Meta); err != nil {
+				return nil, err
+			}
+		}
 		b, err := NewBlob(c)
 		if err != nil {
 			return nil, err
@@ -70,7 +81,7 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 		if count {
 			b.Tokens, b.Encoding = counter.Count(c.RenderedText()), counter.Encoding()
 		}
-		prepared[i] = preparedAppend{req: req, blob: b}
+		prepared[i] = preparedAppend{req: req, blob: b, meta: meta}
 	}
 	var out []Commit
 	err = r.retry(ctx, func() error {
@@ -110,7 +121,7 @@ func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitReq
 func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
 	out := make([]Commit, len(prepared))
 	for i, p := range prepared {
-		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Parents: []Hash{}}
+		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
 		if parent != "" {
 			c.Parents = []Hash{parent}
 		}
@@ -165,6 +176,8 @@ func editableContent(ctx context.Context, rd Reader, t Tract, head, target Hash)
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is an edit; edit the original commit instead"}
 	case tc.Operation == OpMerge:
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is a merge commit, which has no content"}
+	case tc.Operation == OpCompress:
+		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is a summary; compress the range again, or annotate the summary skip"}
 	}
 	if head == "" {
 		return Content{}, &ValidationError{Field: "edit target", Value: target.Short(), Reason: "is not in the current history"}
@@ -243,8 +256,8 @@ func (r *Repo) CherryPick(ctx context.Context, tractName, ref string) (Commit, e
 	if err != nil {
 		return Commit{}, err
 	}
-	if sc.Operation == OpMerge {
-		return Commit{}, &ValidationError{Field: "cherry-pick source", Value: src.Short(), Reason: "is a merge commit"}
+	if sc.Operation == OpMerge || sc.Operation == OpCompress {
+		return Commit{}, &ValidationError{Field: "cherry-pick source", Value: src.Short(), Reason: "is a " + string(sc.Operation) + " commit"}
 	}
 	var out Commit
 	err = r.retry(ctx, func() error {

@@ -17,6 +17,8 @@ type agentsFlags struct {
 	allowOutside bool
 }
 
+const agentsShort = "CLIA agent triads: contexts, merged profiles, journal"
+
 func (f *agentsFlags) options(env *Env) agents.Options {
 	p := env.Dir
 	if f.path != "" {
@@ -26,7 +28,7 @@ func (f *agentsFlags) options(env *Env) agents.Options {
 }
 
 func newAgentsCmd(env *Env) *cobra.Command {
-	cmd := groupCmd("agents", "CLIA agent triads: contexts, merged profiles, journal",
+	cmd := groupCmd("agents", agentsShort,
 		`CLIA agent triads (agent, agenda, agency documents under .clia/agents/<slug>/)
 seen from a working path: which contexts apply, the deterministic merge of
 their documents, and append-only journal writes.`)
@@ -39,6 +41,11 @@ their documents, and append-only journal writes.`)
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if err := agents.ValidateRoots(f.roots); err != nil {
 			return usageError("--agents-root: %v", err)
+		}
+		if f.path != "" {
+			if _, err := existingDir(env, "path", f.path, false); err != nil {
+				return err
+			}
 		}
 		return nil
 	}

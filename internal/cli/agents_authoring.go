@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/journal"
@@ -354,6 +355,9 @@ func newAgentsTidyCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 			res, err := run(cmd.Context(), opts, t)
 			if err != nil && res == nil {
 				return agentsError(err)
+			}
+			if err == nil && len(res) == 0 && t.Slug != "" {
+				return &agents.NoContextError{Slug: t.Slug, Path: opts.Agents.Path}
 			}
 			if asJSON.set {
 				if jerr := writeJSON(env.Stdout, res); jerr != nil {

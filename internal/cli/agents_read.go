@@ -55,6 +55,9 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 			if err != nil {
 				return agentsError(err)
 			}
+			if ch.Empty() {
+				return &agents.NoContextError{Slug: slug, Path: ch.Path}
+			}
 			if err := printFindings(env, ch.Report(), f.strict); err != nil {
 				return err
 			}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -118,6 +120,9 @@ documents; unchanged files are not rewritten.`,
 			if err != nil {
 				return agentsError(err)
 			}
+			if err := mirrorsCoverSlugs(ms, slugs, opts.Agents.Path); err != nil {
+				return err
+			}
 			if asJSON.set {
 				return writeJSON(env.Stdout, ms)
 			}
@@ -140,4 +145,22 @@ documents; unchanged files are not rewritten.`,
 	asJSON.add(cmd, "")
 	w.add(cmd)
 	return cmd
+}
+
+// mirrorsCoverSlugs is an unknown-slug error for the first --slug that no
+// mirror was written (or found unchanged) for.
+func mirrorsCoverSlugs(ms []journal.Mirror, slugs []string, path string) error {
+	for _, s := range slugs {
+		found := false
+		for _, m := range ms {
+			if strings.HasPrefix(filepath.Base(m.File), s+".") {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return &agents.NoContextError{Slug: s, Path: path}
+		}
+	}
+	return nil
 }

@@ -21,6 +21,9 @@ type Env struct {
 	Dir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// StdinTerminal reports whether stdin is an interactive terminal:
+	// commands that read stdin then say so on stderr before they wait.
+	StdinTerminal bool
 	// StdoutTerminal reports whether stdout is an interactive terminal.
 	StdoutTerminal bool
 	// StderrTerminal reports whether stderr is an interactive terminal.
@@ -40,6 +43,7 @@ func ProcessEnv() *Env {
 		LookupEnv:      os.LookupEnv,
 		Dir:            dir,
 		Now:            time.Now,
+		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	}

@@ -17,8 +17,10 @@ type instructionsFlags struct {
 	disable, noResolver                   bool
 }
 
+const instructionsShort = "Hierarchical AGENTS.md loading and resolving"
+
 func newInstructionsCmd(env *Env) *cobra.Command {
-	cmd := groupCmd("instructions", "Hierarchical AGENTS.md loading and resolving",
+	cmd := groupCmd("instructions", instructionsShort,
 		`Load the AGENTS.md files from the project root down to the working directory
 once, then resolve only the further ones that apply when work moves elsewhere.
 
@@ -50,7 +52,10 @@ Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
 func (f *instructionsFlags) options(cmd *cobra.Command, env *Env) (instructions.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
-		cwd = fsx.Abs(env.Dir, f.cwd)
+		var err error
+		if cwd, err = existingDir(env, "cwd", f.cwd, true); err != nil {
+			return instructions.Options{}, err
+		}
 	}
 	var file instructions.Settings
 	if f.config != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -16,16 +17,19 @@ import (
 
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
+	allowRoots                        []string
 	stateless                         bool
 	poll                              time.Duration
 	maxTokens                         int
 }
 
+const mcpShort = "Serve lineage to agents over the Model Context Protocol"
+
 func newMCPCmd(env *Env) *cobra.Command {
 	f := &mcpFlags{}
 	cmd := &cobra.Command{
 		Use:   "mcp [--http [ADDR]]",
-		Short: "Serve lineage to agents over the Model Context Protocol",
+		Short: mcpShort,
 		Long: `Serve lineage's instructions, agents and tract commands as MCP tools,
 resources and prompts.
 
@@ -54,6 +58,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in environment variable `VAR` (HTTP)")
 	fl.BoolVar(&f.stateless, "stateless", false, "one shared instruction session saved in the store directory; no HTTP sessions")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")
+	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
@@ -93,6 +98,9 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 		return err
 	}
 	if addr == "" {
+		if env.StdinTerminal {
+			fmt.Fprintln(env.Stderr, "lineage: serving MCP on stdin and stdout (end with Ctrl-D; clients start this themselves)")
+		}
 		return srv.ServeStdio(cmd.Context(), env.Stdin, env.Stdout)
 	}
 	return serveMCPHTTP(cmd, env, f, srv, addr)
@@ -106,24 +114,40 @@ func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Serv
 			return fmt.Errorf("--token-env: environment variable %s is not set or empty", f.tokenEnv)
 		}
 	}
+	if token == "" && !loopbackAddr(addr) {
+		return usageError("--http %s is not a loopback address: serving it needs --token-env VAR (a bearer token every request must carry)", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && token == "" {
-			fmt.Fprintf(env.Stderr, "lineage: warning: serving on %s, which is not loopback, without --token-env\n", ln.Addr())
-		}
-	}
 	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
 	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
+}
+
+// loopbackAddr reports whether addr (host:port) can only be reached from
+// this machine: a loopback IP or "localhost". An empty host binds every
+// interface.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // mcpOptions builds the server options from flags and environment.
 func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
-		cwd = fsx.Abs(env.Dir, f.cwd)
+		var err error
+		if cwd, err = existingDir(env, "cwd", f.cwd, true); err != nil {
+			return mcpserver.Options{}, err
+		}
 	}
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
@@ -134,7 +158,18 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
+	allow := make([]string, len(f.allowRoots))
+	for i, r := range f.allowRoots {
+		if r == "" {
+			return mcpserver.Options{}, usageError("--allow-root needs a directory")
+		}
+		allow[i] = fsx.Abs(env.Dir, r)
+		if fi, err := os.Stat(allow[i]); err != nil || !fi.IsDir() {
+			return mcpserver.Options{}, usageError("--allow-root %s: not a directory", allow[i])
+		}
+	}
 	return mcpserver.Options{
+		AllowRoots:      allow,
 		Cwd:             cwd,
 		Home:            fsx.HomeDir(env.Getenv),
 		Instructions:    &cfg,

@@ -105,3 +105,24 @@ func TestMCPHTTPTokenFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// Usage errors of lineage mcp exit 2 with a message, before anything listens.
+func TestMCPUsageErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http", "0.0.0.0:0"}, "lineage: --http 0.0.0.0:0 is not a loopback address: serving it needs --token-env VAR"},
+		{[]string{"--http", ":7411"}, "lineage: --http :7411 is not a loopback address"},
+		{[]string{"--allow-root", filepath.Join(dir, "missing")}, "lineage: --allow-root " + filepath.Join(dir, "missing") + ": not a directory"},
+	}
+	for _, tt := range tests {
+		var stderr bytes.Buffer
+		e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir,
+			LookupEnv: func(string) (string, bool) { return "", false }}
+		if code := Run(context.Background(), append([]string{"mcp"}, tt.args...), e); code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "serving MCP on") {
+			t.Errorf("mcp %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}

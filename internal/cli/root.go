@@ -73,7 +73,7 @@ func Main() int {
 // Run executes one lineage command line and returns its exit code. Errors are
 // printed to env.Stderr as "lineage: <message>".
 func Run(ctx context.Context, args []string, env *Env) int {
-	root := NewRootCmd(env)
+	root := NewRootCmd(env, append([]string{}, args...)...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -105,8 +105,27 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// NewRootCmd builds the whole command tree around env.
-func NewRootCmd(env *Env) *cobra.Command {
+// groups are lineage's top-level commands. Building a group's subtree (a
+// few hundred flags in all) is most of the CLI's own start-up cost, so
+// [NewRootCmd] builds in full only the group a command line names and
+// stands in a stub carrying the name and one-line help for each other one:
+// `lineage --help`, `lineage help` and completion of the group names read
+// only those.
+var groups = []struct {
+	name, short string
+	build       func(*Env) *cobra.Command
+}{
+	{"instructions", instructionsShort, newInstructionsCmd},
+	{"agents", agentsShort, newAgentsCmd},
+	{"tract", tractShort, newTractCmd},
+	{"mcp", mcpShort, newMCPCmd},
+	{"hook", hookShort, newHookCmd},
+}
+
+// NewRootCmd builds the command tree for args around env: the group args
+// names (see [invokedGroup]) in full, the other groups as stubs. A nil
+// args builds every group in full.
+func NewRootCmd(env *Env, args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lineage",
 		Short: "Instructions, agent triads and version-controlled LLM context",
@@ -129,16 +148,37 @@ version control:
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("lineage {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
-	})
-	root.AddCommand(
-		newInstructionsCmd(env),
-		newAgentsCmd(env),
-		newTractCmd(env),
-		newMCPCmd(env),
-	)
+	root.SetFlagErrorFunc(flagError)
+	want, all := invokedGroup(args)
+	for _, g := range groups {
+		if all || g.name == want {
+			root.AddCommand(g.build(env))
+			continue
+		}
+		root.AddCommand(&cobra.Command{Use: g.name, Short: g.short, Args: cobra.ArbitraryArgs, DisableFlagParsing: true,
+			RunE: func(*cobra.Command, []string) error {
+				return fmt.Errorf("internal error: group %s was not built", g.name)
+			}})
+	}
 	return root
+}
+
+// invokedGroup is the group a command line runs: its first word that is
+// not a flag, also after cobra's "help" and completion commands
+// ("lineage help tract commit", "lineage __complete tract co"). all is
+// true for a nil args (build everything).
+func invokedGroup(args []string) (name string, all bool) {
+	if args == nil {
+		return "", true
+	}
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"), a == "help", a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd:
+			continue
+		}
+		return a, false
+	}
+	return "", false
 }
 
 // noArgs rejects positional arguments as a usage error; a group command

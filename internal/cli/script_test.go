@@ -1,16 +1,65 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// scriptCmds are commands scripts may use besides testscript's own.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// expandenv SRC DST: copy SRC to DST with $VAR and ${VAR} expanded, so
+	// a recorded hook event can name paths under $WORK.
+	"expandenv": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: expandenv SRC DST")
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
+	},
+}
+
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"lineage": func() { os.Exit(Main()) },
+		"exits":   func() { os.Exit(exits(os.Args[1:])) },
 	})
+}
+
+// exits CODE PROGRAM ARGS… runs PROGRAM with the script's streams and
+// succeeds only when it exits with CODE: `exec exits 2 lineage tract …`
+// checks an exit code exactly and still lets the script match stdout and
+// stderr.
+func exits(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: exits CODE PROGRAM [ARGS…]")
+		return 2
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "exits: bad code %q\n", args[0])
+		return 2
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	got := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			fmt.Fprintf(os.Stderr, "exits: %v\n", err)
+			return 2
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		fmt.Fprintf(os.Stderr, "exits: %s exited %d, want %d\n", args[1], got, want)
+		return 1
+	}
+	return 0
 }
 
 // TestScripts runs every testdata/script/*.txtar: the user's view of each
@@ -20,6 +69,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds:                scriptCmds,
 		Setup: func(e *testscript.Env) error {
 			// Scripts must not depend on the developer's configuration.
 			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {

@@ -24,8 +24,10 @@ type tractFlags struct {
 	poolSize int
 }
 
+const tractShort = "Version-controlled LLM context: commits, branches, compile"
+
 func newTractCmd(env *Env) *cobra.Command {
-	cmd := groupCmd("tract", "Version-controlled LLM context: commits, branches, compile",
+	cmd := groupCmd("tract", tractShort,
 		`A tract is one agent's context history: a DAG of commits holding messages,
 instructions and tool calls. Compile turns a head into the message list an
 LLM receives, under an optional token budget.
@@ -33,7 +35,7 @@ LLM receives, under an optional token budget.
 Store: --store URL or LINEAGE_STORE (sqlite:PATH, a plain path, postgres://…);
 default: the nearest .lineage/lineage.db upward from the working directory.
 Tract: --tract NAME or LINEAGE_TRACT, default main.
-Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.`)
+Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT:REF.`)
 	f := &tractFlags{}
 	cmd.PersistentFlags().StringVar(&f.store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	cmd.PersistentFlags().StringVar(&f.tract, "tract", "", "tract name (default: LINEAGE_TRACT, then main)")
@@ -46,6 +48,8 @@ Refs: full hash, unique prefix (4+ characters), branch, HEAD, HEAD~N, TRACT:REF.
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
+		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f), newTractExportCmd(env, f),
+		newTractCompressCmd(env, f), newTractDiffCmd(env, f), newTractStatusCmd(env, f), newTractConfigCmd(env, f),
 	)
 	return cmd
 }
@@ -163,17 +167,35 @@ func (f *tractFlags) sessionAt(cmd *cobra.Command, env *Env, url string, create,
 	return &tractSession{store: repo.Store(), repo: repo, tract: tractName(env, f.tract), where: where}, nil
 }
 
-// tractErr maps domain errors to exit codes: validation problems are
-// findings (3), the rest failures (1).
+// tractErr maps domain errors to exit codes (docs/cli.md): damage in the
+// store is an integrity finding (3); a *tract.ValidationError is about what
+// the command line asked for (a malformed ref, an unknown type or role, a
+// commit that cannot be edited), a usage error (2); the rest — including a
+// well-formed ref, branch or tract that does not exist — failures (1).
+// Input read from a file (tract import) is validated on its own path and
+// stays a finding there.
 func tractErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ve *tract.ValidationError
-	if errors.As(err, &ve) || errors.Is(err, tract.ErrDamaged) {
+	if errors.Is(err, tract.ErrDamaged) {
 		return findingError(err)
 	}
+	var ve *tract.ValidationError
+	if errors.As(err, &ve) {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
 	return err
+}
+
+// inputErr maps an error about the content of an input file to exit
+// codes: a validation problem there is a finding (3).
+func inputErr(err error) error {
+	var ve *tract.ValidationError
+	if errors.As(err, &ve) {
+		return findingError(err)
+	}
+	return tractErr(err)
 }
 
 // optionError makes the validation error of an options struct a usage
@@ -194,28 +216,50 @@ func optionError(err error) error {
 	return usageError("--%s %s", ve.Field, ve.Reason)
 }
 
-// tractReadInput reads --text, --file or stdin (in that order of preference).
-func tractReadInput(env *Env, text string, textSet bool, file string) (string, error) {
+// tractReadInput reads --text, --file or stdin (in that order of
+// preference). Text that is empty or only white space is a usage error
+// naming where it came from, unless allowEmpty (a tool_call carries its
+// calls, not text).
+func tractReadInput(env *Env, text string, textSet bool, file string, allowEmpty bool) (string, error) {
+	var body, from string
 	switch {
 	case textSet && file != "":
 		return "", usageError("give --text or --file, not both")
 	case textSet:
-		return text, nil
-	case file == "-":
-		b, err := io.ReadAll(env.Stdin)
-		return string(b), err
-	case file != "":
+		body, from = text, "--text"
+	case file != "" && file != "-":
 		b, err := os.ReadFile(fsx.Abs(env.Dir, file))
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", file, err)
 		}
-		return string(b), nil
+		body, from = string(b), "--file "+fsx.LineSafe(file)
+	default:
+		if env.Stdin == nil {
+			return "", usageError("give --text, --file or content on stdin")
+		}
+		b, err := readStdin(env, "the text")
+		if err != nil {
+			return "", err
+		}
+		body, from = string(b), "stdin"
 	}
-	if env.Stdin == nil {
-		return "", usageError("give --text, --file or content on stdin")
+	if !allowEmpty && strings.TrimSpace(body) == "" {
+		return "", usageError("%s is empty: a commit needs text (give --text, --file or content on stdin)", from)
+	}
+	return body, nil
+}
+
+// readStdin reads all of stdin. On a terminal it first says on stderr
+// that it waits for input, so a command never hangs silently.
+func readStdin(env *Env, what string) ([]byte, error) {
+	if env.StdinTerminal {
+		fmt.Fprintf(env.Stderr, "lineage: reading %s from stdin (end with Ctrl-D)\n", what)
 	}
 	b, err := io.ReadAll(env.Stdin)
-	return string(b), err
+	if err != nil {
+		return nil, fmt.Errorf("read stdin: %w", err)
+	}
+	return b, nil
 }
 
 // withSession adapts a command body that needs an open tract session into a

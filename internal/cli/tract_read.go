@@ -131,6 +131,9 @@ func tractRenderShown(sh tract.Shown) string {
 	if c.Message != "" {
 		fmt.Fprintf(&b, "message %s\n", c.Message)
 	}
+	if len(c.Meta) > 0 {
+		fmt.Fprintf(&b, "meta %s\n", c.Meta)
+	}
 	for _, a := range sh.Annotations {
 		fmt.Fprintf(&b, "annotation %s by %s", a.Priority, a.Viewer)
 		if a.Reason != "" {
@@ -150,6 +153,9 @@ func tractRenderShown(sh tract.Shown) string {
 		for _, tc := range sh.Content.ToolCalls {
 			fmt.Fprintf(&b, "tool-call %s %s %s\n", tc.ID, tc.Name, tc.Arguments)
 		}
+		for _, tool := range sh.Content.Tools {
+			fmt.Fprintf(&b, "tool %s %s\n", tool.Name, tool.Parameters)
+		}
 		fmt.Fprintf(&b, "\n%s\n", sh.Content.Text)
 	}
 	return b.String()
@@ -162,7 +168,7 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 		asJSON jsonFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "compile [--budget N] [--format openai|anthropic|text] [--at REF] [--encoding E]",
+		Use:   "compile [--budget N] [--format openai|openai-request|anthropic|text] [--at REF] [--encoding E]",
 		Short: "Compile the context an LLM receives",
 		Args:  exactArgs(0),
 		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
@@ -196,8 +202,8 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 		}, check(func() error { return tract.Format(format).Validate() }), &o),
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&o.Budget, "budget", 0, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
-	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai, anthropic or text (json: as --json)")
+	budgetFlag(cmd, &o.Budget, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
+	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
 	fl.StringVar(&o.At, "at", "", "compile as of this ref")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
 	asJSON.add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
@@ -226,7 +232,7 @@ func newTractBlameCmd(env *Env, f *tractFlags) *cobra.Command {
 		}, &o),
 	}
 	cmd.Flags().StringVar(&o.At, "at", "", "blame the compile as of this ref")
-	cmd.Flags().IntVar(&o.Budget, "budget", 0, "blame the compile under this budget")
+	budgetFlag(cmd, &o.Budget, "blame the compile under this budget")
 	asJSON.add(cmd, "")
 	return cmd
 }

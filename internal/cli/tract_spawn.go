@@ -32,7 +32,7 @@ func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.Purpose, "purpose", "", "what the child is for (required)")
 	cmd.Flags().StringVar((*string)(&o.Mode), "mode", string(tract.SpawnReference), "reference (see the parent's context by reference), snapshot (a seed with the compiled parent context) or empty (a seed with the purpose)")
-	cmd.Flags().IntVar(&o.Budget, "budget", 0, "token budget of a snapshot")
+	budgetFlag(cmd, &o.Budget, "token budget of a snapshot")
 	asJSON.add(cmd, "print the child tract as JSON")
 	return cmd
 }

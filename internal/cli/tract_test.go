@@ -77,3 +77,36 @@ func TestTractGCProgress(t *testing.T) {
 		t.Errorf("gc off a terminal printed progress: %q", stderr)
 	}
 }
+
+// TestTractTagsFindExitCodes follows docs/cli.md: a malformed flag or
+// argument value (tag name, tools JSON, --meta) exits 2, an unknown tag 1
+// like an unknown branch, a damaged export 3 (tract_export.txtar).
+func TestTractTagsFindExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"tract", "init"}, {"tract", "commit", "--text", "one"}} {
+		if code, _, stderr := tractRun(t, dir, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"tract", "find", "--type", "bogus"}, ExitUsage},
+		{[]string{"tract", "find", "--meta", "novalue"}, ExitUsage},
+		{[]string{"tract", "find", "!!"}, ExitUsage},
+		{[]string{"tract", "find", "-n", "-1"}, ExitUsage},
+		{[]string{"tract", "tag", "--delete", "a", "b"}, ExitUsage},
+		{[]string{"tract", "tag", "bad name"}, ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, ExitUsage},
+		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, ExitUsage},
+		{[]string{"tract", "find", "--tag", "nosuch"}, ExitFailure},
+		{[]string{"tract", "tag", "--delete", "nosuch"}, ExitFailure},
+		{[]string{"tract", "find", "one"}, ExitOK},
+	} {
+		if code, _, stderr := tractRun(t, dir, tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, stderr)
+		}
+	}
+}

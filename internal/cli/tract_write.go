@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -60,31 +59,41 @@ func newTractNewCmd(env *Env, f *tractFlags) *cobra.Command {
 
 func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	var (
-		typ, role, name, text, file, message, toolCallID, toolCalls string
-		pin, skip                                                   bool
-		asJSON                                                      jsonFlag
+		typ, role, name, text, file, message, toolCallID, toolCalls, meta string
+		pin, skip                                                         bool
+		asJSON                                                            jsonFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin]",
+		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
 		Short: "Append a commit to the current branch; prints its hash",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pin && skip {
 				return usageError("give --pin or --skip, not both")
 			}
-			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, toolCalls != "")
 			if err != nil {
 				return err
 			}
 			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
+			if c.Type == tract.TypeTools {
+				tools, err := tract.ParseTools([]byte(body))
+				if err != nil {
+					return tractErr(err)
+				}
+				c.Text, c.Tools = "", tools
+			}
 			if toolCalls != "" {
 				calls, err := tract.ParseToolCalls([]byte(toolCalls))
 				if err != nil {
-					return findingError(fmt.Errorf("invalid --tool-calls: %w", err))
+					return usageError("--tool-calls: %v", err)
 				}
 				c.ToolCalls = calls
 			}
 			req := tract.CommitRequest{Content: c, Message: message}
+			if cmd.Flags().Changed("meta") {
+				req.Meta = []byte(meta)
+			}
 			if pin {
 				req.Priority = tract.Pinned
 			} else if skip {
@@ -107,7 +116,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata")
+	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata, tools (the text: a JSON array of tool definitions)")
 	fl.StringVar(&role, "role", "", "role (default: the type's: user for messages)")
 	fl.StringVar(&name, "name", "", "name (of an instruction: only the latest of a name is compiled)")
 	fl.StringVar(&text, "text", "", "content text")
@@ -115,6 +124,7 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.StringVar(&message, "message", "", "commit message")
 	fl.StringVar(&toolCallID, "tool-call-id", "", "the tool call a tool_result answers")
 	fl.StringVar(&toolCalls, "tool-calls", "", `tool calls of a tool_call, JSON: [{"id","name","arguments"}]`)
+	fl.StringVar(&meta, "meta", "", `metadata, a JSON object kept with the commit (hashed, searchable with find --meta, never compiled)`)
 	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
 	asJSON.add(cmd, "print the commit as JSON")
@@ -125,21 +135,30 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 	var format string
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
-		Use:   "import [--format openai|jsonl] FILE|-",
-		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction",
-		Args:  exactArgs(1),
+		Use:   "import [--format openai|jsonl|lineage] FILE|-",
+		Short: "Append every message of an OpenAI message array (or JSON lines) in one transaction, or add a lineage export",
+		Long: `import --format openai|jsonl appends every message of FILE to the tract, in one
+transaction. import --format lineage adds what 'lineage tract export' wrote
+(tracts, blobs, commits, refs, annotations) after recomputing every hash:
+a damaged or malformed export exits 3 and writes nothing; a tract that
+already exists exits 1 and writes nothing. The store is created if needed,
+so this is how a store moves to PostgreSQL (docs/postgres.md).`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			var data []byte
 			var err error
 			if name == "-" {
-				data, err = io.ReadAll(env.Stdin)
+				data, err = readStdin(env, "messages")
 				name = "stdin"
 			} else {
 				data, err = os.ReadFile(fsx.Abs(env.Dir, name))
 			}
 			if err != nil {
 				return fmt.Errorf("read %s: %w", name, err)
+			}
+			if format == "lineage" {
+				return tractImportExport(cmd, env, f, name, data, asJSON)
 			}
 			var reqs []tract.CommitRequest
 			switch format {
@@ -148,7 +167,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			case tract.ImportJSONL:
 				reqs, err = tract.ParseJSONL(data)
 			default:
-				return usageError("unknown --format %q (want openai or jsonl)", format)
+				return usageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
 			if err != nil {
 				return findingError(fmt.Errorf("%s: %w", name, err))
@@ -160,7 +179,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			defer s.Close()
 			commits, err := s.repo.Import(cmd.Context(), s.tract, reqs)
 			if err != nil {
-				return tractErr(fmt.Errorf("%s: %w", name, err))
+				return inputErr(fmt.Errorf("%s: %w", name, err))
 			}
 			res := struct {
 				Count int        `json:"count"`
@@ -180,7 +199,7 @@ func newTractImportCmd(env *Env, f *tractFlags) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array) or jsonl (one message per line)")
+	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array), jsonl (one message per line) or lineage (a tract export)")
 	asJSON.add(cmd, "print {count, head} as JSON")
 	return cmd
 }
@@ -195,7 +214,7 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 			if !cmd.Flags().Changed("text") && file == "" {
 				return usageError("give --text or --file")
 			}
-			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file)
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, false)
 			if err != nil {
 				return err
 			}

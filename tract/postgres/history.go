@@ -138,11 +138,11 @@ func (l *historyLoader) load(ctx context.Context, h tract.Hash) (*historyRow, er
 
 // fetch reads the commits of tractID that where selects.
 func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args ...any) error {
-	query := `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, NULL::bytea, NULL::integer
+	query := `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, NULL::bytea, NULL::integer, c.meta
 		FROM commits c WHERE ` + where
 	if l.blobs {
 		expr, targs := tokensExpr(l.encoding, len(args)+1)
-		query = `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, b.data, ` + expr + `
+		query = `SELECT c.hash, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, b.data, ` + expr + `, c.meta
 		FROM commits c LEFT JOIN blobs b ON b.hash = c.content WHERE ` + where
 		args = append(args, targs...)
 	}
@@ -178,6 +178,9 @@ func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args .
 		c.Time = fromNanos(int64(binary64(v[4])))
 		c.Operation, c.Message = operationOf(v[2]), string(v[5])
 		c.Parents = rowform.Unpack(v[6])
+		if v[9] != nil {
+			c.Meta = append([]byte(nil), v[9]...)
+		}
 		if v[7] != nil {
 			if len(dataSlab) < len(v[7]) {
 				dataSlab = make([]byte, max(64<<10, len(v[7])))

@@ -90,6 +90,19 @@ var migrations = []string{
 	CREATE INDEX annotations_viewer ON annotations (viewer, seq);`,
 	// Version 2: each commit's place in the DAG (tract.Position).
 	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
+	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
+	searchMigration,
+}
+
+// settingsSchema is version 3: per-tract settings (tract config).
+func settingsSchema() string {
+	return `CREATE TABLE settings (
+		tract text COLLATE "C" NOT NULL,
+		key text COLLATE "C" NOT NULL,
+		value text NOT NULL,
+		PRIMARY KEY (tract, key)
+	);`
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -143,6 +156,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) err
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+		if migrations[v] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
 		}
 	}
 	if _, err := tx.Exec(ctx, `UPDATE schema_version SET version = $1`, len(migrations)); err != nil {

@@ -124,6 +124,9 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
+	if err := t.indexBlobs(ctx, sorted); err != nil {
+		return err
+	}
 	if !hasCount || int(tag.RowsAffected()) == len(sorted) {
 		return nil
 	}
@@ -161,11 +164,16 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		pPos                                          []int32
 		gens, depths                                  = make([]*int64, n), make([]*int64, n)
 		jumps                                         = make([][]byte, n)
+		metas                                         = make([]*string, n)
 	)
 	for i, c := range commits {
 		ords[i], tracts[i], ops[i], msgs[i], times[i] = int32(i), c.Tract, string(c.Operation), c.Message, nanos(c.Time)
 		hashes[i], parentsCol[i] = rowform.Raw(c.Hash), rowform.Pack(c.Parents)
 		contents[i], targets[i] = rowform.RawOrNil(c.Content), rowform.RawOrNil(c.EditTarget)
+		if len(c.Meta) > 0 {
+			m := string(c.Meta)
+			metas[i] = &m
+		}
 		if c.Pos.Known() {
 			gens[i], depths[i], jumps[i] = &c.Pos.Gen, &c.Pos.Depth, rowform.RawOrNil(c.Pos.Jump)
 		}
@@ -177,24 +185,24 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			pChild, pPos, pParent = append(pChild, hashes[i]), append(pPos, int32(j)), append(pParent, rowform.Raw(p))
 		}
 	}
-	src := `unnest($1::integer[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::bigint[], $8::text[], $9::bytea[], $10::bytea[], $11::bigint[], $12::bigint[], $13::bytea[])
-		AS u(ord, tract, hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`
-	args := []any{ords, tracts, hashes, contents, ops, targets, times, msgs, firsts, parentsCol, gens, depths, jumps}
+	src := `unnest($1::integer[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::bigint[], $8::text[], $9::bytea[], $10::bytea[], $11::bigint[], $12::bigint[], $13::bytea[], $14::text[])
+		AS u(ord, tract, hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)`
+	args := []any{ords, tracts, hashes, contents, ops, targets, times, msgs, firsts, parentsCol, gens, depths, jumps, metas}
 	if n >= copyRows {
 		rows := make([][]any, n)
 		for i := range rows {
-			rows[i] = []any{ords[i], tracts[i], hashes[i], contents[i], ops[i], targets[i], times[i], msgs[i], firsts[i], parentsCol[i], gens[i], depths[i], jumps[i]}
+			rows[i] = []any{ords[i], tracts[i], hashes[i], contents[i], ops[i], targets[i], times[i], msgs[i], firsts[i], parentsCol[i], gens[i], depths[i], jumps[i], metas[i]}
 		}
-		name, err := t.copyTemp(ctx, `(ord integer, tract text, hash bytea, content bytea, operation text, edit_target bytea, time bigint, message text, first_parent bytea, parents bytea, gen bigint, depth bigint, jump bytea)`,
-			[]string{"ord", "tract", "hash", "content", "operation", "edit_target", "time", "message", "first_parent", "parents", "gen", "depth", "jump"}, rows)
+		name, err := t.copyTemp(ctx, `(ord integer, tract text, hash bytea, content bytea, operation text, edit_target bytea, time bigint, message text, first_parent bytea, parents bytea, gen bigint, depth bigint, jump bytea, meta text)`,
+			[]string{"ord", "tract", "hash", "content", "operation", "edit_target", "time", "message", "first_parent", "parents", "gen", "depth", "jump", "meta"}, rows)
 		if err != nil {
 			return fmt.Errorf("store commits: %w", err)
 		}
 		src, args = name+` u`, nil
 	}
 	// The sorted subquery is not flattened, so nextval runs in list order.
-	if _, err := t.q.Exec(ctx, `INSERT INTO commits (tract, seq, hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)
-		SELECT tract, nextval('commit_seq'), hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump
+	if _, err := t.q.Exec(ctx, `INSERT INTO commits (tract, seq, hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)
+		SELECT tract, nextval('commit_seq'), hash, content, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta
 		FROM (SELECT * FROM `+src+` ORDER BY ord) s
 		ON CONFLICT (hash) DO NOTHING`, args...); err != nil {
 		return fmt.Errorf("store commits: %w", err)
@@ -317,4 +325,14 @@ func (t *txn) PruneReflog(ctx context.Context, before time.Time) (int, error) {
 		return 0, err
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.Exec(ctx, `DELETE FROM settings WHERE tract = $1 AND key = $2`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.Exec(ctx, `INSERT INTO settings (tract, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
 }

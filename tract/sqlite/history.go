@@ -222,16 +222,16 @@ func (l *historyLoader) fetchRange(ctx context.Context, tractID string, from, to
 // fetchPart reads the commits of tractID with sequence numbers in
 // (from, to] into p.
 func (l *historyLoader) fetchPart(ctx context.Context, tractID string, from, to int64, p *rangePart) error {
-	query := `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), NULL, NULL
+	query := `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), NULL, NULL, c.meta
 		FROM commits c WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 	args := []any{tractID, from, to}
 	if l.blobs {
 		expr, targs := tokensExpr(l.encoding)
-		query = `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), b.data, ` + expr + `
+		query = `SELECT c.hash, c.content, c.edit_target, c.parents, ` + opCode + `, c.time, nullif(c.message, ''), b.data, ` + expr + `, c.meta
 		FROM commits c LEFT JOIN blobs b ON b.id = c.content_id WHERE c.tract = ? AND c.seq > ? AND c.seq <= ?`
 		args = append(targs, args...)
 	}
-	return l.r.eachRow(ctx, query, args, 9, func(v []any) error {
+	return l.r.eachRow(ctx, query, args, 10, func(v []any) error {
 		var raw rawHashes
 		raw.hash, _ = v[0].([]byte)
 		raw.content, _ = v[1].([]byte)
@@ -245,6 +245,12 @@ func (l *historyLoader) fetchPart(ctx context.Context, tractID string, from, to 
 		data, _ := v[7].([]byte)
 		hc := tract.HistoryCommit{Commit: tract.Commit{Operation: operationOf(v[4]), Message: asString(v[6]),
 			Time: fromNanos(at), Tract: tractID}}
+		switch m := v[9].(type) {
+		case string:
+			hc.Commit.Meta = []byte(m)
+		case []byte:
+			hc.Commit.Meta = append([]byte(nil), m...)
+		}
 		if data != nil {
 			hc.Blob = tract.Blob{Data: data, Tokens: -1, Encoding: l.encoding}
 			if n, ok := v[8].(int64); ok {

@@ -142,21 +142,31 @@ func (r reader) Reflog(ctx context.Context, q tract.ReflogQuery) ([]tract.Reflog
 	return out, rows.Err()
 }
 
-const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, c.gen, c.depth, c.jump`
+const commitCols = `c.hash, c.tract, c.content, c.operation, c.edit_target, c.time, c.message, c.parents, c.gen, c.depth, c.jump, c.meta`
 
 func scanCommit(sc interface{ Scan(...any) error }) (tract.Commit, error) {
+	return scanCommitWith(sc)
+}
+
+// scanCommitWith scans commitCols and then extra columns into extra.
+func scanCommitWith(sc interface{ Scan(...any) error }, extra ...any) (tract.Commit, error) {
 	var (
 		c                              tract.Commit
 		hash, content, target, parents []byte
 		at                             int64
 		gen, depth                     sql.NullInt64
 		jump                           []byte
+		meta                           sql.NullString
 	)
-	if err := sc.Scan(&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump); err != nil {
+	dest := append([]any{&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump, &meta}, extra...)
+	if err := sc.Scan(dest...); err != nil {
 		return c, err
 	}
 	if gen.Valid {
 		c.Pos = tract.Position{Gen: gen.Int64, Depth: depth.Int64, Jump: rowform.Hash(jump)}
+	}
+	if meta.Valid {
+		c.Meta = []byte(meta.String)
 	}
 	c.Hash, c.Content, c.EditTarget, c.Time = rowform.Hash(hash), rowform.Hash(content), rowform.Hash(target), fromNanos(at)
 	c.Parents = rowform.Unpack(parents)
@@ -306,6 +316,23 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		}
 		a.Commit, a.Head, a.Time = rowform.Hash(commit), rowform.Hash(head), fromNanos(at)
 		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tract.Setting
+	for rows.Next() {
+		s := tract.Setting{Tract: tractID}
+		if err := rows.Scan(&s.Key, &s.Value); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, rows.Err()
 }

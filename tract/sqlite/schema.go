@@ -85,6 +85,19 @@ var migrations = []string{
 	`ALTER TABLE commits ADD COLUMN gen INTEGER;
 	ALTER TABLE commits ADD COLUMN depth INTEGER;
 	ALTER TABLE commits ADD COLUMN jump BLOB;`,
+	settingsSchema(),
+	// Version 4: commit metadata and the full-text index (search.go).
+	searchMigration,
+}
+
+// settingsSchema is version 3: per-tract settings (tract config).
+func settingsSchema() string {
+	return `CREATE TABLE settings (
+		tract TEXT NOT NULL,
+		key TEXT NOT NULL,
+		value TEXT NOT NULL,
+		PRIMARY KEY (tract, key)
+	) WITHOUT ROWID;`
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -140,6 +153,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+		if migrations[v] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
 		}
 	}
 	if version < len(migrations) {

@@ -128,7 +128,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	}
 	if inserted == int64(len(rows)) {
 		maps.Copy(t.blobIDs, ids)
-		return nil
+		return t.indexNewBlobs(ctx, rows)
+	}
+	if err := t.indexBlobs(ctx, blobs); err != nil {
+		return err
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
 	for _, enc := range slices.Sorted(maps.Keys(counted)) {
@@ -166,14 +169,18 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			contentID = id
 		}
 		gen, depth, jump := posColumns(c.Pos)
+		var meta any
+		if len(c.Meta) > 0 {
+			meta = string(c.Meta)
+		}
 		content := nullHash(c.Content)
 		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), content, contentID, content, string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump})
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump, meta})
 	}
 	// OR FAIL as in PutBlobs; a content id this transaction did not assign
 	// is looked up by hash.
-	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump)`,
-		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
+	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)`,
+		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 16, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
@@ -266,6 +273,9 @@ func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM blob_words WHERE rowid NOT IN (SELECT id FROM blobs)`); err != nil {
+		return 0, err
+	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
@@ -294,4 +304,14 @@ func nullHash(h tract.Hash) any {
 		return nil
 	}
 	return rowform.Raw(h)
+}
+
+func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
+	if s.Value == "" {
+		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
+	return err
 }

@@ -95,7 +95,12 @@ func ValidateOpenAI(data []byte) error {
 }
 
 type anthropicBody struct {
-	System   string `json:"system"`
+	System string `json:"system"`
+	Tools  []struct {
+		Name        string         `json:"name"`
+		Description *string        `json:"description"`
+		InputSchema jsontext.Value `json:"input_schema"`
+	} `json:"tools"`
 	Messages []struct {
 		Role    string `json:"role"`
 		Content []struct {
@@ -124,6 +129,12 @@ func ValidateAnthropic(data []byte) error {
 	}
 	if len(body.Messages) == 0 {
 		return fmt.Errorf("messages: at least one message is required")
+	}
+	names := map[string]bool{}
+	for i, tool := range body.Tools {
+		if err := checkToolDef(fmt.Sprintf("tools[%d]", i), tool.Name, tool.InputSchema, true, names); err != nil {
+			return err
+		}
 	}
 	var calls map[string]bool // tool_use ids of the previous assistant turn
 	for i, m := range body.Messages {
@@ -186,3 +197,66 @@ func ValidateAnthropic(data []byte) error {
 }
 
 func keys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ValidateOpenAIRequest checks a Chat Completions request's messages (as
+// ValidateOpenAI) and tools: each {"type":"function","function":{"name",
+// "description"?, "parameters"?}} with a name of [a-zA-Z0-9_-]{1,64}, names
+// unique, parameters a JSON Schema object.
+func ValidateOpenAIRequest(data []byte) error {
+	var req struct {
+		Messages jsontext.Value `json:"messages"`
+		Tools    []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name        string         `json:"name"`
+				Description *string        `json:"description"`
+				Parameters  jsontext.Value `json:"parameters"`
+				Strict      *bool          `json:"strict"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &req, json.RejectUnknownMembers(true)); err != nil {
+		return fmt.Errorf("not a chat request: %w", err)
+	}
+	if err := ValidateOpenAI(req.Messages); err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for i, tool := range req.Tools {
+		at := fmt.Sprintf("tools[%d]", i)
+		if tool.Type != "function" {
+			return fmt.Errorf("%s: type %q, want function", at, tool.Type)
+		}
+		if err := checkToolDef(at, tool.Function.Name, tool.Function.Parameters, false, names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkToolDef checks a tool's name and argument schema (an object schema;
+// required when schemaRequired).
+func checkToolDef(at, name string, schema jsontext.Value, schemaRequired bool, seen map[string]bool) error {
+	if !toolNamePattern.MatchString(name) {
+		return fmt.Errorf("%s: name %q", at, name)
+	}
+	if seen[name] {
+		return fmt.Errorf("%s: name %q given twice", at, name)
+	}
+	seen[name] = true
+	if len(schema) == 0 {
+		if schemaRequired {
+			return fmt.Errorf("%s: no input schema", at)
+		}
+		return nil
+	}
+	var obj struct {
+		Type string `json:"type"`
+	}
+	if schema.Kind() != '{' || json.Unmarshal(schema, &obj) != nil || obj.Type != "object" {
+		return fmt.Errorf("%s: schema %s is not an object schema", at, schema)
+	}
+	return nil
+}
+
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)

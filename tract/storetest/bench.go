@@ -31,6 +31,10 @@ func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
 		{"GC100kNothingToCollect", benchGC100kNothingToCollect},
 		{"History10k", benchHistory10k},
 		{"Touched100k", benchTouched100k},
+		{"Compress10k", benchCompress10k},
+		{"CompressDryRun10k", benchCompressDryRun10k},
+		{"CompressPlan10k", benchCompressPlan10k},
+		{"Diff10k", benchDiff10k},
 	} {
 		b.Run(bm.name, func(b *testing.B) { bm.fn(b, newStore) })
 	}

@@ -190,6 +190,18 @@ func testStoreBlobCounts(t *testing.T, newStore Factory) {
 	if err := s.ScanBlobs(ctx, func(tract.Blob) error { n++; return nil }); err != nil || n != 6 {
 		t.Fatalf("ScanBlobs %d %v, want 6 blobs", n, err)
 	}
+	// Every blob is searchable, whichever way its call went in.
+	for _, text := range []string{"d", "b", "old", "c", "fresh", "a"} {
+		found, err := s.Search(ctx, tract.SearchQuery{Words: []string{text}})
+		if err != nil || len(found) == 0 {
+			t.Errorf("search %q: %d commits, %v", text, len(found), err)
+		}
+		for _, f := range found {
+			if f.Commit.Message != text {
+				t.Errorf("search %q found commit %q", text, f.Commit.Message)
+			}
+		}
+	}
 }
 
 func testStoreCommits(t *testing.T, newStore Factory) {

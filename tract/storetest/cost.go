@@ -87,6 +87,9 @@ func (t countingTx) Blobs(ctx context.Context, hashes []tract.Hash, encoding str
 func (t countingTx) ScanBlobs(ctx context.Context, fn func(tract.Blob) error) error {
 	return t.countingReader.ScanBlobs(ctx, fn)
 }
+func (t countingTx) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	return t.countingReader.Settings(ctx, tractID)
+}
 func (t countingTx) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tract.Annotation, error) {
 	return t.countingReader.Annotations(ctx, q)
 }
@@ -190,11 +193,10 @@ func (r countingReader) ScanBlobs(ctx context.Context, fn func(tract.Blob) error
 	})
 }
 
-// testCostFollowsTouched builds a 10k history with a merged child and
-// checks, by counting rows, that the commands of an agent's step read
-// O(what they show or change), not the history.
-func testCostFollowsTouched(t *testing.T, newStore Factory) {
-	const n = 10_000
+// countedHistory is a repository on a counting store whose tract main
+// holds n user messages "message 0" … "message n-1".
+func countedHistory(t *testing.T, newStore Factory, n int) (*Counting, *tract.Repo) {
+	t.Helper()
 	ctx := context.Background()
 	cs := NewCounting(newStore(t))
 	clk := newClock()
@@ -209,6 +211,33 @@ func testCostFollowsTouched(t *testing.T, newStore Factory) {
 	if _, err := r.Import(ctx, "main", reqs); err != nil {
 		t.Fatal(err)
 	}
+	return cs, r
+}
+
+// rowMeasure returns a check that fn, run on a history of n commits, reads
+// at most limit rows of cs.
+func rowMeasure(t *testing.T, cs *Counting, n int) func(what string, limit int64, fn func() error) {
+	return func(what string, limit int64, fn func() error) {
+		t.Helper()
+		cs.Rows()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := cs.Rows(); got > limit {
+			t.Errorf("%s read %d rows of a %d-commit history, want at most %d", what, got, n, limit)
+		} else {
+			t.Logf("%s: %d rows", what, got)
+		}
+	}
+}
+
+// testCostFollowsTouched builds a 10k history with a merged child and
+// checks, by counting rows, that the commands of an agent's step read
+// O(what they show or change), not the history.
+func testCostFollowsTouched(t *testing.T, newStore Factory) {
+	const n = 10_000
+	ctx := context.Background()
+	cs, r := countedHistory(t, newStore, n)
 	if _, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "research"}); err != nil {
 		t.Fatal(err)
 	}
@@ -225,18 +254,7 @@ func testCostFollowsTouched(t *testing.T, newStore Factory) {
 	}
 	cs.Rows()
 
-	measure := func(what string, limit int64, fn func() error) {
-		t.Helper()
-		cs.Rows()
-		if err := fn(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if got := cs.Rows(); got > limit {
-			t.Errorf("%s read %d rows of a %d-commit history, want at most %d", what, got, n, limit)
-		} else {
-			t.Logf("%s: %d rows", what, got)
-		}
-	}
+	measure := rowMeasure(t, cs, n)
 	measure("merge-from", 60, func() error {
 		res, err := r.MergeFrom(ctx, "kid", "")
 		if err == nil && res.Kind != tract.MergeCommit {
@@ -294,4 +312,10 @@ func testCostFollowsTouched(t *testing.T, newStore Factory) {
 	if got := cs.Rows(); got < n {
 		t.Errorf("a cold compile read %d rows: the counter misses reads", got)
 	}
+}
+
+func (r countingReader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
+	v, err := r.Reader.Settings(ctx, tractID)
+	r.rows.Add(int64(len(v)))
+	return v, err
 }

@@ -222,15 +222,21 @@ func testAppendWhileMergeFromAndGC(t *testing.T, p Processes) {
 // testResetRacingAppends: 3 processes × 60 appends race 2 processes × 15
 // "reset HEAD~1". Each reset must move back exactly one commit from the head
 // it replaced (never from an older head, which would silently drop an
-// acknowledged append), so the chain ends 1 + appends − resets long, and a
+// acknowledged append), so the chain ends seed + appends − resets long, and a
 // gc that keeps nothing still leaves every reset's target in place.
 func testResetRacingAppends(t *testing.T, p Processes) {
 	ctx := context.Background()
 	dsn, r, s := newProcessRepo(t, p)
-	if _, err := r.Commit(ctx, "main", message("user", "start")); err != nil {
-		t.Fatal(err)
-	}
 	const appenders, each, resetters, resets = 3, 60, 2, 15
+	// A seed chain long enough for every reset: on a loaded machine the
+	// resetters may run before any appender has written, and a reset of the
+	// root commit cannot land.
+	const seed = 1 + resetters*resets
+	for i := 0; i < seed; i++ {
+		if _, err := r.Commit(ctx, "main", message("user", fmt.Sprintf("start %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var cmds []*exec.Cmd
 	for i := 0; i < appenders; i++ {
 		cmds = append(cmds, startWorker(t, dsn, "append", "main", each))
@@ -274,7 +280,7 @@ func testResetRacingAppends(t *testing.T, p Processes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := FirstParentLength(t, s, head.Commit), 1+appenders*each-n; got != want {
+	if got, want := FirstParentLength(t, s, head.Commit), seed+appenders*each-n; got != want {
 		t.Fatalf("chain has %d commits after %d appends and %d resets, want %d", got, appenders*each, n, want)
 	}
 }

@@ -35,7 +35,7 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
-				"spawn", "child", "child", "merge-from", "child-annotate", "gc"}).Draw(rt, "op")
+				"spawn", "child", "child", "merge-from", "child-annotate", "gc", "compress", "compress"}).Draw(rt, "op")
 			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
 				rt.Fatalf("%s: %v", op, err)
 			}
@@ -125,6 +125,38 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		err = childStep(ctx, rt, r, op, text)
 	case "gc":
 		_, err = r.GC(ctx, tract.GCOptions{})
+	case "compress":
+		err = compressStep(ctx, rt, r, text)
+	}
+	return err
+}
+
+// compressStep compresses a random run of main's first-parent history (or
+// plans one), sometimes skipping a summary again.
+func compressStep(ctx context.Context, rt *rapid.T, r *tract.Repo, text string) error {
+	i := rapid.IntRange(0, 6).Draw(rt, "to")
+	j := rapid.IntRange(i, 8).Draw(rt, "from")
+	rng := fmt.Sprintf("HEAD~%d..HEAD~%d", j, i)
+	if rapid.Bool().Draw(rt, "plan") {
+		plan, err := r.PlanCompress(ctx, "main", tract.PlanOptions{Budget: rapid.IntRange(10, 80).Draw(rt, "plan budget")})
+		if errors.Is(err, tract.ErrNoCommits) {
+			return nil
+		}
+		if err != nil || len(plan.Ranges) == 0 {
+			return err
+		}
+		rng = plan.Ranges[0].Range
+	}
+	res, err := r.Compress(ctx, "main", tract.CompressOptions{Range: rng, Summary: "summary " + text})
+	var ve *tract.ValidationError
+	if errors.As(err, &ve) || errors.Is(err, tract.ErrNotFound) || errors.Is(err, tract.ErrNoCommits) {
+		return nil // a range of only pinned or skipped messages, or past the root
+	}
+	if err != nil {
+		return err
+	}
+	if rapid.IntRange(0, 3).Draw(rt, "unskip") == 0 {
+		_, err = r.Annotate(ctx, "main", string(res.Commit), tract.Skip, "")
 	}
 	return err
 }

@@ -1,0 +1,252 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Harness is a coding-agent CLI whose hooks lineage answers.
+type Harness struct {
+	// Name is the command-line name: "claude", "gemini", "codex".
+	Name string
+	// Title is the product name used in messages.
+	Title string
+	// StartEvent and ToolEvent are the harness's event names for a session
+	// start and for the moment after a tool ran.
+	StartEvent, ToolEvent string
+	// toolPaths returns the paths a tool's input names.
+	toolPaths func(tool string, input map[string]any) []string
+}
+
+// The harnesses lineage supports. Event and field names follow each
+// harness's hooks reference (see docs/hooks.md for the sources).
+var (
+	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", toolPaths: claudePaths}
+	Gemini = &Harness{Name: "gemini", Title: "Gemini CLI", StartEvent: "SessionStart", ToolEvent: "AfterTool", toolPaths: geminiPaths}
+	Codex  = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", toolPaths: codexPaths}
+)
+
+// Harnesses lists the supported harnesses.
+func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex} }
+
+// HarnessNamed returns the harness called name, or nil.
+func HarnessNamed(name string) *Harness {
+	for _, h := range Harnesses() {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// Kind is what an event means for the instructions session.
+type Kind int
+
+// Kinds of events.
+const (
+	// Ignored: an event lineage has nothing to say about.
+	Ignored Kind = iota
+	// Start: a new context window (startup, clear, or after a compaction):
+	// the model has no AGENTS.md reminders yet.
+	Start
+	// Resume: an earlier conversation continues.
+	Resume
+	// Tool: a tool ran; Paths are what it touched.
+	Tool
+)
+
+// Event is one hook event.
+type Event struct {
+	Kind Kind
+	// Name is the harness's event name (hook_event_name).
+	Name      string
+	SessionID string
+	// Cwd is the session's working directory, absolute.
+	Cwd string
+	// Source is the session-start source (startup, resume, clear, compact).
+	Source string
+	Tool   string
+	// Paths are the paths the tool's input names, as given (relative ones
+	// are relative to Cwd).
+	Paths []string
+}
+
+// MaxEventBytes is the largest event read: tool inputs carry file
+// contents (a Write's content, a patch), so the limit is generous.
+const MaxEventBytes = 64 << 20
+
+type wireEvent struct {
+	SessionID string         `json:"session_id"`
+	Cwd       string         `json:"cwd"`
+	Name      string         `json:"hook_event_name"`
+	Source    string         `json:"source"`
+	ToolName  string         `json:"tool_name"`
+	ToolInput jsontext.Value `json:"tool_input"`
+}
+
+// ParseEvent reads one event as the harness sends it. Unknown fields are
+// ignored (harnesses add fields); a missing session_id, cwd or
+// hook_event_name, or a relative cwd, is an error naming the field.
+func (h *Harness) ParseEvent(data []byte) (Event, error) {
+	var w wireEvent
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Event{}, fmt.Errorf("%s hook event: %w", h.Title, describeJSON(data, 0, err))
+	}
+	switch {
+	case w.Name == "":
+		return Event{}, fmt.Errorf("%s hook event: hook_event_name is missing", h.Title)
+	case w.SessionID == "":
+		return Event{}, fmt.Errorf("%s hook event: session_id is missing", h.Title)
+	case w.Cwd == "":
+		return Event{}, fmt.Errorf("%s hook event: cwd is missing", h.Title)
+	case !filepath.IsAbs(w.Cwd):
+		return Event{}, fmt.Errorf("%s hook event: cwd %q is not an absolute path", h.Title, w.Cwd)
+	}
+	ev := Event{Name: w.Name, SessionID: w.SessionID, Cwd: filepath.Clean(w.Cwd), Source: w.Source, Tool: w.ToolName}
+	switch w.Name {
+	case h.StartEvent:
+		ev.Kind = Start
+		if w.Source == "resume" {
+			ev.Kind = Resume
+		}
+	case h.ToolEvent:
+		var input map[string]any
+		if len(w.ToolInput) > 0 && w.ToolInput.Kind() == '{' {
+			if err := json.Unmarshal(w.ToolInput, &input); err != nil {
+				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, describeJSON(w.ToolInput, 0, err))
+			}
+		}
+		ev.Paths = cleanPaths(h.toolPaths(w.ToolName, input))
+		if len(ev.Paths) > 0 {
+			ev.Kind = Tool
+		}
+	}
+	return ev, nil
+}
+
+func cleanPaths(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		if strings.TrimSpace(p) != "" && !strings.ContainsRune(p, 0) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// str returns input[key] when it is a string.
+func str(input map[string]any, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if s, ok := input[k].(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// claudePaths: the file tools of Claude Code's tool reference — Read,
+// Edit, Write, MultiEdit (file_path), NotebookEdit (notebook_path), Grep,
+// Glob, LS (path).
+func claudePaths(tool string, input map[string]any) []string {
+	switch tool {
+	case "Read", "Edit", "Write", "MultiEdit":
+		return str(input, "file_path")
+	case "NotebookEdit":
+		return str(input, "notebook_path")
+	case "Grep", "Glob", "LS":
+		return str(input, "path")
+	}
+	return nil
+}
+
+// geminiPaths: Gemini CLI's file-system tools with the argument keys of its
+// tools reference — read_file, write_file, replace (file_path),
+// list_directory, glob, grep_search and its legacy alias
+// search_file_content (dir_path; path in older releases), read_many_files
+// (include: paths or glob patterns).
+func geminiPaths(tool string, input map[string]any) []string {
+	switch tool {
+	case "read_file", "write_file", "replace":
+		return str(input, "file_path")
+	case "list_directory", "glob", "grep_search", "search_file_content":
+		return str(input, "dir_path", "path")
+	case "read_many_files":
+		var out []string
+		items, _ := input["include"].([]any)
+		if len(items) == 0 {
+			items, _ = input["paths"].([]any)
+		}
+		for _, it := range items {
+			if s, ok := it.(string); ok {
+				out = append(out, staticPrefix(s))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// staticPrefix is the part of a glob pattern before its first wildcard:
+// "src/**/*.ts" → "src/", a plain path unchanged.
+func staticPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return pattern
+	}
+	p := pattern[:i]
+	if j := strings.LastIndexAny(p, `/\`); j >= 0 {
+		return p[:j+1]
+	}
+	return ""
+}
+
+// codexPaths: Codex CLI reports its edits as apply_patch with the patch
+// text in tool_input.command; the files are named on the patch's
+// "*** Add File:", "*** Update File:", "*** Delete File:" and
+// "*** Move to:" lines. Its shell tool (Bash) names no paths.
+func codexPaths(tool string, input map[string]any) []string {
+	if tool != "apply_patch" {
+		return nil
+	}
+	var out []string
+	for _, patch := range str(input, "command", "patch", "input") {
+		for line := range strings.Lines(patch) {
+			line = strings.TrimRight(line, "\r\n")
+			for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+				if rest, ok := strings.CutPrefix(line, p); ok {
+					out = append(out, strings.TrimSpace(rest))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Output is what the hook prints on stdout for context: the harness's
+// hookSpecificOutput object naming the event, or nil when context is
+// empty (the hook then prints nothing at all).
+func (h *Harness) Output(ev Event, context string) ([]byte, error) {
+	if context == "" {
+		return nil, nil
+	}
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	out, err := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{ev.Name, context}}, jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// ErrUnknownHarness is returned for a harness name lineage does not know.
+var ErrUnknownHarness = errors.New("unknown harness")

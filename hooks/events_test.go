@@ -1,0 +1,174 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseDocumentedEvents(t *testing.T) {
+	for _, tt := range []struct {
+		file  string
+		h     *Harness
+		kind  Kind
+		paths []string
+	}{
+		{"claude-session-start.json", Claude, Start, nil},
+		{"claude-session-start-compact.json", Claude, Start, nil},
+		{"claude-post-tool-use-write.json", Claude, Tool, []string{"/path/to/file.txt"}},
+		{"claude-post-tool-use-read.json", Claude, Tool, []string{"/path/to/src/main.go"}},
+		{"gemini-session-start.json", Gemini, Start, nil},
+		{"gemini-before-tool-write-file.json", Gemini, Ignored, nil},
+		{"gemini-after-tool-read-file.json", Gemini, Tool, []string{"pkg/util/strings.go"}},
+		{"gemini-after-tool-read-many-files.json", Gemini, Tool, []string{"docs/guide.md", "web/src/"}},
+		{"codex-session-start.json", Codex, Start, nil},
+		{"codex-post-tool-use-apply-patch.json", Codex, Tool, []string{"services/api/handler.go", "web/new.ts"}},
+		// Another harness's event: names that mean nothing here.
+		{"gemini-after-tool-read-file.json", Claude, Ignored, nil},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "events", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := tt.h.ParseEvent(data)
+		if err != nil {
+			t.Errorf("%s as %s: %v", tt.file, tt.h.Name, err)
+			continue
+		}
+		if ev.Kind != tt.kind || !slices.Equal(ev.Paths, tt.paths) || ev.SessionID == "" {
+			t.Errorf("%s as %s: kind %d paths %q, want kind %d paths %q", tt.file, tt.h.Name, ev.Kind, ev.Paths, tt.kind, tt.paths)
+		}
+	}
+}
+
+func TestParseEventSources(t *testing.T) {
+	for src, want := range map[string]Kind{"startup": Start, "clear": Start, "compact": Start, "resume": Resume, "": Start} {
+		ev, err := Claude.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"SessionStart","source":"` + src + `"}`))
+		if err != nil || ev.Kind != want {
+			t.Errorf("source %q: kind %d, %v; want %d", src, ev.Kind, err, want)
+		}
+	}
+}
+
+func TestParseEventErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"cwd":"/r","hook_event_name":"SessionStart"}`:                   "Claude Code hook event: session_id is missing",
+		`{"session_id":"s","hook_event_name":"SessionStart"}`:             "Claude Code hook event: cwd is missing",
+		`{"session_id":"s","cwd":"/r"}`:                                   "Claude Code hook event: hook_event_name is missing",
+		`{"session_id":"s","cwd":"rel","hook_event_name":"SessionStart"}`: `Claude Code hook event: cwd "rel" is not an absolute path`,
+		// Where and what, in JSON's words: no decoder package, no Go types.
+		`{"session_id":1}`: "Claude Code hook event: at /session_id: want a string, got a number",
+		`[1]`:              "Claude Code hook event: at the document: want an object, got an array",
+		`garbage`:          "Claude Code hook event: line 1, column 1: invalid character 'g' at start of value",
+		"":                 "Claude Code hook event: empty: no JSON value",
+		" \n":              "Claude Code hook event: empty: no JSON value",
+		"{\n  \"session_id\": \"s\",\n  \"cwd\": g}": "Claude Code hook event: line 3, column 10: invalid character 'g' at start of value",
+		`{"session_id":"s"`:                          "Claude Code hook event: line 1, column 18: unexpected EOF",
+		`{"session_id":"s","session_id":"t"}`:        `Claude Code hook event: line 1, column 19: duplicate key "/session_id"`,
+		`{"session_id":"s","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a","x":}}`: "Claude Code hook event: line 1, column 115: invalid character '}' at start of value",
+	} {
+		_, err := Claude.ParseEvent([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("ParseEvent(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestToolPaths(t *testing.T) {
+	for _, tt := range []struct {
+		h     *Harness
+		tool  string
+		input string
+		want  []string
+	}{
+		{Claude, "NotebookEdit", `{"notebook_path":"/n.ipynb"}`, []string{"/n.ipynb"}},
+		{Claude, "Grep", `{"pattern":"x","path":"src"}`, []string{"src"}},
+		{Claude, "Glob", `{"pattern":"**/*.go"}`, nil},
+		{Claude, "Bash", `{"command":"cat x"}`, nil},
+		{Claude, "MultiEdit", `{"file_path":"a/b.go","edits":[]}`, []string{"a/b.go"}},
+		{Gemini, "grep_search", `{"pattern":"x","dir_path":"lib"}`, []string{"lib"}},
+		{Gemini, "glob", `{"pattern":"*","path":"old"}`, []string{"old"}},
+		{Gemini, "replace", `{"file_path":"r.go","old_string":"a","new_string":"b"}`, []string{"r.go"}},
+		{Gemini, "run_shell_command", `{"command":"ls"}`, nil},
+		{Codex, "Bash", `{"command":"*** Update File: x"}`, nil},
+		{Codex, "apply_patch", `{"command":"*** Begin Patch\r\n*** Delete File: d.go\r\n*** Update File: a.go\r\n*** Move to: b/a.go\r\n*** End Patch"}`, []string{"d.go", "a.go", "b/a.go"}},
+	} {
+		ev, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
+		if err != nil || !slices.Equal(ev.Paths, tt.want) {
+			t.Errorf("%s %s: %q, %v; want %q", tt.h.Name, tt.tool, ev.Paths, err, tt.want)
+		}
+	}
+}
+
+func TestOutput(t *testing.T) {
+	out, err := Gemini.Output(Event{Name: "AfterTool"}, "line\n\"q\"")
+	if err != nil || string(out) != `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"line\n\"q\""}}`+"\n" {
+		t.Errorf("Output = %s, %v", out, err)
+	}
+	if out, _ := Claude.Output(Event{Name: "PostToolUse"}, ""); out != nil {
+		t.Errorf("empty context printed %s", out)
+	}
+}
+
+func FuzzParseEvent(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "events", "*.json"))
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, h := range Harnesses() {
+			ev, err := h.ParseEvent(data)
+			if err != nil {
+				continue
+			}
+			if !filepath.IsAbs(ev.Cwd) || ev.SessionID == "" || (ev.Kind == Tool && len(ev.Paths) == 0) {
+				t.Fatalf("%s accepted %q as %+v", h.Name, data, ev)
+			}
+			if _, err := h.Output(ev, "x"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func FuzzInstall(f *testing.F) {
+	for _, s := range settingsCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		once, err := Claude.Install(data, testProgram, "")
+		if err != nil {
+			return
+		}
+		twice, err := Claude.Install(once, testProgram, "")
+		if err != nil || string(once) != string(twice) {
+			t.Fatalf("second install of %q: %v\n%s", data, err, Diff("s", once, twice))
+		}
+		if _, err := Claude.Uninstall(once, testProgram); err != nil {
+			t.Fatalf("uninstall after install of %q: %v", data, err)
+		}
+	})
+}
+
+// FuzzProgramWord: any path install quotes for a POSIX shell reads back
+// as that one word, so uninstall finds what install wrote.
+func FuzzProgramWord(f *testing.F) {
+	for _, p := range []string{"/usr/bin/lineage", "/home/u/my tools/lineage", "/tmp/it's/lineage", `/a\b"c$d/lineage`, ""} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		if path == "" || strings.ContainsAny(path, "\x00\r\n") {
+			return
+		}
+		word, rest := firstWord(ProgramWord(path, "linux") + " hook claude")
+		if word != path || rest != " hook claude" {
+			t.Fatalf("ProgramWord(%q) reads back as %q, rest %q", path, word, rest)
+		}
+		if base := path[strings.LastIndexAny(path, `/\`)+1:]; base == "lineage" && !Claude.isOurs(Claude.Command(ProgramWord(path, "linux"), ""), "") {
+			t.Fatalf("%q hook claude is not recognised", path)
+		}
+	})
+}

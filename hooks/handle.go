@@ -1,0 +1,227 @@
+package hooks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/triad"
+)
+
+// MaxAge is how long a session's state file is kept after its last write.
+const MaxAge = 7 * 24 * time.Hour
+
+// Options are what [Handle] depends on besides the event.
+type Options struct {
+	// Instructions configures the resolver; its Cwd is replaced by the
+	// event's working directory.
+	Instructions instructions.Options
+	// SessionsDir holds one state file per harness session.
+	SessionsDir string
+	// Slug, when set, adds the agent's merged guardrails at session start.
+	Slug string
+	// Now is the clock that ages state files; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result is the answer to one event.
+type Result struct {
+	// Context is the text for the model, "" for none.
+	Context string
+	// Warnings are for the user (stderr), never for the model.
+	Warnings []string
+}
+
+// Rules are the seed's prompt rules that apply when resolution is
+// automatic (§8 rules 1, 3, 4 and 5), sent once at the end of the
+// session-start context.
+const Rules = `AGENTS.md in this session:
+- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.
+- When a <system-reminder type="agents.resolve.paths"> names files after a tool call, read them and apply them before you edit files in that scope.
+- Read each AGENTS.md path once; a path is named again only when the file changed.
+- When a session resumes with a <system-reminder type="session.resume.diff">, act on those changes first.`
+
+// Handle answers ev for harness h: it starts, resumes or updates the
+// session's state under its lock and returns the context for the model.
+func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, error) {
+	if ev.Kind == Ignored {
+		return Result{}, nil
+	}
+	opts.Instructions.Cwd = ev.Cwd
+	path, err := SessionPath(opts.SessionsDir, h.Name, ev.SessionID)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
+		return Result{}, fmt.Errorf("sessions directory: %w", err)
+	}
+	var res Result
+	start := func() instructions.State {
+		sess, in := instructions.Start(opts.Instructions)
+		res.Warnings = append(res.Warnings, in.Warnings...)
+		res.Context = startContext(in.Text, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		return sess.State()
+	}
+	// The instructions service locks, reads, and writes only a changed
+	// state (a tool call that reports nothing new writes nothing); the
+	// state of a harness session is private: 0600.
+	written, err := instructions.UpdateStateFile(ctx, path, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
+		switch {
+		case ev.Kind == Start || saved == nil:
+			// A new context window, or a session lineage never saw (or
+			// whose state expired): the model has no reminders yet.
+			return start(), nil
+		case ev.Kind == Resume:
+			r := instructions.Resume(*saved, opts.Instructions)
+			res.Context, res.Warnings = r.Text, r.Warnings
+			return r.Session.State(), nil
+		}
+		sess := instructions.Restore(*saved, opts.Instructions)
+		var files []instructions.File
+		for _, p := range ev.Paths {
+			files = append(files, sess.Resolve(p).Files...)
+		}
+		res.Context = instructions.ResolveReminder(files)
+		return sess.State(), nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if written {
+		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+func startContext(initial, profile string) string {
+	parts := make([]string, 0, 3)
+	for _, p := range []string{initial, profile, Rules} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// profileBlock renders the merged guardrails of slug's agent profile seen
+// from dir, each with the file it came from. A slug without a context is a
+// warning, not a failure: the session still gets its AGENTS.md.
+func profileBlock(dir, slug string, warnings *[]string) string {
+	if slug == "" {
+		return ""
+	}
+	ch, err := agents.Resolve(agents.Options{Path: dir}, slug)
+	var p *agents.Profile
+	if err == nil {
+		p, err = ch.RequireProfile(triad.Agent)
+	}
+	if err != nil {
+		*warnings = append(*warnings, fmt.Sprintf("agent profile %s: %v", slug, err))
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<agent_profile slug=" + strconv.Quote(slug) + ">\n")
+	b.WriteString("Guardrails for this agent, merged from its CLIA triads (keep every one):\n")
+	g := p.Merged.Get("guardrails")
+	n := 0
+	if g != nil && g.Kind == triad.Array {
+		for i, item := range g.Items {
+			if item.Kind != triad.String {
+				continue
+			}
+			n++
+			b.WriteString("- " + fsx.LineSafe(item.Text))
+			if from := p.Provenance["/guardrails/"+strconv.Itoa(i)]; from != "" {
+				b.WriteString(" (from " + fsx.LineSafe(from) + ")")
+			}
+			b.WriteString("\n")
+		}
+	}
+	if n == 0 {
+		b.WriteString("- (none)\n")
+	}
+	b.WriteString("</agent_profile>")
+	return b.String()
+}
+
+// SessionPath is the state file of one harness session in dir. A session
+// id that is not a plain name (letters, digits, '.', '_', '-'; at most 128
+// bytes; not starting with '.') is replaced by its SHA-256, so no id can
+// name a file outside dir.
+func SessionPath(dir, harness, id string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no sessions directory")
+	}
+	return filepath.Join(dir, harness+"-"+safeID(id)+".json"), nil
+}
+
+func safeID(id string) string {
+	ok := id != "" && len(id) <= 128 && id[0] != '.'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if ok {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256~" + hex.EncodeToString(sum[:])
+}
+
+// removeExpired removes the state files in dir last written before
+// now-MaxAge, except keep, with their lock files. A lock file is judged by
+// its state file (locking never writes it), so the lock of a live session
+// is never removed; one whose state file is gone goes once it is old too.
+func removeExpired(dir, keep string, now time.Time) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	old := func(p string) bool {
+		fi, err := os.Lstat(p)
+		return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > MaxAge
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		state, isLock := strings.CutSuffix(p, ".lock")
+		if state == keep || !strings.HasSuffix(state, ".json") {
+			continue
+		}
+		if isLock {
+			if _, err := os.Lstat(state); !errors.Is(err, fs.ErrNotExist) || !old(p) {
+				continue
+			}
+		} else if !old(p) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if !isLock {
+			if err := os.Remove(p + ".lock"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}

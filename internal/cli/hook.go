@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/hooks"
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+const hookShort = "Answer Claude Code, Gemini CLI and Codex CLI hooks with AGENTS.md context"
+
+func newHookCmd(env *Env) *cobra.Command {
+	cmd := groupCmd("hook", hookShort,
+		`Run as a harness's hook command, lineage tells the model which AGENTS.md apply:
+the initial chain at session start, the resume diff at a resume, and the
+further files a tool call's paths need, each once per session.
+
+  lineage hook install claude      add the hooks to ~/.claude/settings.json
+  lineage hook claude              the hook itself: one event on stdin
+
+See docs/hooks.md.`)
+	for _, h := range hooks.Harnesses() {
+		cmd.AddCommand(newHookRunCmd(env, h))
+	}
+	cmd.AddCommand(newHookInstallCmd(env, true), newHookInstallCmd(env, false))
+	return cmd
+}
+
+// hookFailure is how the hook command fails: exit 1, which every harness
+// treats as a non-blocking error (2 would block the agent).
+func hookFailure(err error) error {
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("hook: %w", err)}
+}
+
+func newHookRunCmd(env *Env, h *hooks.Harness) *cobra.Command {
+	var slug string
+	cmd := &cobra.Command{
+		Use:   h.Name + " [--slug S]",
+		Short: "Answer one " + h.Title + " hook event read from stdin",
+		Long: `Read one ` + h.Title + ` hook event on stdin and print its additional context
+as the harness's hook JSON, or nothing. Session state lives in
+$XDG_STATE_HOME/lineage/sessions (per OS: see docs/hooks.md). The resolver is
+configured by the CODELIA_AGENTS_* environment. On an internal error nothing
+is printed on stdout, one line on stderr, and the exit code is 1 — never 2,
+which the harness would take as "block".`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return hookFailure(fmt.Errorf("unexpected argument %q", args[0]))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := runHook(cmd, env, h, slug)
+			if err != nil {
+				return hookFailure(err)
+			}
+			if _, err := env.Stdout.Write(out); err != nil {
+				return hookFailure(err)
+			}
+			return nil
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
+	cmd.Flags().StringVar(&slug, "slug", "", "add this agent's merged guardrails at session start")
+	return cmd
+}
+
+// runHook returns what the hook prints on stdout; warnings go to stderr.
+func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, slug string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, hooks.MaxEventBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read event: %w", err)
+	}
+	if len(data) > hooks.MaxEventBytes {
+		return nil, fmt.Errorf("event larger than %d bytes", hooks.MaxEventBytes)
+	}
+	ev, err := h.ParseEvent(data)
+	if err != nil {
+		return nil, err
+	}
+	if ev.Kind == hooks.Ignored {
+		return nil, nil
+	}
+	clock, err := env.Clock()
+	if err != nil {
+		return nil, err
+	}
+	base, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	instructionsWarn(env, warnings)
+	res, err := hooks.Handle(cmd.Context(), h, ev, hooks.Options{
+		Instructions: instructions.Options{Config: instructions.BuildConfig(ev.Cwd, fromEnv), Home: fsx.HomeDir(env.Getenv)},
+		SessionsDir:  filepath.Join(base, "lineage", "sessions"),
+		Slug:         slug,
+		Now:          clock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	instructionsWarn(env, res.Warnings)
+	return h.Output(ev, res.Context)
+}
+
+func newHookInstallCmd(env *Env, install bool) *cobra.Command {
+	var scope, slug, cwd, command string
+	var dryRun bool
+	verb, short := "install", "Add lineage's hooks to a harness's settings file"
+	if !install {
+		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD]",
+		Short: short,
+		Long: short + `. Only lineage's own entries change: every
+other key, hook and byte of the file is kept, a second install changes
+nothing, and the file is replaced atomically. --dry-run prints the diff and
+writes nothing.
+
+The hook runs this binary by its absolute path (symlinks resolved), since a
+harness may not have lineage on its PATH; --command CMD writes CMD instead
+(e.g. --command lineage). Uninstall and a reinstall recognise lineage's
+entries by "hook <harness>" after any program named lineage (or CMD).
+
+Files: claude ~/.claude/settings.json (user), .claude/settings.json (project),
+.claude/settings.local.json (local); gemini ~/.gemini/settings.json,
+.gemini/settings.json; codex ~/.codex/hooks.json, .codex/hooks.json. Project
+and local paths are under --cwd (default: the current directory).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h := hooks.HarnessNamed(args[0])
+			if h == nil {
+				return usageError("unknown harness %q (want claude, gemini or codex)", args[0])
+			}
+			if slug != "" && !install {
+				return usageError("--slug is for install")
+			}
+			path, err := h.SettingsPath(scope, fsx.HomeDir(env.Getenv), fsx.Abs(env.Dir, cwd))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			program, err := hookProgram(command)
+			if err != nil {
+				return err
+			}
+			return editSettings(env, h, path, install, program, slug, dryRun)
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", hooks.ScopeUser, "settings `scope`: user, project or local (claude only)")
+	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for --scope project|local (default: the current directory)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
+	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path)")
+	if install {
+		cmd.Flags().StringVar(&slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
+	}
+	return cmd
+}
+
+// hookProgram is the program a hook entry runs: --command as given, else
+// this binary.
+func hookProgram(command string) (string, error) {
+	switch {
+	case strings.ContainsAny(command, "\r\n\x00"):
+		return "", usageError("--command %q: want one line", command)
+	case strings.TrimSpace(command) != "":
+		return strings.TrimSpace(command), nil
+	case command != "":
+		return "", usageError("--command is empty")
+	}
+	return hooks.RunningProgram()
+}
+
+func editSettings(env *Env, h *hooks.Harness, path string, install bool, program, slug string, dryRun bool) error {
+	before, err := fsx.ReadRegular(path, instructions.MaxConfigBytes)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	var after []byte
+	if install {
+		after, err = h.Install(before, program, slug)
+	} else if !missing {
+		after, err = h.Uninstall(before, program)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if missing && !install {
+		fmt.Fprintf(env.Stderr, "lineage: %s does not exist; nothing to remove\n", path)
+		return nil
+	}
+	diff := hooks.Diff(path, before, after)
+	if dryRun {
+		_, err := io.WriteString(env.Stdout, diff)
+		return err
+	}
+	if diff == "" {
+		fmt.Fprintf(env.Stderr, "lineage: %s already up to date\n", path)
+		return nil
+	}
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := fsx.WriteFileAtomic(path, after, perm); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "lineage: updated %s\n", path)
+	return nil
+}

@@ -1,0 +1,126 @@
+// Drives lineage mcp with the official TypeScript MCP SDK client, its own
+// validation on: the tool list must parse, and every structured result is
+// checked against the tool's output schema by the SDK itself.
+//
+// node client.mjs MODE DIR (stdio: SERVER_COMMAND in $LINEAGE_TS_SERVER as
+// a JSON array; http: the URL in $LINEAGE_TS_URL)
+// MODE: roots | noroots | failroots | hangroots | http
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { pathToFileURL } from "node:url";
+
+const [mode, dir] = process.argv.slice(2);
+const fail = (msg) => { console.error(`FAIL (${mode}): ${msg}`); process.exit(1); };
+
+// Arguments of each tool, in an order that works on a fresh store.
+const calls = [
+  ["instructions_initial", {}],
+  ["instructions_resolve", { paths: ["sub"] }],
+  ["instructions_resume", { state: "state.json" }],
+  ["agents_context", { slug: "tau" }],
+  ["agents_profile", { slug: "tau" }],
+  ["agents_journal", { slug: "tau", note: "from the TypeScript SDK" }],
+  ["agents_log", { slug: "tau", note: "a log entry", details: ["d"] }],
+  ["agents_commission", { slug: "newbie" }],
+  ["agents_agenda", {}],
+  ["tract_commit", { type: "instruction", text: "be brief" }],
+  ["tract_commit", { type: "message", text: "hello" }],
+  ["tract_compile", { format: "openai" }],
+  ["tract_compile", {}],
+  ["tract_log", { limit: 1 }],
+  ["tract_branch", { name: "side" }],
+  ["tract_switch", { name: "side" }],
+  ["tract_commit", { type: "message", role: "assistant", text: "on side" }],
+  ["tract_switch", { name: "main" }],
+  ["tract_merge", { branch: "side" }],
+  ["tract_annotate", { ref: "HEAD", priority: "important" }],
+  ["tract_edit", { ref: "HEAD", text: "edited" }],
+  ["tract_spawn", { child: "kid", purpose: "a sub-task" }],
+  ["tract_merge_from", { child: "kid" }],
+  ["tract_diff", { from: "HEAD~3", to: "HEAD" }],
+  ["tract_config", { key: "budget", value: "20" }],
+  ["tract_config", {}],
+  ["tract_status", {}],
+  ["tract_compress_plan", { budget: 20 }],
+  ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches.", dryRun: true }],
+  ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches." }],
+  ["tract_diff", { from: "HEAD~1" }],
+];
+
+const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
+const client = new Client({ name: "lineage-ts-test", version: "1.0.0" }, { capabilities: caps });
+let rootsAsked = 0;
+if (caps.roots) {
+  client.setRequestHandler(ListRootsRequestSchema, async () => {
+    rootsAsked++;
+    if (mode === "failroots") throw new Error("roots are not available here");
+    if (mode === "hangroots") return new Promise(() => {});
+    return { roots: [{ uri: pathToFileURL(dir).href, name: "project" }] };
+  });
+}
+
+let transport;
+if (mode === "http") {
+  transport = new StreamableHTTPClientTransport(new URL(process.env.LINEAGE_TS_URL));
+} else {
+  const [command, ...args] = JSON.parse(process.env.LINEAGE_TS_SERVER);
+  transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
+}
+await client.connect(transport);
+
+const instructions = client.getInstructions() ?? "";
+for (const want of ["instructions_initial", "instructions_resolve", "instructions_resume", "session.resume.diff", "twice"]) {
+  if (!instructions.includes(want)) fail(`server instructions lack ${JSON.stringify(want)}`);
+}
+
+const { tools } = await client.listTools(); // the SDK validates the list
+if (tools.length === 0) fail("no tools listed");
+for (const t of tools) {
+  if (t.outputSchema?.type !== "object") fail(`${t.name}: output schema type ${JSON.stringify(t.outputSchema?.type)}`);
+}
+
+async function callOK(name, args) {
+  // callTool validates structuredContent against the tool's output schema
+  // and throws when it does not match.
+  const res = await client.callTool({ name, arguments: args });
+  if (res.isError) fail(`${name} ${JSON.stringify(args)}: ${res.content?.map((c) => c.text).join(" ")}`);
+  if (!res.structuredContent) fail(`${name}: no structured content`);
+  return res.structuredContent;
+}
+
+const called = new Set();
+if (mode === "roots" || mode === "http") {
+  for (const [name, args] of calls) {
+    const out = await callOK(name, args);
+    called.add(name);
+    if (name === "tract_status" && (out.budget !== 20 || typeof out.over !== "boolean")) fail(`status after config budget 20: ${JSON.stringify(out)}`);
+    if (name === "tract_diff" && !out.changes.every((c) => ["added", "removed", "edited", "reprioritized"].includes(c.kind))) fail(`diff kinds: ${JSON.stringify(out)}`);
+  }
+  // Tools registered after this script was written: called with no
+  // arguments; an argument error is a fine answer, a protocol failure not.
+  for (const t of tools) {
+    if (called.has(t.name)) continue;
+    const res = await client.callTool({ name: t.name, arguments: {} });
+    console.error(`note: ${t.name} has no arguments in client.mjs; called with {} (isError ${!!res.isError})`);
+    called.add(t.name);
+  }
+  const compiled = await callOK("tract_compile", { format: "openai" });
+  if ("messages" in compiled || !Array.isArray(compiled.openai) || compiled.openai.length === 0) {
+    fail(`openai compile must carry the messages once: ${JSON.stringify(compiled)}`);
+  }
+  const refused = await client.callTool({ name: "instructions_initial", arguments: { cwd: "/" } });
+  if (!refused.isError || !refused.content[0].text.includes("outside the allowed roots")) fail(`cwd / not refused: ${JSON.stringify(refused)}`);
+  if (mode === "roots" && rootsAsked === 0) fail("the server never asked for roots");
+} else {
+  // Roots unusable: every default-cwd call falls back to the server's
+  // directory instead of failing or hanging.
+  const initial = await callOK("instructions_initial", {});
+  if (initial.files.length !== 1) fail(`initial in the server's directory: ${JSON.stringify(initial)}`);
+  await callOK("agents_context", { slug: "tau" });
+  await callOK("instructions_resolve", { paths: ["sub/x"] });
+  if (mode !== "noroots" && rootsAsked !== 1) fail(`roots asked ${rootsAsked} times, want once per session`);
+}
+await client.close();
+console.log(`ok ${mode}: ${tools.length} tools listed, ${called.size} called`);

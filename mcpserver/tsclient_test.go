@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/tract"
+)
+
+// TestTypeScriptSDK drives the server with the official TypeScript MCP SDK
+// client (npm @modelcontextprotocol/sdk, the library under Claude Code,
+// Gemini CLI and the MCP Inspector), its validation on: over stdio with
+// roots, without the roots capability, with a failing and with a hanging
+// roots/list, and over streamable HTTP. LINEAGE_TS_SDK is the node_modules
+// directory holding the SDK (.ci/run installs it from
+// testdata/tsclient/package-lock.json).
+func TestTypeScriptSDK(t *testing.T) {
+	sdk := os.Getenv("LINEAGE_TS_SDK")
+	if sdk == "" {
+		t.Skip("LINEAGE_TS_SDK is not set: install testdata/tsclient with npm ci and point it at its node_modules (.ci/run does)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("LINEAGE_TS_SDK is set but node is not on PATH: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sdk, "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Fatalf("LINEAGE_TS_SDK=%s holds no @modelcontextprotocol/sdk: %v", sdk, err)
+	}
+	// Node resolves packages beside the script: run a copy of it next to a
+	// link to the installed node_modules.
+	scriptDir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "tsclient", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(scriptDir, "client.mjs"), string(script))
+	if err := os.Symlink(sdk, filepath.Join(scriptDir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, mode, dir string, env ...string) {
+		cmd := exec.Command(node, filepath.Join(scriptDir, "client.mjs"), mode, dir)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ok "+mode) {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		t.Logf("%s", out)
+	}
+	for _, mode := range []string{"roots", "noroots", "failroots", "hangroots", "http"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := agentsProject(t)
+			store, repo := newStore(t)
+			if _, _, err := instructions.StartSession(context.Background(), filepath.Join(dir, "state.json"), instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir}); err != nil {
+				t.Fatal(err)
+			}
+			if mode == "http" {
+				ts := httpServer(t, Options{Cwd: dir, StateDir: t.TempDir(), OpenTract: func(context.Context) (*tract.Repo, error) { return repo, nil }}, HTTPOptions{})
+				run(t, mode, dir, "LINEAGE_TS_URL="+ts.URL+HTTPPath)
+				return
+			}
+			cmd := serverProc{cwd: dir, stateDir: t.TempDir(), store: store}.command(t)
+			server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
+			run(t, mode, dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
+		})
+	}
+}

@@ -1,0 +1,494 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Compression by reference. A compress commit holds a summary written by the
+// caller (lineage never calls a model) and names a range FROM..TO of the
+// first-parent history, both ends included: FROM in its content, TO as its
+// edit target. Compile renders the summary at TO's place and leaves out the
+// range's messages, except PINNED ones, which stay where they are. Nothing
+// is deleted: the originals stay in the DAG (the summary's edit target keeps
+// them reachable for GC), blame maps the summary to them, and annotating the
+// summary skip brings them back.
+//
+// The range a summary covers, in any viewer's linearization, is TO and every
+// ancestor of TO emitted after FROM's first parent: the commits TO has that
+// FROM's parent has not. For the tract that compressed, that is the
+// contiguous run of its linearization from FROM's first parent (excluded)
+// to TO.
+
+// CompressOptions describe one compression.
+type CompressOptions struct {
+	// Range is FROM..TO: two refs, oldest first, both included.
+	Range string
+	// Summary is the text that stands in for the range.
+	Summary string
+	// Role is the summary's role: user (default) or assistant.
+	Role string
+	// Message is the commit message (default "compress FROM..TO").
+	Message string
+	// DryRun computes the effect and stores nothing.
+	DryRun bool
+	// Encoding names the token encoding of the reported counts.
+	Encoding string
+}
+
+// Validate checks the options before any store is opened.
+func (o CompressOptions) Validate() error {
+	if _, _, err := ParseRange(o.Range); err != nil {
+		return err
+	}
+	if strings.TrimSpace(o.Summary) == "" {
+		return &ValidationError{Field: "summary", Reason: "empty: give the text that stands in for the range"}
+	}
+	if o.Role != "" && !contains(mustRoles(TypeSummary), o.Role) {
+		return &ValidationError{Field: "role", Value: o.Role, Reason: "want user or assistant"}
+	}
+	if len(o.Message) > MaxMessageBytes {
+		return &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(o.Message), MaxMessageBytes)}
+	}
+	return nil
+}
+
+// ParseRange splits FROM..TO into its two refs. Neither end may be empty
+// (a range names both ends), hold white space or a control character, and
+// there is exactly one "..": ref names never contain one (see checkName).
+// Errors are *ValidationError naming what is wrong.
+func ParseRange(s string) (from, to string, err error) {
+	bad := func(reason string) error {
+		return &ValidationError{Field: "range", Value: s, Reason: reason + ": want FROM..TO (two refs, oldest first, both included)"}
+	}
+	i := strings.Index(s, "..")
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "", "", bad("empty")
+	case i < 0:
+		return "", "", bad(`no ".."`)
+	case strings.HasPrefix(s[i:], "..."):
+		return "", "", bad("three dots (git's symmetric difference) is not a range here")
+	}
+	from, to = s[:i], s[i+2:]
+	switch {
+	case from == "":
+		return "", "", bad("FROM is empty (name both ends)")
+	case to == "":
+		return "", "", bad("TO is empty (name both ends)")
+	case strings.Contains(to, ".."):
+		return "", "", bad(`more than one ".."`)
+	}
+	for _, end := range [...]struct{ name, ref string }{{"FROM", from}, {"TO", to}} {
+		if j := strings.IndexFunc(end.ref, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); j >= 0 {
+			return "", "", bad(fmt.Sprintf("%s %q holds white space or a control character", end.name, end.ref))
+		}
+	}
+	return from, to, nil
+}
+
+// CompressResult says what a compression did (or, dry, would do).
+type CompressResult struct {
+	Tract string `json:"tract"`
+	// Commit is the compress commit; "" on a dry run.
+	Commit Hash `json:"commit,omitempty"`
+	From   Hash `json:"from"`
+	To     Hash `json:"to"`
+	// Replaced are the commits whose messages the summary stands in for.
+	Replaced []Hash `json:"replaced"`
+	// Kept are the range's PINNED messages, which stay.
+	Kept         []Hash `json:"kept"`
+	TokensBefore int    `json:"tokensBefore"`
+	TokensAfter  int    `json:"tokensAfter"`
+	DryRun       bool   `json:"dryRun"`
+}
+
+// Compress records a summary standing in for a range of the current
+// branch's first-parent history.
+func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions) (CompressResult, error) {
+	if err := o.Validate(); err != nil {
+		return CompressResult{}, err
+	}
+	counter, err := r.counter(o.Encoding)
+	if err != nil {
+		return CompressResult{}, &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
+	}
+	t, head, err := r.tractRef(ctx, tractName, HeadRef)
+	if err != nil {
+		return CompressResult{}, err
+	}
+	fromRef, toRef, _ := ParseRange(o.Range)
+	from, err := r.Resolve(ctx, t, fromRef)
+	if err != nil {
+		return CompressResult{}, err
+	}
+	to, err := r.Resolve(ctx, t, toRef)
+	if err != nil {
+		return CompressResult{}, err
+	}
+	if err := checkRange(ctx, r.store, o.Range, from, to, head); err != nil {
+		return CompressResult{}, err
+	}
+	v, err := r.cache.get(ctx, r, t, counter, head)
+	if err != nil {
+		return CompressResult{}, err
+	}
+	res := CompressResult{Tract: t.Name, From: from, To: to, DryRun: o.DryRun, Replaced: []Hash{}, Kept: []Hash{}}
+	removed := 0
+	covered := v.coveredSet(from, to)
+	for _, m := range v.rendered {
+		if !covered[m.Slot] {
+			continue
+		}
+		if m.Priority == Pinned {
+			res.Kept = append(res.Kept, m.Commit)
+			continue
+		}
+		res.Replaced = append(res.Replaced, m.Commit)
+		removed += m.Tokens
+	}
+	if len(res.Replaced) == 0 {
+		return CompressResult{}, &ValidationError{Field: "range", Value: o.Range, Reason: "compiles to no message a summary could replace (all pinned or skipped)"}
+	}
+	content, err := Content{Type: TypeSummary, Role: o.Role, Text: o.Summary, From: from}.Normalize()
+	if err != nil {
+		return CompressResult{}, err
+	}
+	b, err := NewBlob(content)
+	if err != nil {
+		return CompressResult{}, err
+	}
+	b.Tokens, b.Encoding = counter.Count(content.RenderedText()), counter.Encoding()
+	res.TokensBefore = v.tokens + tokensPrimer
+	res.TokensAfter = res.TokensBefore - removed + tokensPerMessage + b.Tokens
+	if o.DryRun {
+		return res, nil
+	}
+	message := o.Message
+	if message == "" {
+		message = "compress " + from.Short() + ".." + to.Short()
+	}
+	err = r.retry(ctx, func() error {
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			h, err := readHead(ctx, tx, t.ID)
+			if err != nil {
+				return err
+			}
+			if h.Commit != head {
+				// Another writer appended: the range must still lie behind the new head.
+				if err := checkRange(ctx, tx, o.Range, from, to, h.Commit); err != nil {
+					return err
+				}
+			}
+			if err := tx.PutBlobs(ctx, b); err != nil {
+				return err
+			}
+			c := Commit{Parents: []Hash{h.Commit}, Content: b.Hash, Operation: OpCompress, EditTarget: to, Tract: t.ID, Time: now, Message: message}
+			c.Hash = c.ComputeHash()
+			if err := putCommits(ctx, tx, c); err != nil {
+				return err
+			}
+			res.Commit = c.Hash
+			return moveHead(ctx, tx, t.ID, h, c.Hash, "compress", now)
+		})
+	})
+	return res, err
+}
+
+// checkRange makes sure FROM..TO lies on head's first-parent history, FROM
+// at or behind TO.
+func checkRange(ctx context.Context, rd Reader, rng string, from, to, head Hash) error {
+	if head == "" {
+		return &ValidationError{Field: "range", Value: rng, Reason: "the current branch has no commits"}
+	}
+	ok, err := onFirstParentHistory(ctx, rd, to, head)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &ValidationError{Field: "range", Value: rng, Reason: fmt.Sprintf("%s is not on the current branch's first-parent history", to.Short())}
+	}
+	if ok, err = onFirstParentHistory(ctx, rd, from, to); err != nil {
+		return err
+	}
+	if !ok {
+		return &ValidationError{Field: "range", Value: rng, Reason: fmt.Sprintf("%s is not %s or one of its first parents (oldest first)", from.Short(), to.Short())}
+	}
+	return nil
+}
+
+// onFirstParentHistory reports whether a is b or one of b's first parents,
+// in O(log depth) rows when the commits' positions are known.
+func onFirstParentHistory(ctx context.Context, rd Reader, a, b Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ac, err := rd.Commit(ctx, a)
+	if err != nil {
+		return false, err
+	}
+	bc, err := rd.Commit(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	if ac.Pos.Known() && bc.Pos.Known() {
+		if ac.Pos.Depth >= bc.Pos.Depth {
+			return false, nil
+		}
+		anc, _, ok, err := firstParentAncestor(ctx, rd, b, int(bc.Pos.Depth-ac.Pos.Depth))
+		return ok && anc == a, err
+	}
+	for len(bc.Parents) > 0 {
+		if bc.Parents[0] == a {
+			return true, nil
+		}
+		if bc, err = rd.Commit(ctx, bc.Parents[0]); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// placedSummary is a summary that renders at some place of a view.
+type placedSummary struct {
+	index    int
+	priority Priority
+	replaced []Hash
+}
+
+// summaries applies the view's compress commits in linearization order: each
+// one not skipped hides the non-PINNED messages of its range (a summary
+// rendered inside the range included) and is placed at the range's newest
+// commit. It clears ok for hidden places and returns the summaries by place.
+func (v *view) summaries(prio []Priority, ok []bool) map[int][]placedSummary {
+	var at map[int][]placedSummary
+	for s, c := range v.lin.order {
+		if c.Operation != OpCompress {
+			continue
+		}
+		content := &v.entries[s].content
+		to, found := v.lin.emitted[c.EditTarget]
+		if !found || content.Type != TypeSummary {
+			continue
+		}
+		p := v.priority(s, content)
+		if p == Skip {
+			continue
+		}
+		covered := v.covered(content.From, to)
+		if covered == nil {
+			continue
+		}
+		ps := placedSummary{index: s, priority: p}
+		for _, i := range covered {
+			if ok[i] && prio[i] != Pinned {
+				ok[i] = false
+				ps.replaced = append(ps.replaced, v.lin.order[i].Hash)
+			}
+			if list, had := at[i]; had {
+				kept := list[:0]
+				for _, x := range list {
+					if x.priority == Pinned {
+						kept = append(kept, x)
+					} else {
+						ps.replaced = append(ps.replaced, v.lin.order[x.index].Hash)
+					}
+				}
+				at[i] = kept
+			}
+		}
+		if at == nil {
+			at = map[int][]placedSummary{}
+		}
+		at[to] = append(at[to], ps)
+	}
+	return at
+}
+
+// covered lists, ascending, the places of the view a range from..the commit
+// at place to covers: to and its ancestors emitted after from's first
+// parent. It is nil when from is not in the view or after to.
+func (v *view) covered(from Hash, to int) []int {
+	fi, ok := v.lin.emitted[from]
+	if !ok || fi > to {
+		return nil
+	}
+	floor := -1
+	if fc := v.lin.order[fi]; len(fc.Parents) > 0 {
+		if pi, ok := v.lin.emitted[fc.Parents[0]]; ok {
+			floor = pi
+		}
+	}
+	seen := map[int]bool{to: true}
+	stack := []int{to}
+	var out []int
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, i)
+		for _, p := range v.lin.order[i].Parents {
+			if pi, ok := v.lin.emitted[p]; ok && pi > floor && !seen[pi] {
+				seen[pi] = true
+				stack = append(stack, pi)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// coveredSet is covered as a set, by hashes.
+func (v *view) coveredSet(from, to Hash) map[int]bool {
+	out := map[int]bool{}
+	if ti, ok := v.lin.emitted[to]; ok {
+		for _, i := range v.covered(from, ti) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// ErrNoBudget is a plan asked for without a budget to plan for.
+var ErrNoBudget = errors.New("no budget: give --budget N or store one with 'lineage tract config budget N'")
+
+// PlanOptions select what a compression plan aims for.
+type PlanOptions struct {
+	// Budget is the most tokens the context should use; 0 means the
+	// tract's stored budget.
+	Budget   int
+	Encoding string
+}
+
+// Validate checks the options before any store is opened.
+func (o PlanOptions) Validate() error {
+	if o.Budget < 0 {
+		return &ValidationError{Field: "budget", Value: fmt.Sprint(o.Budget), Reason: "must be positive"}
+	}
+	return nil
+}
+
+// CompressPlan names the oldest range whose summary would bring a context
+// under its budget, with the messages the summary has to stand in for.
+type CompressPlan struct {
+	Tract    string `json:"tract"`
+	Head     Hash   `json:"head"`
+	Encoding string `json:"encoding"`
+	Tokens   int    `json:"tokens"`
+	Budget   int    `json:"budget"`
+	// Fits is false when even compressing every message that is not
+	// PINNED leaves the context over the budget.
+	Fits   bool        `json:"fits"`
+	Ranges []PlanRange `json:"ranges"`
+}
+
+// PlanRange is one range to compress.
+type PlanRange struct {
+	// Range is FROM..TO as compress takes it.
+	Range string `json:"range"`
+	From  Hash   `json:"from"`
+	To    Hash   `json:"to"`
+	// Messages are the compiled messages the summary replaces.
+	Messages []Message `json:"messages"`
+	Tokens   int       `json:"tokens"`
+	// MaxSummaryTokens is the most tokens the summary's text may use for
+	// the context to fit the budget.
+	MaxSummaryTokens int `json:"maxSummaryTokens"`
+}
+
+// PlanCompress plans a compression of the tract's HEAD under o.Budget (or
+// the stored budget): the shortest run of the oldest first-parent commits
+// whose messages, replaced by one summary, leave the context within the
+// budget with room for the summary (a tenth of the budget, at least 16
+// tokens).
+func (r *Repo) PlanCompress(ctx context.Context, tractName string, o PlanOptions) (CompressPlan, error) {
+	if err := o.Validate(); err != nil {
+		return CompressPlan{}, err
+	}
+	counter, err := r.counter(o.Encoding)
+	if err != nil {
+		return CompressPlan{}, &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
+	}
+	t, head, err := r.tractRef(ctx, tractName, HeadRef)
+	if err != nil {
+		return CompressPlan{}, err
+	}
+	if o.Budget == 0 {
+		cfg, err := r.Config(ctx, tractName)
+		if err != nil {
+			return CompressPlan{}, err
+		}
+		if o.Budget = cfg.Budget; o.Budget == 0 {
+			return CompressPlan{}, ErrNoBudget
+		}
+	}
+	v, err := r.cache.get(ctx, r, t, counter, head)
+	if err != nil {
+		return CompressPlan{}, err
+	}
+	plan := CompressPlan{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer, Budget: o.Budget, Fits: true, Ranges: []PlanRange{}}
+	if plan.Tokens <= o.Budget {
+		return plan, nil
+	}
+	chain := v.firstParentPlaces(head)
+	// Group the compressible messages by first-parent commit: a range
+	// always takes a commit with the merged blocks just before it.
+	segment := func(slot int) int { return sort.SearchInts(chain, slot) }
+	room := max(16, o.Budget/10)
+	pr := PlanRange{Messages: []Message{}}
+	first, last := -1, -1
+	for i, m := range v.rendered {
+		if m.Priority == Pinned {
+			continue
+		}
+		seg := segment(m.Slot)
+		if last >= 0 && seg != last && plan.Tokens-pr.Tokens+tokensPerMessage+room <= o.Budget {
+			break
+		}
+		if first < 0 {
+			first = seg
+		}
+		last = seg
+		pr.Messages = append(pr.Messages, v.rendered[i])
+		pr.Tokens += m.Tokens
+	}
+	if first < 0 {
+		plan.Fits = false
+		return plan, nil
+	}
+	pr.From, pr.To = v.lin.order[chain[first]].Hash, v.lin.order[chain[last]].Hash
+	pr.Range = pr.From.Short() + ".." + pr.To.Short()
+	pr.MaxSummaryTokens = o.Budget - (plan.Tokens - pr.Tokens) - tokensPerMessage
+	plan.Fits = pr.MaxSummaryTokens > 0
+	plan.Ranges = append(plan.Ranges, pr)
+	return plan, nil
+}
+
+// firstParentPlaces lists, ascending, the places of head's first-parent
+// history in the view.
+func (v *view) firstParentPlaces(head Hash) []int {
+	var out []int
+	for h := head; h != ""; {
+		i, ok := v.lin.emitted[h]
+		if !ok {
+			break
+		}
+		out = append(out, i)
+		h = ""
+		if c := v.lin.order[i]; len(c.Parents) > 0 {
+			h = c.Parents[0]
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// mustRoles is the roles of a known content type.
+func mustRoles(t Type) []string {
+	roles, _ := allowedRoles(t)
+	return roles
+}

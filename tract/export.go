@@ -1,0 +1,494 @@
+package tract
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentlineage/lineage/internal/canon"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The export format is JSON Lines, one record per line, each an object with
+// a "kind" (see docs/tract.md, "Export and import"):
+//
+//	{"kind":"lineage-export","version":1}
+//	{"kind":"tract","id","name","created","spawn"?}            by created, then name
+//	{"kind":"blob","hash","data":{…}}                         by hash; data is the blob's canonical JSON
+//	{"kind":"commit","hash","parents","content"?,…}           parents before children, then by hash
+//	{"kind":"ref","tract","name","value"}                     by tract id, then name
+//	{"kind":"annotation","viewer","commit","priority",…}      in the order they were made
+//
+// The same data always exports to the same bytes, whatever the store.
+
+// ExportVersion is the version of the export format written.
+const ExportVersion = 1
+
+const exportHeader = "lineage-export"
+
+// exportRecord is one line of an export.
+type exportRecord struct {
+	Kind    string `json:"kind"`
+	Version int    `json:"version,omitzero"`
+	// tract
+	ID      string        `json:"id,omitempty"`
+	Name    string        `json:"name,omitempty"`
+	Created *time.Time    `json:"created,omitempty"`
+	Spawn   *SpawnPointer `json:"spawn,omitempty"`
+	// blob and commit
+	Hash       Hash           `json:"hash,omitempty"`
+	Data       jsontext.Value `json:"data,omitzero"`
+	Parents    []Hash         `json:"parents,omitempty"`
+	Content    Hash           `json:"content,omitempty"`
+	Operation  Operation      `json:"operation,omitempty"`
+	EditTarget Hash           `json:"editTarget,omitempty"`
+	Time       *time.Time     `json:"time,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Meta       jsontext.Value `json:"meta,omitzero"`
+	// ref (Tract, Name, Value) and annotation
+	Tract    string   `json:"tract,omitempty"`
+	Value    string   `json:"value,omitempty"`
+	Viewer   string   `json:"viewer,omitempty"`
+	Commit   Hash     `json:"commit,omitempty"`
+	Priority Priority `json:"priority,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Head     Hash     `json:"head,omitempty"`
+}
+
+// ExportOptions select what Export writes.
+type ExportOptions struct {
+	// Tract exports one tract: its refs, annotations and every commit its
+	// refs reach. "" with All exports the whole store.
+	Tract string
+	All   bool
+}
+
+// ExportReport counts what was written.
+type ExportReport struct {
+	Tracts      int `json:"tracts"`
+	Blobs       int `json:"blobs"`
+	Commits     int `json:"commits"`
+	Refs        int `json:"refs"`
+	Annotations int `json:"annotations"`
+}
+
+// Export writes tracts with their commits, blobs, refs, annotations and
+// spawn records to w in the export format. Reflogs are not exported.
+func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (ExportReport, error) {
+	var rep ExportReport
+	if (o.Tract == "") == !o.All {
+		return rep, &ValidationError{Field: "tract", Reason: "export one tract or all of them"}
+	}
+	var tracts []Tract
+	var commits []Commit
+	if o.All {
+		ts, err := r.store.Tracts(ctx)
+		if err != nil {
+			return rep, err
+		}
+		tracts = ts
+		err = r.store.ScanCommits(ctx, func(c Commit) error { commits = append(commits, c); return nil })
+		if err != nil {
+			return rep, err
+		}
+	} else {
+		t, err := r.Tract(ctx, o.Tract)
+		if err != nil {
+			return rep, err
+		}
+		tracts = []Tract{t}
+	}
+	var refs []Ref
+	for _, t := range tracts {
+		rs, err := r.store.Refs(ctx, t.ID)
+		if err != nil {
+			return rep, err
+		}
+		refs = append(refs, rs...)
+	}
+	if !o.All {
+		var heads []Hash
+		for _, ref := range refs {
+			if !strings.HasPrefix(ref.Value, branchPrefix) {
+				heads = append(heads, Hash(ref.Value))
+			}
+		}
+		if len(heads) > 0 {
+			anc, err := r.store.Ancestry(ctx, heads)
+			if err != nil {
+				return rep, err
+			}
+			commits = anc
+		}
+	}
+	commits = topoOrder(commits)
+	var contents []Hash
+	seen := map[Hash]bool{}
+	for _, c := range commits {
+		if c.Content != "" && !seen[c.Content] {
+			seen[c.Content] = true
+			contents = append(contents, c.Content)
+		}
+	}
+	slices.Sort(contents)
+	var blobs []Blob
+	for chunk := range slices.Chunk(contents, 500) {
+		bs, err := r.store.Blobs(ctx, chunk, "")
+		if err != nil {
+			return rep, err
+		}
+		blobs = append(blobs, bs...)
+	}
+	slices.SortFunc(blobs, func(a, b Blob) int { return strings.Compare(string(a.Hash), string(b.Hash)) })
+	if len(blobs) != len(contents) {
+		return rep, fmt.Errorf("export: %d of %d blobs are missing (run 'lineage tract verify')", len(contents)-len(blobs), len(contents))
+	}
+	var viewers []string
+	for _, t := range tracts {
+		viewers = append(viewers, t.ID)
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: viewers})
+	if err != nil {
+		return rep, err
+	}
+	inExport := map[Hash]bool{}
+	for _, c := range commits {
+		inExport[c.Hash] = true
+	}
+
+	bw := bufio.NewWriter(w)
+	enc := jsontext.NewEncoder(bw)
+	put := func(rec exportRecord) error {
+		return json.MarshalEncode(enc, rec, json.Deterministic(true))
+	}
+	if err := put(exportRecord{Kind: exportHeader, Version: ExportVersion}); err != nil {
+		return rep, err
+	}
+	slices.SortFunc(tracts, func(a, b Tract) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for _, t := range tracts {
+		created := t.Created.UTC()
+		sp := t.Spawn
+		if sp != nil {
+			cp := *sp
+			cp.Time = cp.Time.UTC()
+			sp = &cp
+		}
+		if err := put(exportRecord{Kind: "tract", ID: t.ID, Name: t.Name, Created: &created, Spawn: sp}); err != nil {
+			return rep, err
+		}
+		rep.Tracts++
+	}
+	for _, b := range blobs {
+		if err := put(exportRecord{Kind: "blob", Hash: b.Hash, Data: jsontext.Value(b.Data)}); err != nil {
+			return rep, fmt.Errorf("blob %s: %w", b.Hash.Short(), err)
+		}
+		rep.Blobs++
+	}
+	for _, c := range commits {
+		at := c.Time.UTC()
+		parents := c.Parents
+		if parents == nil {
+			parents = []Hash{}
+		}
+		rec := exportRecord{Kind: "commit", Hash: c.Hash, Parents: parents, Content: c.Content, Operation: c.Operation,
+			EditTarget: c.EditTarget, Tract: c.Tract, Time: &at, Message: c.Message, Meta: c.Meta}
+		if err := put(rec); err != nil {
+			return rep, err
+		}
+		rep.Commits++
+	}
+	slices.SortFunc(refs, func(a, b Ref) int {
+		if c := strings.Compare(a.Tract, b.Tract); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for _, ref := range refs {
+		if err := put(exportRecord{Kind: "ref", Tract: ref.Tract, Name: ref.Name, Value: ref.Value}); err != nil {
+			return rep, err
+		}
+		rep.Refs++
+	}
+	for _, a := range anns {
+		if !inExport[a.Commit] {
+			continue
+		}
+		at := a.Time.UTC()
+		if err := put(exportRecord{Kind: "annotation", Viewer: a.Viewer, Commit: a.Commit, Priority: a.Priority, Reason: a.Reason, Time: &at, Head: a.Head}); err != nil {
+			return rep, err
+		}
+		rep.Annotations++
+	}
+	return rep, bw.Flush()
+}
+
+// topoOrder sorts commits parents first, ties by hash: the same set always
+// comes out in the same order.
+func topoOrder(commits []Commit) []Commit {
+	byHash := make(map[Hash]*Commit, len(commits))
+	for i := range commits {
+		byHash[commits[i].Hash] = &commits[i]
+	}
+	gen := make(map[Hash]int, len(commits))
+	var depth func(h Hash) int
+	depth = func(h Hash) int {
+		if g, ok := gen[h]; ok {
+			return g
+		}
+		gen[h] = 0 // a cycle cannot occur in hashed data; guard anyway
+		c, ok := byHash[h]
+		if !ok {
+			return -1
+		}
+		g := 0
+		deps := c.Parents
+		if c.EditTarget != "" {
+			deps = append(slices.Clone(deps), c.EditTarget)
+		}
+		for _, p := range deps {
+			g = max(g, depth(p)+1)
+		}
+		gen[h] = g
+		return g
+	}
+	// Iterative order of evaluation does not matter: depth is memoized.
+	for i := range commits {
+		depth(commits[i].Hash)
+	}
+	out := slices.Clone(commits)
+	slices.SortFunc(out, func(a, b Commit) int {
+		if c := gen[a.Hash] - gen[b.Hash]; c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Hash), string(b.Hash))
+	})
+	return out
+}
+
+// ImportReport counts what an import added.
+type ImportReport = ExportReport
+
+// ExportError is a line of an export that is malformed or whose hash does
+// not match its fields: nothing of the import is written.
+type ExportError struct {
+	Line   int
+	Reason string
+	// Damaged is set when a hash does not match (an integrity finding).
+	Damaged bool
+}
+
+func (e *ExportError) Error() string { return fmt.Sprintf("import: line %d: %s", e.Line, e.Reason) }
+
+// Unwrap makes a hash mismatch an ErrDamaged.
+func (e *ExportError) Unwrap() error {
+	if e.Damaged {
+		return ErrDamaged
+	}
+	return ErrInvalidExport
+}
+
+// ErrInvalidExport is input that is not a lineage export.
+var ErrInvalidExport = errors.New("not a lineage export")
+
+// Export is an export read and checked by ParseExport: every hash
+// recomputed. ImportExport adds it to a store.
+type Export struct {
+	tracts []Tract
+	blobs  []Blob
+	// commits are in file order, each after what it names.
+	commits []Commit
+	refs    []Ref
+	anns    []Annotation
+	// lines maps commits, blobs and refs to their line for messages.
+	lines map[string]int
+}
+
+// maxExportLine is the longest line read: a blob at MaxContentBytes with
+// JSON escaping to spare.
+const maxExportLine = 4*MaxContentBytes + 4096
+
+// ParseExport reads an export and checks it on its own: the header, every
+// record's fields, every blob and commit hash, and that a commit's content
+// comes earlier in the file (parents outside the file are looked up in the
+// store by the import).
+func ParseExport(rd io.Reader) (*Export, error) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 64<<10), maxExportLine)
+	p := &Export{lines: map[string]int{}}
+	blobs := map[Hash]bool{}
+	line := 0
+	bad := func(format string, args ...any) error {
+		return &ExportError{Line: line, Reason: fmt.Sprintf(format, args...)}
+	}
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var rec exportRecord
+		if err := json.Unmarshal(raw, &rec, json.RejectUnknownMembers(true)); err != nil {
+			return nil, bad("not a record: %v", err)
+		}
+		if line == 1 {
+			if rec.Kind != exportHeader {
+				return nil, bad(`want the header {"kind":"lineage-export","version":1}`)
+			}
+			if rec.Version != ExportVersion {
+				return nil, bad("export version %d, this lineage reads version %d", rec.Version, ExportVersion)
+			}
+			continue
+		}
+		switch rec.Kind {
+		case "tract":
+			if rec.ID == "" || rec.Created == nil {
+				return nil, bad("tract needs an id and created")
+			}
+			if err := ValidateTractName(rec.Name); err != nil {
+				return nil, bad("%v", err)
+			}
+			p.tracts = append(p.tracts, Tract{ID: rec.ID, Name: rec.Name, Created: *rec.Created, Spawn: rec.Spawn})
+		case "blob":
+			data, err := canon.Canonicalize(rec.Data)
+			if len(rec.Data) == 0 || err != nil || !bytes.Equal(data, rec.Data) {
+				return nil, bad("blob %s: data is not canonical JSON", rec.Hash.Short())
+			}
+			if got := sha256Hex(data); got != rec.Hash {
+				return nil, &ExportError{Line: line, Reason: fmt.Sprintf("blob %s: data hashes to %s", rec.Hash, got), Damaged: true}
+			}
+			if _, err := DecodeContent(data); err != nil {
+				return nil, bad("blob %s: %v", rec.Hash.Short(), err)
+			}
+			if !blobs[rec.Hash] {
+				blobs[rec.Hash] = true
+				p.blobs = append(p.blobs, Blob{Hash: rec.Hash, Data: data, Tokens: -1})
+			}
+		case "commit":
+			if rec.Time == nil || rec.Tract == "" {
+				return nil, bad("commit %s needs a tract and a time", rec.Hash.Short())
+			}
+			switch rec.Operation {
+			case OpAppend, OpEdit, OpMerge, OpCompress:
+			default:
+				return nil, bad("commit %s: operation %q", rec.Hash.Short(), rec.Operation)
+			}
+			if len(rec.Meta) > 0 {
+				m, err := ParseMeta(rec.Meta)
+				if err != nil || !bytes.Equal(m, rec.Meta) {
+					return nil, bad("commit %s: meta is not a canonical JSON object", rec.Hash.Short())
+				}
+			}
+			parents := rec.Parents
+			if parents == nil {
+				parents = []Hash{}
+			}
+			c := Commit{Hash: rec.Hash, Parents: parents, Content: rec.Content, Operation: rec.Operation, EditTarget: rec.EditTarget,
+				Tract: rec.Tract, Time: rec.Time.UTC(), Message: rec.Message, Meta: rec.Meta}
+			if got := c.ComputeHash(); got != c.Hash {
+				return nil, &ExportError{Line: line, Reason: fmt.Sprintf("commit %s: fields hash to %s", rec.Hash, got), Damaged: true}
+			}
+			if c.Content != "" && !blobs[c.Content] {
+				return nil, bad("commit %s: content %s is not in the export", c.Hash.Short(), c.Content.Short())
+			}
+			p.lines["commit:"+string(c.Hash)] = line
+			p.commits = append(p.commits, c)
+		case "ref":
+			if rec.Tract == "" || rec.Name == "" || rec.Value == "" {
+				return nil, bad("ref needs a tract, a name and a value")
+			}
+			p.lines["ref:"+rec.Tract+":"+rec.Name] = line
+			p.refs = append(p.refs, Ref{Tract: rec.Tract, Name: rec.Name, Value: rec.Value})
+		case "annotation":
+			pr, err := ParsePriority(string(rec.Priority))
+			if err != nil || rec.Viewer == "" || rec.Commit == "" || rec.Time == nil {
+				return nil, bad("annotation needs a viewer, a commit, a priority and a time")
+			}
+			p.anns = append(p.anns, Annotation{Viewer: rec.Viewer, Commit: rec.Commit, Priority: pr, Reason: rec.Reason, Time: rec.Time.UTC(), Head: rec.Head})
+		default:
+			return nil, bad("unknown kind %q", rec.Kind)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ExportError{Line: line + 1, Reason: err.Error()}
+	}
+	if line == 0 {
+		return nil, &ExportError{Line: 1, Reason: "empty input, want a lineage export"}
+	}
+	return p, nil
+}
+
+// ImportExport adds an export ParseExport checked to the store in one
+// transaction: its tracts (none may exist, by id or
+// live name), blobs, commits (each parent in the export or the store), refs
+// and annotations. Nothing is written when anything is wrong.
+func (r *Repo) ImportExport(ctx context.Context, p *Export) (ImportReport, error) {
+	var rep ImportReport
+	err := r.store.Update(ctx, func(tx Tx) error {
+		rep = ImportReport{}
+		for _, t := range p.tracts {
+			if err := tx.CreateTract(ctx, t); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			rep.Tracts++
+		}
+		if err := tx.PutBlobs(ctx, p.blobs...); err != nil {
+			return err
+		}
+		rep.Blobs = len(p.blobs)
+		// Parents outside the export must be stored already.
+		known := map[Hash]bool{}
+		for _, c := range p.commits {
+			known[c.Hash] = true
+		}
+		for _, c := range p.commits {
+			for _, ref := range append(slices.Clone(c.Parents), c.EditTarget) {
+				if ref == "" || known[ref] {
+					continue
+				}
+				if _, err := tx.Commit(ctx, ref); err != nil {
+					return &ExportError{Line: p.lines["commit:"+string(c.Hash)], Reason: fmt.Sprintf("commit %s names %s, which is neither in the export nor in the store", c.Hash.Short(), ref.Short())}
+				}
+				known[ref] = true
+			}
+		}
+		if err := putCommits(ctx, tx, topoOrder(p.commits)...); err != nil {
+			return err
+		}
+		rep.Commits = len(p.commits)
+		for _, ref := range p.refs {
+			v := ref.Value
+			if !strings.HasPrefix(v, branchPrefix) {
+				if _, err := tx.Commit(ctx, Hash(v)); err != nil {
+					return &ExportError{Line: p.lines["ref:"+ref.Tract+":"+ref.Name], Reason: fmt.Sprintf("ref %s points at missing commit %s", ref.Name, Hash(v).Short())}
+				}
+			}
+			if err := tx.UpdateRef(ctx, RefUpdate{Tract: ref.Tract, Name: ref.Name, New: v, Operation: "import", Time: r.clock()}); err != nil {
+				return fmt.Errorf("import ref %s: %w", ref.Name, err)
+			}
+			rep.Refs++
+		}
+		for _, a := range p.anns {
+			if err := tx.AddAnnotation(ctx, a); err != nil {
+				return err
+			}
+			rep.Annotations++
+		}
+		return nil
+	})
+	if err != nil {
+		return ImportReport{}, err
+	}
+	return rep, nil
+}

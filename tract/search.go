@@ -1,0 +1,211 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Full-text search works on words: maximal runs of Unicode letters and
+// digits, lowercased. Both stores index exactly the words Words gives (SQLite
+// through an FTS5 table with the ascii tokenizer, PostgreSQL through a
+// tsvector built from the word list, no parser in between), and a query's
+// words are cut the same way, so a word query finds the same commits on
+// either store.
+const (
+	// maxWordBytes: longer runs (base64, hashes) are not indexed.
+	maxWordBytes = 64
+	// maxIndexBytes caps the distinct words indexed for one blob (PostgreSQL
+	// refuses a tsvector over 1 MB).
+	maxIndexBytes = 256 << 10
+)
+
+// Words cuts text into its distinct search words, sorted.
+func Words(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}) {
+		if len(w) > maxWordBytes || seen[w] || !utf8.ValidString(w) {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// IndexWords is the word list a store indexes for a blob: the words of its
+// text, name, tool calls and tool definitions, at most maxIndexBytes of
+// them. A blob that does not decode indexes nothing.
+func IndexWords(data []byte) []string {
+	c, err := DecodeContent(data)
+	if err != nil {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(c.Name)
+	b.WriteByte(' ')
+	b.WriteString(c.RenderedText())
+	for _, tool := range c.Tools {
+		b.WriteByte(' ')
+		b.WriteString(tool.Name)
+		b.WriteByte(' ')
+		b.WriteString(tool.Description)
+	}
+	words := Words(b.String())
+	size := 0
+	for i, w := range words {
+		size += len(w) + 1
+		if size > maxIndexBytes {
+			return words[:i]
+		}
+	}
+	return words
+}
+
+// SearchQuery selects commits with content for Reader.Search. Empty fields
+// match everything.
+type SearchQuery struct {
+	// Tract is the author tract's id.
+	Tract string
+	// Words must all be among a commit's content words.
+	Words []string
+	Type  Type
+	Role  string
+	// Commits, when not nil, limits the result to these commits.
+	Commits []Hash
+	// HasMeta keeps only commits with metadata.
+	HasMeta bool
+	// Limit, when positive, keeps the first Limit matches by time, then
+	// hash.
+	Limit int
+}
+
+// FindOptions are the filters of Repo.Find; every one given must hold.
+type FindOptions struct {
+	// Text is a word query: every word of it must occur in the content.
+	Text string
+	Type Type
+	Role string
+	// Tag limits the result to the commit the tag names.
+	Tag string
+	// Meta maps metadata keys to the value each must hold.
+	Meta map[string]string
+	// AllTracts searches every tract's commits, not only the tract's own.
+	AllTracts bool
+	// Limit, when positive, keeps the first Limit matches.
+	Limit int
+}
+
+// Validate checks the options.
+func (o FindOptions) Validate() error {
+	if o.Type != "" {
+		if _, ok := allowedRoles(o.Type); !ok {
+			return &ValidationError{Field: "type", Value: string(o.Type), Reason: "want one of " + typeNames()}
+		}
+	}
+	if o.Limit < 0 {
+		return &ValidationError{Field: "limit", Value: fmt.Sprint(o.Limit), Reason: "must not be negative"}
+	}
+	if o.Text != "" && len(Words(o.Text)) == 0 {
+		return &ValidationError{Field: "text", Value: o.Text, Reason: "holds no word to search for (letters or digits)"}
+	}
+	return nil
+}
+
+func typeNames() string {
+	names := make([]string, len(Types))
+	for i, t := range Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Found is one commit find returned, with its content.
+type Found struct {
+	Commit  Commit  `json:"commit"`
+	Tract   string  `json:"tract"`
+	Content Content `json:"content"`
+}
+
+// Find returns the commits with content matching every filter, oldest
+// first (by time, then hash): by default the tract's own commits on any
+// branch, with AllTracts every stored commit. It reads the matching rows
+// through the store's full-text index, not the whole history.
+func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Found, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return nil, err
+	}
+	q := SearchQuery{Words: Words(o.Text), Type: o.Type, Role: o.Role, HasMeta: len(o.Meta) > 0}
+	if o.Text == "" {
+		q.Words = nil
+	}
+	if !o.AllTracts {
+		q.Tract = t.ID
+	}
+	if len(o.Meta) == 0 {
+		q.Limit = o.Limit // metadata is matched here, after the store's limit would cut
+	}
+	if o.Tag != "" {
+		h, err := tagCommit(ctx, r.store, t, o.Tag)
+		if err != nil {
+			return nil, err
+		}
+		q.Commits = []Hash{h}
+	}
+	hits, err := r.store.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(hits, func(a, b HistoryCommit) int {
+		if c := a.Commit.Time.Compare(b.Commit.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
+	})
+	keys := make([]string, 0, len(o.Meta))
+	for k := range o.Meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	names := map[string]string{t.ID: t.Name}
+	out := []Found{}
+	for _, h := range hits {
+		ok := true
+		for _, k := range keys {
+			ok = ok && metaMatches(h.Commit.Meta, k, o.Meta[k])
+		}
+		if !ok {
+			continue
+		}
+		if got := sha256Hex(h.Blob.Data); got != h.Commit.Content {
+			return nil, &IntegrityError{Commit: h.Commit.Hash, Blob: h.Commit.Content, Got: got}
+		}
+		c, err := DecodeContent(h.Blob.Data)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w", h.Commit.Hash.Short(), err)
+		}
+		name, seen := names[h.Commit.Tract]
+		if !seen {
+			if at, err := r.store.TractByID(ctx, h.Commit.Tract); err == nil {
+				name = at.Name
+			}
+			names[h.Commit.Tract] = name
+		}
+		out = append(out, Found{Commit: h.Commit, Tract: name, Content: c})
+		if o.Limit > 0 && len(out) == o.Limit {
+			break
+		}
+	}
+	return out, nil
+}
