@@ -59,15 +59,20 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 	return nil
 }
 
+// wordRows is how many blobs one statement indexes: FTS5 writes its
+// pending terms out at the start of every statement, so fewer, larger
+// statements make fewer, larger index segments.
+const wordRows = 2000
+
 // indexNewBlobs adds the words of blobs PutBlobs has just inserted (rows
-// of id, hash, data, …), 100 a statement: their ids are new, so none is
-// indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
+// of id, hash, data, …): their ids are new, so none is indexed yet
+// (DeleteUnusedBlobs drops a deleted blob's words with it).
 func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any) error {
 	words := make([][]any, len(rows))
 	for i, r := range rows {
 		words[i] = []any{r[0], strings.Join(tract.IndexWords(r[2].([]byte)), " ")}
 	}
-	if _, err := t.insertRows(ctx, `INSERT INTO blob_words (rowid, words)`, "", 2, words); err != nil {
+	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
 	return nil

@@ -53,9 +53,14 @@ func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, r
 // insertRowsTuple is insertRows with a given value tuple; it returns how
 // many rows the statements changed.
 func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) (int64, error) {
+	return t.insertBatches(ctx, prefix, tuple, suffix, cols, batchRows, rows)
+}
+
+// insertBatches is insertRowsTuple with per rows a statement.
+func (t *txn) insertBatches(ctx context.Context, prefix, tuple, suffix string, cols, per int, rows [][]any) (int64, error) {
 	var changed int64
 	for len(rows) > 0 {
-		k := min(len(rows), batchRows)
+		k := min(len(rows), per)
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
 		args := make([]any, 0, k*cols)
 		for _, r := range rows[:k] {
