@@ -38,32 +38,8 @@ func TestHistoryLongRange(t *testing.T) {
 	if _, err := r.MergeFrom(ctx, "kid", ""); err != nil {
 		t.Fatal(err)
 	}
-	_, head, err := r.Head(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	heads := []tract.Hash{head.Commit}
-	got, err := s.History(ctx, heads, "o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []tract.HistoryCommit
-	if err := s.Update(ctx, func(tx tract.Tx) error {
-		want, err = tx.History(ctx, heads, "o200k_base")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	byHash := func(a, b tract.HistoryCommit) int {
-		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
-	}
-	slices.SortFunc(got, byHash)
-	slices.SortFunc(want, byHash)
-	if len(got) != 18_002 {
+	if got := historyBothWays(t, r); len(got) != 18_002 {
 		t.Fatalf("history has %d commits, want 18002", len(got))
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("history outside a transaction differs (-want +got):\n%s", d)
 	}
 	res, err := r.CompileCold(ctx, "main", tract.CompileOptions{})
 	if err != nil {
@@ -105,6 +81,17 @@ func TestHistoryLongRangeWithGap(t *testing.T) {
 	if rep, err := r.GC(ctx, tract.GCOptions{}); err != nil || len(rep.Removed) != 3_000 {
 		t.Fatalf("GC removed %d commits (%v), want 3000", len(rep.Removed), err)
 	}
+	if got := historyBothWays(t, r); len(got) != 8_000 {
+		t.Fatalf("history has %d commits, want 8000", len(got))
+	}
+}
+
+// historyBothWays reads the history of main's head outside a transaction
+// (ranges in two halves, concurrently) and inside one, fails unless they
+// hold the same commits, and returns them sorted by hash.
+func historyBothWays(t *testing.T, r *tract.Repo) []tract.HistoryCommit {
+	t.Helper()
+	ctx, s := context.Background(), r.Store()
 	_, head, err := r.Head(ctx, "main")
 	if err != nil {
 		t.Fatal(err)
@@ -121,10 +108,13 @@ func TestHistoryLongRangeWithGap(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 8_000 {
-		t.Fatalf("history has %d commits, want 8000", len(got))
+	byHash := func(a, b tract.HistoryCommit) int {
+		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
 	}
+	slices.SortFunc(got, byHash)
+	slices.SortFunc(want, byHash)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("history outside a transaction differs (-want +got):\n%s", d)
 	}
+	return got
 }
