@@ -51,47 +51,141 @@ func jumpDepth(d int64) int64 {
 // child unknown.
 func placeCommits(ctx context.Context, rd Finder, commits []Commit) error {
 	placed := make(map[Hash]*Commit, len(commits))
-	get := func(h Hash) (Commit, error) {
+	get := func(h Hash) (Position, error) {
 		if c, ok := placed[h]; ok {
-			return *c, nil
+			return c.Pos, nil
 		}
-		return rd.Commit(ctx, h)
+		c, err := rd.Commit(ctx, h)
+		return c.Pos, err
 	}
 	for i := range commits {
 		c := &commits[i]
-		c.Pos = Position{Gen: 1}
-		for j, ph := range c.Parents {
-			p, err := get(ph)
-			if err != nil {
-				return fmt.Errorf("parent %s of %s: %w", ph.Short(), c.Hash.Short(), err)
-			}
-			if !p.Pos.Known() {
-				c.Pos = Position{}
-				break
-			}
-			c.Pos.Gen = max(c.Pos.Gen, p.Pos.Gen+1)
-			if j > 0 {
-				continue
-			}
-			c.Pos.Depth = p.Pos.Depth + 1
-			// The jump is the parent itself or its jump's jump.
-			c.Pos.Jump = p.Hash
-			if want := jumpDepth(c.Pos.Depth); want != p.Pos.Depth {
-				j1 := p
-				if p.Pos.Jump != "" {
-					if j1, err = get(p.Pos.Jump); err != nil {
-						return err
-					}
-				}
-				c.Pos.Jump = j1.Pos.Jump
-				if c.Pos.Jump == "" {
-					c.Pos.Jump = j1.Hash
-				}
-			}
+		pos, err := childPosition(c.Parents, get)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", c.Hash.Short(), err)
 		}
+		c.Pos = pos
 		placed[c.Hash] = c
 	}
 	return nil
+}
+
+// childPosition is the Position of a commit with parents, from pos (a
+// commit's position); unknown when a parent's is.
+func childPosition(parents []Hash, pos func(Hash) (Position, error)) (Position, error) {
+	c := Position{Gen: 1}
+	for j, ph := range parents {
+		p, err := pos(ph)
+		if err != nil {
+			return Position{}, fmt.Errorf("parent %s: %w", ph.Short(), err)
+		}
+		if !p.Known() {
+			return Position{}, nil
+		}
+		c.Gen = max(c.Gen, p.Gen+1)
+		if j > 0 {
+			continue
+		}
+		c.Depth = p.Depth + 1
+		// The jump is the parent itself or its jump's jump.
+		c.Jump = ph
+		if jumpDepth(c.Depth) != p.Depth {
+			j1, j1Hash := p, ph
+			if p.Jump != "" {
+				if j1, err = pos(p.Jump); err != nil {
+					return Position{}, err
+				}
+				j1Hash = p.Jump
+			}
+			c.Jump = j1.Jump
+			if c.Jump == "" {
+				c.Jump = j1Hash
+			}
+		}
+	}
+	return c, nil
+}
+
+// Placer computes the positions of stored commits that have none (a
+// store's migration from a schema without them). Fed commits in
+// parent-before-child order it reads nothing; a parent it has not seen is
+// read with Stored (and placed first, so any order is right). It keeps the
+// position of every commit it saw: O(n) memory for n commits.
+type Placer struct {
+	// Stored returns a stored commit's parents and its stored position
+	// (unknown when it has none).
+	Stored func(Hash) ([]Hash, Position, error)
+	pos    map[Hash]Position
+}
+
+// Place returns the position of commit h with parents, computing it (and
+// that of any ancestor not seen yet) when stored is unknown.
+func (pl *Placer) Place(h Hash, parents []Hash, stored Position) (Position, error) {
+	if pl.pos == nil {
+		pl.pos = map[Hash]Position{}
+	}
+	if p, ok := pl.pos[h]; ok {
+		return p, nil
+	}
+	if stored.Known() {
+		pl.pos[h] = stored
+		return stored, nil
+	}
+	type frame struct {
+		h       Hash
+		parents []Hash
+	}
+	stack := []frame{{h, parents}}
+	onStack := map[Hash]bool{h: true}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		waiting := false
+		for _, ph := range f.parents {
+			if _, ok := pl.pos[ph]; ok {
+				continue
+			}
+			if onStack[ph] {
+				return Position{}, fmt.Errorf("commit %s: a cycle through parent %s", f.h.Short(), ph.Short())
+			}
+			pp, ppos, err := pl.Stored(ph)
+			if err != nil {
+				return Position{}, fmt.Errorf("parent %s of %s: %w", ph.Short(), f.h.Short(), err)
+			}
+			if ppos.Known() {
+				pl.pos[ph] = ppos
+				continue
+			}
+			// One parent at a time: the stack is a path of the DAG.
+			stack = append(stack, frame{ph, pp})
+			onStack[ph] = true
+			waiting = true
+			break
+		}
+		if waiting {
+			continue
+		}
+		p, err := childPosition(f.parents, pl.known)
+		if err != nil {
+			return Position{}, fmt.Errorf("commit %s: %w", f.h.Short(), err)
+		}
+		pl.pos[f.h] = p
+		delete(onStack, f.h)
+		stack = stack[:len(stack)-1]
+	}
+	return pl.pos[h], nil
+}
+
+// known is a position Place computed or read, reading a jump target it
+// has not seen.
+func (pl *Placer) known(h Hash) (Position, error) {
+	if p, ok := pl.pos[h]; ok {
+		return p, nil
+	}
+	_, p, err := pl.Stored(h)
+	if err == nil && p.Known() {
+		pl.pos[h] = p
+	}
+	return p, err
 }
 
 // putCommits places commits in the DAG and stores them.
