@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -20,6 +21,17 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("usage: expandenv SRC DST")
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
+	},
+	// cprepo SRC DST: copy SRC, a path from the module root (a binary
+	// fixture such as a store an older release wrote), to DST.
+	"cprepo": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: cprepo SRC DST")
+		}
+		data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(args[0])))
+		ts.Check(err)
+		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[1])), 0o755))
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
 	},
 }
 

@@ -154,17 +154,14 @@ func scanCommitWith(sc interface{ Scan(...any) error }, extra ...any) (tract.Com
 		c                              tract.Commit
 		hash, content, target, parents []byte
 		at                             int64
-		gen, depth                     sql.NullInt64
-		jump                           []byte
+		pos                            storedPosition
 		meta                           sql.NullString
 	)
-	dest := append([]any{&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump, &meta}, extra...)
+	dest := append([]any{&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &pos.gen, &pos.depth, &pos.jump, &meta}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return c, err
 	}
-	if gen.Valid {
-		c.Pos = tract.Position{Gen: gen.Int64, Depth: depth.Int64, Jump: rowform.Hash(jump)}
-	}
+	c.Pos = pos.position()
 	if meta.Valid {
 		c.Meta = []byte(meta.String)
 	}

@@ -81,14 +81,17 @@ var migrations = []string{
 		head BLOB
 	);
 	CREATE INDEX annotations_commit ON annotations(commit_hash);`,
-	// Version 2: each commit's place in the DAG (tract.Position).
-	`ALTER TABLE commits ADD COLUMN gen INTEGER;
-	ALTER TABLE commits ADD COLUMN depth INTEGER;
-	ALTER TABLE commits ADD COLUMN jump BLOB;`,
+	positionsMigration,
 	settingsSchema(),
 	// Version 4: commit metadata and the full-text index (search.go).
 	searchMigration,
 }
+
+// positionsMigration is version 2: each commit's place in the DAG
+// (tract.Position), filled in for the commits already stored.
+const positionsMigration = `ALTER TABLE commits ADD COLUMN gen INTEGER;
+	ALTER TABLE commits ADD COLUMN depth INTEGER;
+	ALTER TABLE commits ADD COLUMN jump BLOB;`
 
 // settingsSchema is version 3: per-tract settings (tract config).
 func settingsSchema() string {
@@ -116,7 +119,7 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	case err != nil:
 		return err
 	case version < len(migrations):
-		return fmt.Errorf("schema version %d is older than this lineage's (%d): open the store for writing once to migrate it", version, len(migrations))
+		return oldSchemaError{version}
 	case version > len(migrations):
 		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
 	}
@@ -154,8 +157,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
-		if migrations[v] == searchMigration {
-			if err := backfillSearch(ctx, tx); err != nil {
+		var backfill func(context.Context, *sql.Tx) error
+		switch migrations[v] {
+		case positionsMigration:
+			backfill = backfillPositions
+		case searchMigration:
+			backfill = backfillSearch
+		}
+		if backfill != nil {
+			if err := backfill(ctx, tx); err != nil {
 				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 			}
 		}

@@ -29,10 +29,13 @@ type Options struct {
 	Create bool
 	// BusyTimeout is how long a writer waits for the lock (default 30s).
 	BusyTimeout time.Duration
-	// ReadOnly opens the file for reading only: nothing is written, no
-	// schema is created or migrated (a file without an up-to-date lineage
-	// schema is an error naming it), and it works on a read-only file
-	// system or a file the user cannot write. Update fails.
+	// ReadOnly opens the file for reading only: no schema is created (a
+	// file without a lineage schema is an error naming it, and is never
+	// written), it works on a read-only file system or a file the user
+	// cannot write, and Update fails. A lineage store on an older schema
+	// is migrated first, through one writable open, when the file can be
+	// written; otherwise it is an error naming the file, its schema version
+	// and what to do.
 	ReadOnly bool
 }
 
@@ -55,6 +58,16 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		o.BusyTimeout = 30 * time.Second
 	}
 	if o.ReadOnly {
+		s, err := openReadOnly(ctx, path, o)
+		var old oldSchemaError
+		if !errors.As(err, &old) {
+			return s, err
+		}
+		// An upgraded lineage meets every existing store on an older
+		// schema: a read migrates it first where it may write.
+		if err := upgradeForRead(ctx, path, o, old); err != nil {
+			return nil, err
+		}
 		return openReadOnly(ctx, path, o)
 	}
 	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",

@@ -1,0 +1,118 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/internal/rowform"
+)
+
+// oldSchemaError is a lineage store on a schema older than this package's.
+type oldSchemaError struct{ version int }
+
+func (e oldSchemaError) Error() string {
+	return fmt.Sprintf("schema version %d is older than this lineage's (%d)", e.version, len(migrations))
+}
+
+// upgradeForRead migrates the store at path, found on an older schema by a
+// read-only open, through one writable open (under migrate's transaction,
+// so concurrent opens migrate once). A file that cannot be written is an
+// error naming it, its version and what to do.
+func upgradeForRead(ctx context.Context, path string, o Options, old oldSchemaError) error {
+	w, err := Open(ctx, path, Options{BusyTimeout: o.BusyTimeout})
+	if err == nil {
+		return w.Close()
+	}
+	if cannotOpen(err) {
+		return fmt.Errorf("store %s: %w, and the file cannot be written to migrate it: open it once as a user who can write it and its directory (any lineage tract command migrates it), or use the lineage release that wrote it", path, old)
+	}
+	return fmt.Errorf("migrate store %s from schema version %d: %w", path, old.version, err)
+}
+
+// positionBatch is how many commits one round of backfillPositions reads
+// and updates.
+const positionBatch = 2000
+
+// backfillPositions stores the position of every commit that has none
+// (those written before schema version 2): one pass over the commits in
+// key order, batch by batch, each commit read and updated once (a parent
+// met later in key order is read once, out of turn).
+func backfillPositions(ctx context.Context, tx *sql.Tx) error {
+	update, err := tx.PrepareContext(ctx, `UPDATE commits SET gen = ?, depth = ?, jump = ? WHERE tract = ? AND seq = ?`)
+	if err != nil {
+		return err
+	}
+	defer update.Close()
+	pl := &tract.Placer{Stored: func(h tract.Hash) ([]tract.Hash, tract.Position, error) {
+		var parents []byte
+		var pos storedPosition
+		err := tx.QueryRowContext(ctx, `SELECT parents, gen, depth, jump FROM commits WHERE hash = ?`, rowform.Raw(h)).
+			Scan(&parents, &pos.gen, &pos.depth, &pos.jump)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, tract.Position{}, fmt.Errorf("commit %s: %w", h.Short(), tract.ErrNotFound)
+		}
+		return rowform.Unpack(parents), pos.position(), err
+	}}
+	type row struct {
+		tract   string
+		seq     int64
+		hash    []byte
+		parents []byte
+		pos     storedPosition
+	}
+	lastTract, lastSeq := "", int64(-1)
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT tract, seq, hash, parents, gen, depth, jump FROM commits
+			WHERE (tract, seq) > (?, ?) ORDER BY tract, seq LIMIT ?`, lastTract, lastSeq, positionBatch)
+		if err != nil {
+			return err
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.tract, &r.seq, &r.hash, &r.parents, &r.pos.gen, &r.pos.depth, &r.pos.jump); err != nil {
+				rows.Close()
+				return err
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, r := range batch {
+			stored := r.pos.position()
+			p, err := pl.Place(rowform.Hash(r.hash), rowform.Unpack(r.parents), stored)
+			if err != nil {
+				return fmt.Errorf("place commits: %w", err)
+			}
+			if stored.Known() {
+				continue
+			}
+			gen, depth, jump := posColumns(p)
+			if _, err := update.ExecContext(ctx, gen, depth, jump, r.tract, r.seq); err != nil {
+				return err
+			}
+		}
+		if len(batch) < positionBatch {
+			return nil
+		}
+		lastTract, lastSeq = batch[len(batch)-1].tract, batch[len(batch)-1].seq
+	}
+}
+
+// storedPosition is a commit's gen, depth and jump columns.
+type storedPosition struct {
+	gen, depth sql.NullInt64
+	jump       []byte
+}
+
+func (s storedPosition) position() tract.Position {
+	if !s.gen.Valid {
+		return tract.Position{}
+	}
+	return tract.Position{Gen: s.gen.Int64, Depth: s.depth.Int64, Jump: rowform.Hash(s.jump)}
+}

@@ -1,0 +1,166 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
+	"github.com/agentlineage/lineage/tract/storetest"
+)
+
+// v1Shape turns a store back into schema version 1: no positions,
+// settings, commit metadata or search index.
+const v1Shape = `DROP TABLE blob_words;
+	DROP TABLE settings;
+	ALTER TABLE commits DROP COLUMN meta;
+	ALTER TABLE commits DROP COLUMN jump;
+	ALTER TABLE commits DROP COLUMN depth;
+	ALTER TABLE commits DROP COLUMN gen;
+	UPDATE schema_version SET version = 1;`
+
+// TestUpgradeFromV1: a generated history, turned back into a v1 store and
+// opened read-only, is migrated with every commit's position, and reads
+// through positions cost O(touched) on it.
+func TestUpgradeFromV1(t *testing.T) {
+	storetest.RunUpgrade(t, newStore, func(t *testing.T, s tract.Store) tract.Store {
+		st := s.(*sqlite.Store)
+		if _, err := st.DB().ExecContext(context.Background(), v1Shape); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		up, err := sqlite.Open(context.Background(), st.Path(), sqlite.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return up
+	})
+}
+
+// copyFixture copies testdata/v1.db, a store the released lineage (schema
+// version 1, commit 988813c) wrote: tract main with an instruction, three
+// messages, branch side merged with --no-ff, child tract research spawned
+// and merged back with merge-from, and HEAD~3 annotated important.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "v1.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "lineage.db")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadMigratesReleasedStore: a read-only open of a store the released
+// lineage wrote migrates it once (nothing to do for the second), and the
+// read commands show what the released lineage showed.
+func TestReadMigratesReleasedStore(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var version int
+	if err := s.DB().QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil || version != sqlite.SchemaVersion {
+		t.Fatalf("schema version %d (%v) after a read, want %d", version, err, sqlite.SchemaVersion)
+	}
+	r := tract.New(s, tract.Options{})
+
+	rep, err := r.Verify(ctx)
+	if err != nil || len(rep.Damage) != 0 || rep.Blobs != 10 || rep.Commits != 12 || rep.Refs != 5 {
+		t.Fatalf("verify = %+v, %v; the released lineage said 10 blobs, 12 commits, 5 refs, no damage", rep, err)
+	}
+	// The hashes and order the released lineage printed for `tract log`.
+	log, err := r.Log(ctx, "main", tract.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		got = append(got, e.Hash.Short()+" "+e.Summary)
+	}
+	want := []string{"63744df1 after merge", "0f216850 merge-from research", "a244ff82 child finding two",
+		"a9e836e4 child finding one", "912cf26a merge side", "549838c0 side answer", "5629f174 side remark",
+		"9287576f main goes on", "47e10e1f what is 2+2?", "6b55ea8d hi there", "fe31c098 hello",
+		"2abd146f You are a careful assistant."}
+	if !slices.Equal(got, want) {
+		t.Errorf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	res, err := r.Compile(ctx, "main", tract.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range res.Messages {
+		texts = append(texts, m.Role+":"+m.Content+":"+string(m.Priority))
+	}
+	wantTexts := []string{"system:You are a careful assistant.:pinned", "user:hello:normal", "assistant:hi there:normal",
+		"user:what is 2+2?:important", "user:main goes on:normal", "user:side remark:normal", "assistant:side answer:normal",
+		"user:child finding one:normal", "assistant:child finding two:normal", "user:after merge:normal"}
+	if !slices.Equal(texts, wantTexts) {
+		t.Errorf("compile:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(wantTexts, "\n"))
+	}
+	blame, err := r.Blame(ctx, "main", tract.CompileOptions{})
+	if err != nil || len(blame) != 10 || blame[7].Tract != "research" || strings.Join(blame[7].SpawnPath, ">") != "main>research" {
+		t.Fatalf("blame = %+v, %v: message 7 is research's (spawned from main)", blame, err)
+	}
+	// Positions: HEAD is 7 first parents deep and 11 commits high.
+	head, err := r.Show(ctx, "main", "HEAD")
+	if err != nil || head.Commit.Pos.Depth != 7 || head.Commit.Pos.Gen != 11 {
+		t.Fatalf("HEAD = %+v, %v: want depth 7, generation 11", head.Commit.Pos, err)
+	}
+	sh, err := r.Show(ctx, "main", "HEAD~4")
+	if err != nil || sh.Commit.Hash.Short() != "47e10e1f" {
+		t.Fatalf("HEAD~4 = %v, %v: want 47e10e1f (first parents: the merges, main goes on)", sh.Commit.Hash.Short(), err)
+	}
+
+	// A second read finds nothing to migrate: the file does not change.
+	s.Close()
+	before, _ := os.ReadFile(p)
+	s2, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Close()
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Error("a read of an up-to-date store changed the file")
+	}
+}
+
+// TestReadOfUnwritableOldStore: an old store the user cannot write is an
+// error naming the file, its schema version and what to do, and the file
+// stays as it was. Tests run as root, whom permissions do not stop: the
+// file is made immutable (chattr +i).
+func TestReadOfUnwritableOldStore(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	before, _ := os.ReadFile(p)
+	if out, err := exec.Command("chattr", "+i", p).CombinedOutput(); err != nil {
+		t.Skipf("cannot make the file immutable: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", p).Run() })
+	_, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+	if err == nil {
+		t.Fatal("an unwritable v1 store opened; want an error")
+	}
+	for _, want := range []string{p, "schema version 1 is older", "cannot be written", "as a user who can write it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Error("the failed migration changed the file")
+	}
+}
