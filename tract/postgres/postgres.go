@@ -33,9 +33,11 @@ type Options struct {
 	// serialization failure or deadlock (default 20).
 	Retries int
 	// ReadOnly makes every transaction read-only (the session default
-	// default_transaction_read_only) and never creates or migrates the
-	// schema: a database without an up-to-date one is an error. Update
-	// fails.
+	// default_transaction_read_only) and never creates the schema: a
+	// database without one is an error, and Update fails. A schema older
+	// than this package's is migrated first, on a separate pool, when the
+	// role may; otherwise it is an error naming the database, its schema
+	// version and what to do.
 	ReadOnly bool
 }
 
@@ -71,7 +73,16 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	if err := migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly); err != nil {
+	err = migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly)
+	var old oldSchemaError
+	if errors.As(err, &old) {
+		// An upgraded lineage meets every existing store on an older
+		// schema: a read migrates it first where its role may.
+		if err = upgradeForRead(ctx, cfg, old); err == nil {
+			err = migrate(ctx, pool, false, true)
+		}
+	}
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}

@@ -186,17 +186,14 @@ func scanCommitWith(sc pgx.Row, extra ...any) (tract.Commit, error) {
 		c                              tract.Commit
 		hash, content, target, parents []byte
 		at                             int64
-		gen, depth                     *int64
-		jump                           []byte
+		pos                            storedPosition
 		meta                           *string
 	)
-	dest := append([]any{&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &gen, &depth, &jump, &meta}, extra...)
+	dest := append([]any{&hash, &c.Tract, &content, &c.Operation, &target, &at, &c.Message, &parents, &pos.gen, &pos.depth, &pos.jump, &meta}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return c, err
 	}
-	if gen != nil && depth != nil {
-		c.Pos = tract.Position{Gen: *gen, Depth: *depth, Jump: rowform.Hash(jump)}
-	}
+	c.Pos = pos.position()
 	if meta != nil {
 		c.Meta = []byte(*meta)
 	}

@@ -88,12 +88,15 @@ var migrations = []string{
 	);
 	CREATE INDEX annotations_commit ON annotations (commit_hash);
 	CREATE INDEX annotations_viewer ON annotations (viewer, seq);`,
-	// Version 2: each commit's place in the DAG (tract.Position).
-	`ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`,
+	positionsMigration,
 	settingsSchema(),
 	// Version 4: commit metadata and the full-text index (search.go).
 	searchMigration,
 }
+
+// positionsMigration is version 2: each commit's place in the DAG
+// (tract.Position), filled in for the commits already stored.
+const positionsMigration = `ALTER TABLE commits ADD COLUMN gen bigint, ADD COLUMN depth bigint, ADD COLUMN jump bytea;`
 
 // settingsSchema is version 3: per-tract settings (tract config).
 func settingsSchema() string {
@@ -127,7 +130,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) err
 	case err != nil && !create:
 		return fmt.Errorf("no lineage schema in this database: %w", tract.ErrNotFound)
 	case readOnly:
-		return fmt.Errorf("schema version %d is older than this lineage's (%d): open the store for writing once to migrate it", current, len(migrations))
+		return oldSchemaError{current}
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -157,8 +160,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) err
 		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
-		if migrations[v] == searchMigration {
-			if err := backfillSearch(ctx, tx); err != nil {
+		var backfill func(context.Context, pgx.Tx) error
+		switch migrations[v] {
+		case positionsMigration:
+			backfill = backfillPositions
+		case searchMigration:
+			backfill = backfillSearch
+		}
+		if backfill != nil {
+			if err := backfill(ctx, tx); err != nil {
 				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 			}
 		}
