@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,8 +12,16 @@ import (
 	"github.com/agentlineage/lineage/tract/storetest"
 )
 
-// TestMain lets the test binary act as a writer process on a shared file.
+// TestMain lets the test binary act as a writer process on a shared file,
+// or as a first reader of an old store (TestConcurrentUpgrade).
 func TestMain(m *testing.M) {
+	if db := os.Getenv(envUpgradeReader); db != "" {
+		if err := readOldStore(db); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	storetest.ProcessMain(m, func(ctx context.Context, db string) (tract.Store, error) {
 		return sqlite.Open(ctx, db, sqlite.Options{})
 	})

@@ -3,11 +3,13 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
@@ -162,5 +164,76 @@ func TestReadOfUnwritableOldStore(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
 		t.Error("the failed migration changed the file")
+	}
+}
+
+// envUpgradeReader names the store a reader process of
+// TestConcurrentUpgrade opens.
+const envUpgradeReader = "LINEAGE_SQLITE_UPGRADE_READER"
+
+// readOldStore is such a reader: a read-only open (which migrates), then
+// the released store's log of main.
+func readOldStore(db string) error {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	log, err := tract.New(s, tract.Options{}).Log(ctx, "main", tract.LogOptions{All: true})
+	if err != nil {
+		return err
+	}
+	if len(log) < 12 {
+		return fmt.Errorf("log of main: %d commits, want at least the released store's 12", len(log))
+	}
+	return nil
+}
+
+// TestConcurrentUpgrade: processes that open the same released store at
+// once — six readers and two writers — migrate it once between them, all
+// succeed, and the store verifies with every commit placed.
+func TestConcurrentUpgrade(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	for i := 0; i < 8; i++ {
+		cmd := exec.Command(exe, "-test.run=^$")
+		if i < 6 {
+			cmd.Env = append(os.Environ(), envUpgradeReader+"="+p)
+		} else {
+			cmd.Env = append(os.Environ(), "LINEAGE_STORETEST_ROLE=append", "LINEAGE_STORETEST_DSN="+p,
+				"LINEAGE_STORETEST_ARG=main", "LINEAGE_STORETEST_N=5")
+		}
+		cmds = append(cmds, cmd)
+	}
+	outs := make([][]byte, len(cmds))
+	errs := make([]error, len(cmds))
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() { outs[i], errs[i] = cmd.CombinedOutput() })
+	}
+	wg.Wait()
+	for i := range cmds {
+		if errs[i] != nil {
+			t.Errorf("process %d: %v\n%s", i, errs[i], outs[i])
+		}
+	}
+	s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := tract.New(s, tract.Options{}).Verify(ctx)
+	if err != nil || len(rep.Damage) != 0 || rep.Commits != 12+2*5 {
+		t.Fatalf("verify = %+v, %v: want the released 12 commits and the writers' 10, no damage", rep, err)
+	}
+	var unplaced int
+	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM commits WHERE gen IS NULL`).Scan(&unplaced); err != nil || unplaced != 0 {
+		t.Fatalf("%d commits without a position (%v)", unplaced, err)
 	}
 }
