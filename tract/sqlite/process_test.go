@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -13,7 +15,8 @@ import (
 )
 
 // TestMain lets the test binary act as a writer process on a shared file,
-// or as a first reader of an old store (TestConcurrentUpgrade).
+// as a first reader of an old store (TestConcurrentUpgrade), or as a
+// writer killed after its commit (TestCommitSurvivesCrash).
 func TestMain(m *testing.M) {
 	if db := os.Getenv(envUpgradeReader); db != "" {
 		if err := readOldStore(db); err != nil {
@@ -21,6 +24,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if db := os.Getenv(envCrashWriter); db != "" {
+		commitAndCrash(db)
 	}
 	storetest.ProcessMain(m, func(ctx context.Context, db string) (tract.Store, error) {
 		return sqlite.Open(ctx, db, sqlite.Options{})
@@ -51,4 +57,62 @@ func newDB(t *testing.T) (string, *tract.Repo, tract.Store) {
 		t.Fatal(err)
 	}
 	return db, r, s
+}
+
+// envCrashWriter names the store the writer of TestCommitSurvivesCrash
+// commits to.
+const envCrashWriter = "LINEAGE_SQLITE_CRASH_WRITER"
+
+// commitAndCrash commits one message, prints its hash and kills its own
+// process: no Close, no checkpoint, the WAL left as the commit left it.
+func commitAndCrash(db string) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err == nil {
+		var c tract.Commit
+		c, err = tract.New(s, tract.Options{}).Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: "before the crash"}})
+		if err == nil {
+			fmt.Println(c.Hash)
+			self, _ := os.FindProcess(os.Getpid())
+			err = self.Kill()
+		}
+	}
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
+
+// TestCommitSurvivesCrash: a transaction that committed (synchronous=NORMAL
+// in WAL mode) survives the crash of its process: the next open finds the
+// commit, the branch on it, and a sound store.
+func TestCommitSurvivesCrash(t *testing.T) {
+	ctx := context.Background()
+	db, _, s := newDB(t)
+	s.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envCrashWriter+"="+db)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Exited() || len(out) == 0 {
+		t.Fatalf("the writer was not killed after its commit: %v %s", err, out)
+	}
+	if _, err := os.Stat(db + "-wal"); err != nil {
+		t.Fatalf("the crash should leave the WAL behind: %v", err)
+	}
+	ro, err := sqlite.Open(ctx, db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	r := tract.New(ro, tract.Options{})
+	head, err := r.Show(ctx, "main", "HEAD")
+	if err != nil || string(head.Commit.Hash)+"\n" != string(out) || head.Content == nil || head.Content.Text != "before the crash" {
+		t.Fatalf("HEAD after the crash = %v %+v (%v), want the commit %s", head.Commit.Hash, head.Content, err, out)
+	}
+	if rep, err := r.Verify(ctx); err != nil || len(rep.Damage) != 0 {
+		t.Fatalf("verify after the crash: %+v, %v", rep, err)
+	}
 }
