@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"testing"
 )
 
@@ -30,7 +31,59 @@ func TestEveryOutputSchemaIsTypeObject(t *testing.T) {
 		if err := json.Unmarshal(raw, &s); err != nil || string(s.Type) != `"object"` {
 			t.Errorf("%s: output schema type %s, want exactly \"object\": %s", tool.Name, s.Type, raw)
 		}
+		in, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range booleanSubschemas(t, raw, "outputSchema") {
+			t.Errorf("%s: %s is a boolean schema", tool.Name, b)
+		}
+		for _, b := range booleanSubschemas(t, in, "inputSchema") {
+			t.Errorf("%s: %s is a boolean schema", tool.Name, b)
+		}
 	}
+}
+
+// booleanSubschemas lists the places in a schema where a property or an
+// items schema is `true` or `false` instead of an object. JSON Schema allows
+// it, but the TypeScript SDK's tool-list validation rejects a boolean
+// property schema, and with it every tool (it did, for `meta`: schema true).
+func booleanSubschemas(t *testing.T, raw []byte, at string) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		if props, ok := m["properties"].(map[string]any); ok {
+			for name, p := range props {
+				if _, isBool := p.(bool); isBool {
+					out = append(out, at+"/properties/"+name)
+				}
+				walk(p, at+"/properties/"+name)
+			}
+		}
+		if items, ok := m["items"]; ok {
+			if _, isBool := items.(bool); isBool {
+				out = append(out, at+"/items")
+			}
+			walk(items, at+"/items")
+		}
+		for _, k := range []string{"additionalProperties", "$defs"} {
+			if sub, ok := m[k].(map[string]any); ok {
+				walk(sub, at+"/"+k)
+			}
+		}
+	}
+	walk(v, at)
+	sort.Strings(out)
+	return out
 }
 
 // Fixed value sets are enums in the input schemas.

@@ -45,9 +45,12 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 	})
 }
 
-// anySchemaTypes hold raw JSON: any value is valid.
+// anySchemaTypes hold raw JSON: any value is valid. The schema says so in
+// words rather than being empty: an empty schema is written as `true`, and
+// the TypeScript SDK rejects the whole tool list over a boolean property
+// schema.
 var anySchemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[jsontext.Value](): {},
+	reflect.TypeFor[jsontext.Value](): {Description: "any JSON value"},
 }
 
 // marshalResult is the CLI's JSON of v, compact.

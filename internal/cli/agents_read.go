@@ -146,5 +146,9 @@ func newAgentsProfileCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&rootChain, "root-chain", false, `add "contextChain": [{"prefix","path"}]`)
 	cmd.Flags().BoolVar(&explain, "explain", false, "print {merged, provenance}: the file each value came from")
+	// The document is JSON already; --json is accepted like on every other
+	// read command, so scripts can pass it everywhere.
+	var asJSON jsonFlag
+	asJSON.add(cmd, "print JSON (the default and only output of "+name+")")
 	return cmd
 }

@@ -47,6 +47,11 @@ const calls = [
   ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches.", dryRun: true }],
   ["tract_compress", { range: "HEAD~3..HEAD~1", summary: "We said hello on two branches." }],
   ["tract_diff", { from: "HEAD~1" }],
+  ["tract_tag", { name: "v1" }],
+  ["tract_tag", {}],
+  ["tract_find", { text: "hello" }],
+  ["tract_find", { tag: "v1", allTracts: true }],
+  ["tract_tag", { delete: "v1" }],
 ];
 
 const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
@@ -96,6 +101,8 @@ if (mode === "roots" || mode === "http") {
     const out = await callOK(name, args);
     called.add(name);
     if (name === "tract_status" && (out.budget !== 20 || typeof out.over !== "boolean")) fail(`status after config budget 20: ${JSON.stringify(out)}`);
+    if (name === "tract_find" && args.text && out.found.length === 0) fail(`find "hello" found nothing: ${JSON.stringify(out)}`);
+    if (name === "tract_tag" && args.name && out.created?.name !== "v1") fail(`tag v1: ${JSON.stringify(out)}`);
     if (name === "tract_diff" && !out.changes.every((c) => ["added", "removed", "edited", "reprioritized"].includes(c.kind))) fail(`diff kinds: ${JSON.stringify(out)}`);
   }
   // Tools registered after this script was written: called with no
