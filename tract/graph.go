@@ -131,6 +131,15 @@ func (pl *Placer) Place(h Hash, parents []Hash, stored Position) (Position, erro
 		pl.pos[h] = stored
 		return stored, nil
 	}
+	if pl.placed(parents) {
+		// The common case, commits fed parents first.
+		p, err := childPosition(parents, pl.known)
+		if err != nil {
+			return Position{}, fmt.Errorf("commit %s: %w", h.Short(), err)
+		}
+		pl.pos[h] = p
+		return p, nil
+	}
 	type frame struct {
 		h       Hash
 		parents []Hash
@@ -173,6 +182,16 @@ func (pl *Placer) Place(h Hash, parents []Hash, stored Position) (Position, erro
 		stack = stack[:len(stack)-1]
 	}
 	return pl.pos[h], nil
+}
+
+// placed reports whether every one of hashes has a position.
+func (pl *Placer) placed(hashes []Hash) bool {
+	for _, h := range hashes {
+		if _, ok := pl.pos[h]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // known is a position Place computed or read, reading a jump target it

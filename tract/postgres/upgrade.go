@@ -50,9 +50,11 @@ func database(cfg *pgxpool.Config) string {
 const positionBatch = 5000
 
 // backfillPositions stores the position of every commit that has none
-// (those written before schema version 2): one pass over the commits in
-// key order, batch by batch, each commit read and updated once (a parent
-// met later in key order is read once, out of turn).
+// (those written before schema version 2): one pass over the commits,
+// tract by tract in creation order and in sequence order within a tract,
+// batch by batch, so parents come before children; each commit is read
+// and updated once (a parent met later, e.g. a child's commit a merge-from
+// names, is read once out of turn).
 func backfillPositions(ctx context.Context, tx pgx.Tx) error {
 	pl := &tract.Placer{Stored: func(h tract.Hash) ([]tract.Hash, tract.Position, error) {
 		var parents []byte
@@ -64,23 +66,41 @@ func backfillPositions(ctx context.Context, tx pgx.Tx) error {
 		}
 		return rowform.Unpack(parents), pos.position(), err
 	}}
-	lastTract, lastSeq := "", int64(-1)
-	for {
-		rows, err := tx.Query(ctx, `SELECT tract, seq, hash, parents, gen, depth, jump FROM commits
-			WHERE (tract, seq) > ($1, $2) ORDER BY tract, seq LIMIT $3`, lastTract, lastSeq, positionBatch)
-		if err != nil {
+	var tracts []string
+	rows, err := tx.Query(ctx, `SELECT c.tract FROM (SELECT DISTINCT tract FROM commits) c
+		LEFT JOIN tracts t ON t.id = c.tract ORDER BY t.created IS NULL, t.created, c.tract`)
+	if err != nil {
+		return err
+	}
+	if tracts, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return err
+	}
+	for _, tractID := range tracts {
+		if err := placeTract(ctx, tx, pl, tractID); err != nil {
 			return err
 		}
-		type row struct {
-			tract         string
-			seq           int64
-			hash, parents []byte
-			pos           storedPosition
+	}
+	return nil
+}
+
+// placeTract places the commits of one tract in sequence order, batch by
+// batch, storing the positions they lack (one statement a batch).
+func placeTract(ctx context.Context, tx pgx.Tx, pl *tract.Placer, tractID string) error {
+	type row struct {
+		seq           int64
+		hash, parents []byte
+		pos           storedPosition
+	}
+	for last := int64(-1); ; {
+		rows, err := tx.Query(ctx, `SELECT seq, hash, parents, gen, depth, jump FROM commits
+			WHERE tract = $1 AND seq > $2 ORDER BY seq LIMIT $3`, tractID, last, positionBatch)
+		if err != nil {
+			return err
 		}
 		var batch []row
 		for rows.Next() {
 			var r row
-			if err := rows.Scan(&r.tract, &r.seq, &r.hash, &r.parents, &r.pos.gen, &r.pos.depth, &r.pos.jump); err != nil {
+			if err := rows.Scan(&r.seq, &r.hash, &r.parents, &r.pos.gen, &r.pos.depth, &r.pos.jump); err != nil {
 				rows.Close()
 				return err
 			}
@@ -91,10 +111,8 @@ func backfillPositions(ctx context.Context, tx pgx.Tx) error {
 			return err
 		}
 		var (
-			tracts     []string
-			seqs, gens []int64
-			depths     []int64
-			jumps      [][]byte
+			seqs, gens, depths []int64
+			jumps              [][]byte
 		)
 		for _, r := range batch {
 			stored := r.pos.position()
@@ -103,21 +121,20 @@ func backfillPositions(ctx context.Context, tx pgx.Tx) error {
 				return fmt.Errorf("place commits: %w", err)
 			}
 			if !stored.Known() {
-				tracts, seqs = append(tracts, r.tract), append(seqs, r.seq)
-				gens, depths, jumps = append(gens, p.Gen), append(depths, p.Depth), append(jumps, rowform.RawOrNil(p.Jump))
+				seqs, gens, depths, jumps = append(seqs, r.seq), append(gens, p.Gen), append(depths, p.Depth), append(jumps, rowform.RawOrNil(p.Jump))
 			}
 		}
-		if len(tracts) > 0 {
+		if len(seqs) > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE commits c SET gen = u.gen, depth = u.depth, jump = u.jump
-				FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) AS u(tract, seq, gen, depth, jump)
-				WHERE c.tract = u.tract AND c.seq = u.seq`, tracts, seqs, gens, depths, jumps); err != nil {
+				FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) AS u(seq, gen, depth, jump)
+				WHERE c.tract = $1 AND c.seq = u.seq`, tractID, seqs, gens, depths, jumps); err != nil {
 				return err
 			}
 		}
 		if len(batch) < positionBatch {
 			return nil
 		}
-		lastTract, lastSeq = batch[len(batch)-1].tract, batch[len(batch)-1].seq
+		last = batch[len(batch)-1].seq
 	}
 }
 

@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,4 +23,59 @@ func BenchmarkStore(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// BenchmarkUpgradeFromV1 times the migration of a v1 store of 100k
+// commits (one import, then a spawn and a merge-from) by a read-only
+// open: positions and the search index are filled in.
+func BenchmarkUpgradeFromV1(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	v1 := filepath.Join(dir, "v1.db")
+	s, err := sqlite.Open(ctx, v1, sqlite.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([]tract.CommitRequest, 100_000)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "p"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "kid", reqs[0]); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.MergeFrom(ctx, "kid", ""); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, v1Shape+`PRAGMA wal_checkpoint(TRUNCATE); VACUUM;`); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	data, err := os.ReadFile(v1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, "lineage.db")
+	for b.Loop() {
+		b.StopTimer()
+		os.Remove(p + "-wal")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		up, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		up.Close()
+	}
 }

@@ -37,9 +37,11 @@ func upgradeForRead(ctx context.Context, path string, o Options, old oldSchemaEr
 const positionBatch = 2000
 
 // backfillPositions stores the position of every commit that has none
-// (those written before schema version 2): one pass over the commits in
-// key order, batch by batch, each commit read and updated once (a parent
-// met later in key order is read once, out of turn).
+// (those written before schema version 2): one pass over the commits,
+// tract by tract in creation order and in sequence order within a tract,
+// batch by batch, so parents come before children; each commit is read
+// and updated once (a parent met later, e.g. a child's commit a merge-from
+// names, is read once out of turn).
 func backfillPositions(ctx context.Context, tx *sql.Tx) error {
 	update, err := tx.PrepareContext(ctx, `UPDATE commits SET gen = ?, depth = ?, jump = ? WHERE tract = ? AND seq = ?`)
 	if err != nil {
@@ -56,24 +58,56 @@ func backfillPositions(ctx context.Context, tx *sql.Tx) error {
 		}
 		return rowform.Unpack(parents), pos.position(), err
 	}}
-	type row struct {
-		tract   string
-		seq     int64
-		hash    []byte
-		parents []byte
-		pos     storedPosition
+	tracts, err := tractsInCreationOrder(ctx, tx)
+	if err != nil {
+		return err
 	}
-	lastTract, lastSeq := "", int64(-1)
-	for {
-		rows, err := tx.QueryContext(ctx, `SELECT tract, seq, hash, parents, gen, depth, jump FROM commits
-			WHERE (tract, seq) > (?, ?) ORDER BY tract, seq LIMIT ?`, lastTract, lastSeq, positionBatch)
+	for _, tractID := range tracts {
+		if err := placeTract(ctx, tx, pl, update, tractID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tractsInCreationOrder are the tracts that hold commits, oldest first (a
+// spawned tract after its parent, so its base is placed when it is met).
+func tractsInCreationOrder(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT c.tract FROM (SELECT DISTINCT tract FROM commits) c
+		LEFT JOIN tracts t ON t.id = c.tract ORDER BY t.created IS NULL, t.created, c.tract`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// placeTract places the commits of one tract in sequence order, batch by
+// batch, storing the positions they lack.
+func placeTract(ctx context.Context, tx *sql.Tx, pl *tract.Placer, update *sql.Stmt, tractID string) error {
+	type row struct {
+		seq           int64
+		hash, parents []byte
+		pos           storedPosition
+	}
+	for last := int64(-1); ; {
+		rows, err := tx.QueryContext(ctx, `SELECT seq, hash, parents, gen, depth, jump FROM commits
+			WHERE tract = ? AND seq > ? ORDER BY seq LIMIT ?`, tractID, last, positionBatch)
 		if err != nil {
 			return err
 		}
 		var batch []row
 		for rows.Next() {
 			var r row
-			if err := rows.Scan(&r.tract, &r.seq, &r.hash, &r.parents, &r.pos.gen, &r.pos.depth, &r.pos.jump); err != nil {
+			if err := rows.Scan(&r.seq, &r.hash, &r.parents, &r.pos.gen, &r.pos.depth, &r.pos.jump); err != nil {
 				rows.Close()
 				return err
 			}
@@ -93,14 +127,14 @@ func backfillPositions(ctx context.Context, tx *sql.Tx) error {
 				continue
 			}
 			gen, depth, jump := posColumns(p)
-			if _, err := update.ExecContext(ctx, gen, depth, jump, r.tract, r.seq); err != nil {
+			if _, err := update.ExecContext(ctx, gen, depth, jump, tractID, r.seq); err != nil {
 				return err
 			}
 		}
 		if len(batch) < positionBatch {
 			return nil
 		}
-		lastTract, lastSeq = batch[len(batch)-1].tract, batch[len(batch)-1].seq
+		last = batch[len(batch)-1].seq
 	}
 }
 

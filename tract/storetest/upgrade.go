@@ -21,18 +21,9 @@ type Downgrade func(t *testing.T, s tract.Store) tract.Store
 func RunUpgrade(t *testing.T, newStore Factory, downgrade Downgrade) {
 	const n = 3000
 	ctx := context.Background()
-	s := newStore(t)
-	clk := newClock()
-	r := tract.New(s, tract.Options{Now: clk.Now})
-	if _, _, err := r.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reqs := make([]tract.CommitRequest, n)
-	for i := range reqs {
-		reqs[i] = message("user", fmt.Sprint("message ", i))
-	}
+	cs, r := countedHistory(t, newStore, n)
+	s := cs.store
 	steps := []func() error{
-		func() error { _, err := r.Import(ctx, "main", reqs); return err },
 		func() error { _, err := r.CreateBranch(ctx, "main", "side", "HEAD~100"); return err },
 		func() error { return r.Switch(ctx, "main", "side") },
 		func() error { _, err := r.Commit(ctx, "main", message("user", "on the side")); return err },
@@ -54,9 +45,8 @@ func RunUpgrade(t *testing.T, newStore Factory, downgrade Downgrade) {
 	}
 	reads := readsFollowingPositions(ctx, n)
 	fresh := make([]int64, len(reads))
-	cs := NewCounting(s)
 	for i, read := range reads {
-		fresh[i] = countRows(t, cs, clk, read)
+		fresh[i] = countRows(t, cs, read)
 	}
 	want := positions(t, s)
 	up := downgrade(t, s)
@@ -75,7 +65,7 @@ func RunUpgrade(t *testing.T, newStore Factory, downgrade Downgrade) {
 	// reads 1500 commits).
 	cs = NewCounting(up)
 	for i, read := range reads {
-		rows := countRows(t, cs, clk, read)
+		rows := countRows(t, cs, read)
 		t.Logf("%s: %d rows upgraded, %d as written", read.name, rows, fresh[i])
 		if rows > fresh[i] || rows > n/20 {
 			t.Errorf("%s read %d rows of a %d-commit upgraded store, %d on the store as written", read.name, rows, n, fresh[i])
@@ -113,10 +103,10 @@ func readsFollowingPositions(ctx context.Context, n int) []positionRead {
 }
 
 // countRows runs read on cs and returns the rows it read.
-func countRows(t *testing.T, cs *Counting, clk *clock, read positionRead) int64 {
+func countRows(t *testing.T, cs *Counting, read positionRead) int64 {
 	t.Helper()
 	cs.Rows()
-	if err := read.fn(tract.New(cs, tract.Options{Now: clk.Now})); err != nil {
+	if err := read.fn(tract.New(cs, tract.Options{})); err != nil {
 		t.Fatalf("%s: %v", read.name, err)
 	}
 	return cs.Rows()
