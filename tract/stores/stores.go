@@ -35,7 +35,9 @@ type Options struct {
 	// tract.ErrNotFound.
 	Create bool
 	// ReadOnly opens a handle that never writes: no file or schema is
-	// created or migrated, and writes fail.
+	// created and writes fail. A lineage store on an older schema is
+	// migrated first where it can be written (an error naming it, its
+	// version and what to do where not).
 	ReadOnly bool
 	// PoolSize caps a PostgreSQL store's connection pool (0: the URL's
 	// pool_max_conns, else the driver's default). SQLite stores take none.
