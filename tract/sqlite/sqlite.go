@@ -117,7 +117,9 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			}
 			db.Close()
 		}
-		if firstErr == nil {
+		// The immutable open's finding about the contents (an old schema,
+		// say) says more than the first open's failure to open.
+		if firstErr == nil || !cannotOpen(err) {
 			firstErr = err
 		}
 		if !cannotOpen(err) {

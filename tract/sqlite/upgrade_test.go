@@ -147,23 +147,31 @@ func TestReadMigratesReleasedStore(t *testing.T) {
 // file is made immutable (chattr +i).
 func TestReadOfUnwritableOldStore(t *testing.T) {
 	ctx := context.Background()
-	p := copyFixture(t)
-	before, _ := os.ReadFile(p)
-	if out, err := exec.Command("chattr", "+i", p).CombinedOutput(); err != nil {
-		t.Skipf("cannot make the file immutable: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("chattr", "-i", p).Run() })
-	_, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
-	if err == nil {
-		t.Fatal("an unwritable v1 store opened; want an error")
-	}
-	for _, want := range []string{p, "schema version 1 is older", "cannot be written", "as a user who can write it"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
-	}
-	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
-		t.Error("the failed migration changed the file")
+	for _, what := range []string{"file", "directory"} {
+		t.Run(what, func(t *testing.T) {
+			p := copyFixture(t)
+			before, _ := os.ReadFile(p)
+			frozen := p
+			if what == "directory" {
+				frozen = filepath.Dir(p)
+			}
+			if out, err := exec.Command("chattr", "+i", frozen).CombinedOutput(); err != nil {
+				t.Skipf("cannot make the %s immutable: %v %s", what, err, out)
+			}
+			t.Cleanup(func() { exec.Command("chattr", "-i", frozen).Run() })
+			_, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+			if err == nil {
+				t.Fatal("an unwritable v1 store opened; want an error")
+			}
+			for _, want := range []string{p, "schema version 1 is older", "cannot be written", "as a user who can write it"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+				t.Error("the failed migration changed the file")
+			}
+		})
 	}
 }
 
