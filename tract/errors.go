@@ -21,6 +21,10 @@ var (
 	// format says (a store wraps it around "database disk image is
 	// malformed" and the like).
 	ErrDamaged = errors.New("store damaged")
+	// ErrOldSchema is a lineage store on a schema older than this
+	// lineage's, met by a read-only open: reads never migrate, a writable
+	// open (lineage tract migrate, any write command) does.
+	ErrOldSchema = errors.New("store on an older schema")
 )
 
 // IntegrityError is content that does not match its hash: compile refuses

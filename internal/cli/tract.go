@@ -47,7 +47,7 @@ Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT
 		newTractBranchCmd(env, f), newTractSwitchCmd(env, f), newTractCheckoutCmd(env, f), newTractResetCmd(env, f),
 		newTractMergeCmd(env, f), newTractCherryPickCmd(env, f),
 		newTractSpawnCmd(env, f), newTractMergeFromCmd(env, f),
-		newTractGCCmd(env, f), newTractVerifyCmd(env, f),
+		newTractGCCmd(env, f), newTractVerifyCmd(env, f), newTractMigrateCmd(env, f),
 		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f), newTractExportCmd(env, f),
 		newTractCompressCmd(env, f), newTractDiffCmd(env, f), newTractStatusCmd(env, f), newTractConfigCmd(env, f),
 	)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -76,6 +77,37 @@ func newTractGCCmd(env *Env, f *tractFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&retention, "retention", "7d", "keep unreachable commits and reflog entries younger than this (e.g. 0s, 12h, 7d)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed")
+	asJSON.add(cmd, "")
+	return cmd
+}
+
+func newTractMigrateCmd(env *Env, f *tractFlags) *cobra.Command {
+	var asJSON jsonFlag
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Upgrade the store's schema to this lineage's (read commands never do; writes do on open)",
+		Args:  exactArgs(0),
+		RunE: f.withSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
+			m, ok := s.store.(stores.Migrator)
+			if !ok {
+				return fmt.Errorf("store %s: does not report its schema version", s.where)
+			}
+			from, to := m.Migrated()
+			if asJSON.set {
+				return writeJSON(env.Stdout, struct {
+					Store string `json:"store"`
+					From  int    `json:"from"`
+					To    int    `json:"to"`
+				}{s.where, from, to})
+			}
+			if from == to {
+				fmt.Fprintf(env.Stdout, "store %s is at schema version %d: nothing to do\n", s.where, to)
+			} else {
+				fmt.Fprintf(env.Stdout, "migrated store %s from schema version %d to %d\n", s.where, from, to)
+			}
+			return nil
+		}),
+	}
 	asJSON.add(cmd, "")
 	return cmd
 }

@@ -18,6 +18,8 @@ type Store struct {
 	pool     *pgxpool.Pool
 	cfg      *pgxpool.Config
 	readOnly bool
+	// from and to are the schema versions Open found and left.
+	from, to int
 	reader
 }
 
@@ -34,10 +36,10 @@ type Options struct {
 	Retries int
 	// ReadOnly makes every transaction read-only (the session default
 	// default_transaction_read_only) and never creates the schema: a
-	// database without one is an error, and Update fails. A schema older
-	// than this package's is migrated first, on a separate pool, when the
-	// role may; otherwise it is an error naming the database, its schema
-	// version and what to do.
+	// database without one is an error, and Update fails. It never
+	// migrates: a schema older than this package's is an error wrapping
+	// tract.ErrOldSchema that names the database (user@host:port/db), its
+	// schema version and what to do (a writable open migrates).
 	ReadOnly bool
 }
 
@@ -73,23 +75,23 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	err = migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly)
-	var old oldSchemaError
-	if errors.As(err, &old) {
-		// An upgraded lineage meets every existing store on an older
-		// schema: a read migrates it first where its role may.
-		if err = upgradeForRead(ctx, cfg, old); err == nil {
-			err = migrate(ctx, pool, false, true)
-		}
+	from, err := migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly)
+	if old := (oldSchemaError{}); errors.As(err, &old) {
+		err = fmt.Errorf("store %s: %w: run 'lineage tract migrate' once to upgrade it (any write command also does)", database(cfg), old)
 	}
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, cfg: cfg, readOnly: o.ReadOnly}
+	s := &Store{pool: pool, cfg: cfg, readOnly: o.ReadOnly, from: from, to: len(migrations)}
 	s.reader = reader{q: pool, retries: o.Retries}
 	return s, nil
 }
+
+// Migrated is the schema version Open found the database at (0: none, a
+// new schema) and the one it left it at: they differ when a writable open
+// migrated it.
+func (s *Store) Migrated() (from, to int) { return s.from, s.to }
 
 // Pool is the connection pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }

@@ -115,50 +115,52 @@ var SchemaVersion = len(migrations)
 const migrateLock = 0x6c696e65_61676501 // "lineage" + 1
 
 // migrate brings the schema up to date. Processes that open a new database
-// at once queue on an advisory lock, so only the first one migrates.
-func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) error {
+// at once queue on an advisory lock, so only the first one migrates. It
+// returns the version it found (0: none); a read-only open never migrates
+// (an older schema is an oldSchemaError).
+func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) (from int, err error) {
 	// The common case, an up-to-date schema, takes no lock.
 	var current int
-	err := pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&current)
+	err = pool.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&current)
 	switch {
 	case err == nil && current == len(migrations):
-		return nil
+		return current, nil
 	case err == nil && current > len(migrations):
-		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", current, len(migrations))
+		return 0, fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", current, len(migrations))
 	case err != nil && sqlState(err) != "42P01" && !errors.Is(err, pgx.ErrNoRows):
-		return err
+		return 0, err
 	case err != nil && !create:
-		return fmt.Errorf("no lineage schema in this database: %w", tract.ErrNotFound)
+		return 0, fmt.Errorf("no lineage schema in this database: %w", tract.ErrNotFound)
 	case readOnly:
-		return oldSchemaError{current}
+		return 0, oldSchemaError{current}
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("migrate schema: %w", err)
+		return 0, fmt.Errorf("migrate schema: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
-		return fmt.Errorf("migrate schema: %w", err)
+		return 0, fmt.Errorf("migrate schema: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate schema: %w", err)
+		return 0, fmt.Errorf("migrate schema: %w", err)
 	}
 	var version int
 	err = tx.QueryRow(ctx, `SELECT version FROM schema_version FOR UPDATE`).Scan(&version)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
-			return fmt.Errorf("migrate schema: %w", err)
+			return 0, fmt.Errorf("migrate schema: %w", err)
 		}
 	case err != nil:
-		return fmt.Errorf("migrate schema: %w", err)
+		return 0, fmt.Errorf("migrate schema: %w", err)
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
+		return 0, fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
 	}
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			return 0, fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
 		var backfill func(context.Context, pgx.Tx) error
 		switch migrations[v] {
@@ -169,12 +171,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, create, readOnly bool) err
 		}
 		if backfill != nil {
 			if err := backfill(ctx, tx); err != nil {
-				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+				return 0, fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 			}
 		}
 	}
 	if _, err := tx.Exec(ctx, `UPDATE schema_version SET version = $1`, len(migrations)); err != nil {
-		return fmt.Errorf("migrate schema: %w", err)
+		return 0, fmt.Errorf("migrate schema: %w", err)
 	}
-	return tx.Commit(ctx)
+	return version, tx.Commit(ctx)
 }

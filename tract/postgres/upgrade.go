@@ -11,34 +11,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// oldSchemaError is a lineage schema older than this package's.
+// oldSchemaError is a lineage schema older than this package's, found by a
+// read-only open (which never migrates); it is a tract.ErrOldSchema.
 type oldSchemaError struct{ version int }
 
 func (e oldSchemaError) Error() string {
 	return fmt.Sprintf("schema version %d is older than this lineage's (%d)", e.version, len(migrations))
 }
 
-// upgradeForRead migrates a database a read-only open found on an older
-// schema, through one pool without the read-only default (migrate's
-// advisory lock makes concurrent opens migrate once). A role that may not
-// write is an error naming the database, the version and what to do.
-func upgradeForRead(ctx context.Context, cfg *pgxpool.Config, old oldSchemaError) error {
-	cfg = cfg.Copy()
-	delete(cfg.ConnConfig.RuntimeParams, "default_transaction_read_only")
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("postgres store: %w", err)
-	}
-	defer pool.Close()
-	err = migrate(ctx, pool, false, false)
-	switch code := sqlState(err); {
-	case err == nil:
-		return nil
-	case code == "42501" || code == "25006":
-		return fmt.Errorf("postgres store %s: %w, and this role cannot migrate it (%v): connect once as a role that may alter its tables (any lineage tract command migrates it), or use the lineage release that wrote it", database(cfg), old, err)
-	}
-	return fmt.Errorf("postgres store %s: migrate from schema version %d: %w", database(cfg), old.version, err)
-}
+func (e oldSchemaError) Unwrap() error { return tract.ErrOldSchema }
 
 // database names the database cfg connects to, without credentials.
 func database(cfg *pgxpool.Config) string {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"strings"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
@@ -19,9 +20,10 @@ const v1Shape = `DROP TABLE blob_words;
 	ALTER TABLE commits DROP COLUMN meta, DROP COLUMN gen, DROP COLUMN depth, DROP COLUMN jump;
 	UPDATE schema_version SET version = 1;`
 
-// TestUpgradeFromV1: a history turned back into a v1 store and opened
-// read-only is migrated with every commit's position, and reads through
-// positions cost O(touched) on it.
+// TestUpgradeFromV1: a history turned back into a v1 store is refused by
+// a read-only open (tract.ErrOldSchema), migrated by a writable one with
+// every commit's position, and reads through positions cost O(touched) on
+// it, opened read-only.
 func TestUpgradeFromV1(t *testing.T) {
 	server(t)
 	storetest.RunUpgrade(t, newStore, func(t *testing.T, s tract.Store) tract.Store {
@@ -29,6 +31,20 @@ func TestUpgradeFromV1(t *testing.T) {
 		if _, err := st.Pool().Exec(context.Background(), v1Shape); err != nil {
 			t.Fatal(err)
 		}
+		if r, err := st.ReopenReadOnly(); !errors.Is(err, tract.ErrOldSchema) {
+			if err == nil {
+				r.Close()
+			}
+			t.Fatalf("read-only open of a v1 schema: %v; want tract.ErrOldSchema", err)
+		}
+		w, err := st.Reopen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from, to := w.(*postgres.Store).Migrated(); from != 1 || to != postgres.SchemaVersion {
+			t.Fatalf("Migrated() = %d, %d; want 1, %d", from, to, postgres.SchemaVersion)
+		}
+		w.Close()
 		up, err := st.ReopenReadOnly()
 		if err != nil {
 			t.Fatal(err)
@@ -38,9 +54,11 @@ func TestUpgradeFromV1(t *testing.T) {
 	})
 }
 
-// TestReadOnlyRoleOnOldSchema: a role that may only read an old schema
-// gets an error naming the database, the version and what to do, and the
-// schema stays as it was.
+// TestReadOnlyRoleOnOldSchema: a read-only open of an old schema, by a
+// role that may only read it, is tract.ErrOldSchema naming the database
+// (never the password), the version and what to do; the role's writable
+// open cannot migrate it either; the schema stays as it was until its
+// owner migrates it, and then the role reads it.
 func TestReadOnlyRoleOnOldSchema(t *testing.T) {
 	ctx := context.Background()
 	cfg, schema := freshSchema(t)
@@ -62,16 +80,34 @@ func TestReadOnlyRoleOnOldSchema(t *testing.T) {
 	rc := cfg.Copy()
 	rc.ConnConfig.User, rc.ConnConfig.Password = role, "reader"
 	_, err := postgres.OpenConfig(ctx, rc, postgres.Options{ReadOnly: true})
-	if err == nil {
-		t.Fatal("a read-only role opened a v1 schema; want an error")
+	if !errors.Is(err, tract.ErrOldSchema) {
+		t.Fatalf("a read-only open of a v1 schema: %v; want tract.ErrOldSchema", err)
 	}
-	for _, want := range []string{role + "@", "schema version 1 is older", "cannot migrate it", "as a role that may alter its tables"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
+	want := fmt.Sprintf("store %s@%s:%d/%s: schema version 1 is older than this lineage's (%d): run 'lineage tract migrate' once to upgrade it (any write command also does)",
+		role, rc.ConnConfig.Host, rc.ConnConfig.Port, rc.ConnConfig.Database, postgres.SchemaVersion)
+	if err.Error() != want {
+		t.Errorf("error %q\nwant   %q", err, want)
+	}
+	if w, err := postgres.OpenConfig(ctx, rc, postgres.Options{}); err == nil {
+		w.Close()
+		t.Error("a role that may only read migrated a v1 schema")
 	}
 	var version int
 	if err := s.Pool().QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil || version != 1 {
-		t.Errorf("schema version %d (%v) after the refused migration, want 1", version, err)
+		t.Errorf("schema version %d (%v) after the refused opens, want 1", version, err)
+	}
+	w := openIn(t, cfg, postgres.Options{})
+	if from, to := w.Migrated(); from != 1 || to != postgres.SchemaVersion {
+		t.Errorf("the owner's open: Migrated() = %d, %d; want 1, %d", from, to, postgres.SchemaVersion)
+	}
+	// The migration made tables the reader was never granted.
+	adminExec(t, admin, `GRANT SELECT ON ALL TABLES IN SCHEMA `+schema+` TO `+role)
+	r, err := postgres.OpenConfig(ctx, rc, postgres.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("the reader after the migration: %v", err)
+	}
+	defer r.Close()
+	if _, err := tract.New(r, tract.Options{}).Log(ctx, "main", tract.LogOptions{}); err != nil && !errors.Is(err, tract.ErrNoCommits) {
+		t.Errorf("the reader's log after the migration: %v", err)
 	}
 }

@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv(envUpgradeReader); db != "" {
 		if err := readOldStore(db); err != nil {
 			fmt.Fprintln(os.Stderr, err)
+			if errors.Is(err, tract.ErrOldSchema) {
+				os.Exit(oldSchemaExit)
+			}
 			os.Exit(1)
 		}
 		os.Exit(0)

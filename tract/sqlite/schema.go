@@ -126,36 +126,38 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate brings the schema up to date in one IMMEDIATE transaction (so
+// concurrent opens migrate once) and returns the version it found.
+func migrate(ctx context.Context, db *sql.DB) (from int, err error) {
 	// The common case, an up-to-date schema, takes no write lock.
 	var current int
 	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&current); err == nil && current == len(migrations) {
-		return nil
+		return current, nil
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
-		return err
+		return 0, err
 	}
 	var version int
 	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
 	switch {
 	case err == sql.ErrNoRows:
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
-			return err
+			return 0, err
 		}
 	case err != nil:
-		return err
+		return 0, err
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
+		return 0, fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
 	}
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			return 0, fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
 		var backfill func(context.Context, *sql.Tx) error
 		switch migrations[v] {
@@ -166,14 +168,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 		if backfill != nil {
 			if err := backfill(ctx, tx); err != nil {
-				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+				return 0, fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 			}
 		}
 	}
 	if version < len(migrations) {
 		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return tx.Commit()
+	return version, tx.Commit()
 }

@@ -19,6 +19,8 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	// from and to are the schema versions Open found and left.
+	from, to int
 	reader
 }
 
@@ -32,16 +34,16 @@ type Options struct {
 	// ReadOnly opens the file for reading only: no schema is created (a
 	// file without a lineage schema is an error naming it, and is never
 	// written), it works on a read-only file system or a file the user
-	// cannot write, and Update fails. A lineage store on an older schema
-	// is migrated first, through one writable open, when the file can be
-	// written; otherwise it is an error naming the file, its schema version
-	// and what to do.
+	// cannot write, and Update fails. It never migrates: a lineage store on
+	// an older schema is an error wrapping tract.ErrOldSchema that names the
+	// file, its schema version and what to do (a writable open migrates).
 	ReadOnly bool
 }
 
 var _ tract.Store = (*Store)(nil)
 
-// Open opens (and migrates) the store at path.
+// Open opens the store at path; a writable open migrates an older schema
+// (see [Store.Migrated]).
 func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite store: empty path")
@@ -59,16 +61,10 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	}
 	if o.ReadOnly {
 		s, err := openReadOnly(ctx, path, o)
-		var old oldSchemaError
-		if !errors.As(err, &old) {
-			return s, err
+		if old := (oldSchemaError{}); errors.As(err, &old) {
+			return nil, oldStore(path, old)
 		}
-		// An upgraded lineage meets every existing store on an older
-		// schema: a read migrates it first where it may write.
-		if err := upgradeForRead(ctx, path, o, old); err != nil {
-			return nil, err
-		}
-		return openReadOnly(ctx, path, o)
+		return s, err
 	}
 	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",
 		escapePath(path), o.BusyTimeout.Milliseconds())
@@ -78,11 +74,12 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	if err := migrate(ctx, db); err != nil {
+	from, err := migrate(ctx, db)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, damaged(err))
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, from: from, to: len(migrations)}
 	s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 	return s, nil
 }
@@ -111,7 +108,7 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			db.SetMaxOpenConns(4)
 			db.SetMaxIdleConns(4)
 			if err = checkSchema(ctx, db); err == nil {
-				s := &Store{db: db, path: path, readOnly: true}
+				s := &Store{db: db, path: path, readOnly: true, from: len(migrations), to: len(migrations)}
 				s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 				return s, nil
 			}
@@ -135,6 +132,11 @@ func cannotOpen(err error) bool {
 	msg := fmt.Sprint(err)
 	return strings.Contains(msg, "unable to open") || strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_CANTOPEN")
 }
+
+// Migrated is the schema version Open found the store at (0: none, a new
+// store) and the one it left it at: they differ when a writable open
+// migrated it.
+func (s *Store) Migrated() (from, to int) { return s.from, s.to }
 
 // DB is the database handle (for tests and tools that inspect the file).
 func (s *Store) DB() *sql.DB { return s.db }

@@ -10,26 +10,21 @@ import (
 	"github.com/agentlineage/lineage/tract/internal/rowform"
 )
 
-// oldSchemaError is a lineage store on a schema older than this package's.
+// oldSchemaError is a lineage store on a schema older than this package's,
+// found by a read-only open (which never migrates); it is a
+// tract.ErrOldSchema.
 type oldSchemaError struct{ version int }
 
 func (e oldSchemaError) Error() string {
 	return fmt.Sprintf("schema version %d is older than this lineage's (%d)", e.version, len(migrations))
 }
 
-// upgradeForRead migrates the store at path, found on an older schema by a
-// read-only open, through one writable open (under migrate's transaction,
-// so concurrent opens migrate once). A file that cannot be written is an
-// error naming it, its version and what to do.
-func upgradeForRead(ctx context.Context, path string, o Options, old oldSchemaError) error {
-	w, err := Open(ctx, path, Options{BusyTimeout: o.BusyTimeout})
-	if err == nil {
-		return w.Close()
-	}
-	if cannotOpen(err) {
-		return fmt.Errorf("store %s: %w, and the file cannot be written to migrate it: open it once as a user who can write it and its directory (any lineage tract command migrates it), or use the lineage release that wrote it", path, old)
-	}
-	return fmt.Errorf("migrate store %s from schema version %d: %w", path, old.version, err)
+func (e oldSchemaError) Unwrap() error { return tract.ErrOldSchema }
+
+// oldStore is the error of a read-only open of the store at path on an
+// older schema: its version and what to do.
+func oldStore(path string, old oldSchemaError) error {
+	return fmt.Errorf("store %s: %w: run 'lineage tract migrate' once to upgrade it (any write command also does)", path, old)
 }
 
 // positionBatch is how many commits one round of backfillPositions reads

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,9 +28,9 @@ const v1Shape = `DROP TABLE blob_words;
 	ALTER TABLE commits DROP COLUMN gen;
 	UPDATE schema_version SET version = 1;`
 
-// TestUpgradeFromV1: a generated history, turned back into a v1 store and
-// opened read-only, is migrated with every commit's position, and reads
-// through positions cost O(touched) on it.
+// TestUpgradeFromV1: a generated history, turned back into a v1 store, is
+// migrated by a writable open with every commit's position, and reads
+// through positions cost O(touched) on it, opened read-only.
 func TestUpgradeFromV1(t *testing.T) {
 	storetest.RunUpgrade(t, newStore, func(t *testing.T, s tract.Store) tract.Store {
 		st := s.(*sqlite.Store)
@@ -37,6 +38,14 @@ func TestUpgradeFromV1(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Close()
+		w, err := sqlite.Open(context.Background(), st.Path(), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from, to := w.Migrated(); from != 1 || to != sqlite.SchemaVersion {
+			t.Fatalf("Migrated() = %d, %d; want 1, %d", from, to, sqlite.SchemaVersion)
+		}
+		w.Close()
 		up, err := sqlite.Open(context.Background(), st.Path(), sqlite.Options{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
@@ -62,12 +71,50 @@ func copyFixture(t *testing.T) string {
 	return p
 }
 
-// TestReadMigratesReleasedStore: a read-only open of a store the released
-// lineage wrote migrates it once (nothing to do for the second), and the
-// read commands show what the released lineage showed.
-func TestReadMigratesReleasedStore(t *testing.T) {
+// openOld is a read-only open of the released store at p: it fails with
+// tract.ErrOldSchema, names the file, the version and what to do, and
+// leaves the file's bytes as they were.
+func openOld(t *testing.T, p string) {
+	t.Helper()
+	before, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(context.Background(), p, sqlite.Options{ReadOnly: true})
+	if err == nil {
+		s.Close()
+		t.Fatal("a read-only open of a v1 store succeeded; want tract.ErrOldSchema")
+	}
+	if !errors.Is(err, tract.ErrOldSchema) {
+		t.Errorf("error %q is not tract.ErrOldSchema", err)
+	}
+	want := fmt.Sprintf("store %s: schema version 1 is older than this lineage's (%d): run 'lineage tract migrate' once to upgrade it (any write command also does)", p, sqlite.SchemaVersion)
+	if err.Error() != want {
+		t.Errorf("error %q\nwant   %q", err, want)
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Error("a read-only open changed the old store's file")
+	}
+}
+
+// TestMigrateReleasedStore: a read-only open of a store the released
+// lineage wrote fails (tract.ErrOldSchema) and writes nothing; a writable
+// open migrates it once (nothing to do for the second), and then the
+// reads show what the released lineage showed.
+func TestMigrateReleasedStore(t *testing.T) {
 	ctx := context.Background()
 	p := copyFixture(t)
+	openOld(t, p)
+	for i, want := range []int{1, sqlite.SchemaVersion} {
+		w, err := sqlite.Open(ctx, p, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from, to := w.Migrated(); from != want || to != sqlite.SchemaVersion {
+			t.Errorf("writable open %d: Migrated() = %d, %d; want %d, %d", i+1, from, to, want, sqlite.SchemaVersion)
+		}
+		w.Close()
+	}
 	s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +122,7 @@ func TestReadMigratesReleasedStore(t *testing.T) {
 	defer s.Close()
 	var version int
 	if err := s.DB().QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil || version != sqlite.SchemaVersion {
-		t.Fatalf("schema version %d (%v) after a read, want %d", version, err, sqlite.SchemaVersion)
+		t.Fatalf("schema version %d (%v) after the migration, want %d", version, err, sqlite.SchemaVersion)
 	}
 	r := tract.New(s, tract.Options{})
 
@@ -128,7 +175,7 @@ func TestReadMigratesReleasedStore(t *testing.T) {
 		t.Fatalf("HEAD~4 = %v, %v: want 47e10e1f (first parents: the merges, main goes on)", sh.Commit.Hash.Short(), err)
 	}
 
-	// A second read finds nothing to migrate: the file does not change.
+	// A second read finds an up-to-date store: the file does not change.
 	s.Close()
 	before, _ := os.ReadFile(p)
 	s2, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
@@ -141,10 +188,10 @@ func TestReadMigratesReleasedStore(t *testing.T) {
 	}
 }
 
-// TestReadOfUnwritableOldStore: an old store the user cannot write is an
-// error naming the file, its schema version and what to do, and the file
-// stays as it was. Tests run as root, whom permissions do not stop: the
-// file is made immutable (chattr +i).
+// TestReadOfUnwritableOldStore: an old store the user cannot write fails
+// a read-only open the same way (tract.ErrOldSchema, nothing written), and
+// a writable open fails naming the file. Tests run as root, whom
+// permissions do not stop: the file is made immutable (chattr +i).
 func TestReadOfUnwritableOldStore(t *testing.T) {
 	ctx := context.Background()
 	for _, what := range []string{"file", "directory"} {
@@ -159,14 +206,14 @@ func TestReadOfUnwritableOldStore(t *testing.T) {
 				t.Skipf("cannot make the %s immutable: %v %s", what, err, out)
 			}
 			t.Cleanup(func() { exec.Command("chattr", "-i", frozen).Run() })
-			_, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+			openOld(t, p)
+			w, err := sqlite.Open(ctx, p, sqlite.Options{})
 			if err == nil {
-				t.Fatal("an unwritable v1 store opened; want an error")
+				w.Close()
+				t.Fatal("a writable open migrated an immutable v1 store; want an error")
 			}
-			for _, want := range []string{p, "schema version 1 is older", "cannot be written", "as a user who can write it"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not say %q", err, want)
-				}
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name %s", err, p)
 			}
 			if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
 				t.Error("the failed migration changed the file")
@@ -179,8 +226,12 @@ func TestReadOfUnwritableOldStore(t *testing.T) {
 // TestConcurrentUpgrade opens.
 const envUpgradeReader = "LINEAGE_SQLITE_UPGRADE_READER"
 
-// readOldStore is such a reader: a read-only open (which migrates), then
-// the released store's log of main.
+// oldSchemaExit is the exit code of a reader process whose read-only open
+// met the store before a writer migrated it.
+const oldSchemaExit = 7
+
+// readOldStore is such a reader: a read-only open (which never migrates),
+// then the released store's log of main.
 func readOldStore(db string) error {
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, db, sqlite.Options{ReadOnly: true})
@@ -199,8 +250,10 @@ func readOldStore(db string) error {
 }
 
 // TestConcurrentUpgrade: processes that open the same released store at
-// once — six readers and two writers — migrate it once between them, all
-// succeed, and the store verifies with every commit placed.
+// once — six readers and two writers. The writers migrate it once between
+// them and all succeed; a reader fails only with tract.ErrOldSchema (when
+// it came before the migration); readers after all succeed, and the store
+// verifies with every commit placed.
 func TestConcurrentUpgrade(t *testing.T) {
 	ctx := context.Background()
 	p := copyFixture(t)
@@ -208,15 +261,20 @@ func TestConcurrentUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reader := func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), envUpgradeReader+"="+p)
+		return cmd
+	}
 	var cmds []*exec.Cmd
 	for i := 0; i < 8; i++ {
-		cmd := exec.Command(exe, "-test.run=^$")
 		if i < 6 {
-			cmd.Env = append(os.Environ(), envUpgradeReader+"="+p)
-		} else {
-			cmd.Env = append(os.Environ(), "LINEAGE_STORETEST_ROLE=append", "LINEAGE_STORETEST_DSN="+p,
-				"LINEAGE_STORETEST_ARG=main", "LINEAGE_STORETEST_N=5")
+			cmds = append(cmds, reader())
+			continue
 		}
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "LINEAGE_STORETEST_ROLE=append", "LINEAGE_STORETEST_DSN="+p,
+			"LINEAGE_STORETEST_ARG=main", "LINEAGE_STORETEST_N=5")
 		cmds = append(cmds, cmd)
 	}
 	outs := make([][]byte, len(cmds))
@@ -226,9 +284,21 @@ func TestConcurrentUpgrade(t *testing.T) {
 		wg.Go(func() { outs[i], errs[i] = cmd.CombinedOutput() })
 	}
 	wg.Wait()
+	refused := 0
 	for i := range cmds {
+		var ee *exec.ExitError
+		if i < 6 && errors.As(errs[i], &ee) && ee.ExitCode() == oldSchemaExit {
+			refused++
+			continue
+		}
 		if errs[i] != nil {
 			t.Errorf("process %d: %v\n%s", i, errs[i], outs[i])
+		}
+	}
+	t.Logf("%d of 6 readers came before the migration", refused)
+	for i := range 6 {
+		if out, err := reader().CombinedOutput(); err != nil {
+			t.Errorf("reader %d after the writers: %v\n%s", i, err, out)
 		}
 	}
 	s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})

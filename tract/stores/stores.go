@@ -35,9 +35,9 @@ type Options struct {
 	// tract.ErrNotFound.
 	Create bool
 	// ReadOnly opens a handle that never writes: no file or schema is
-	// created and writes fail. A lineage store on an older schema is
-	// migrated first where it can be written (an error naming it, its
-	// version and what to do where not).
+	// created or migrated and writes fail. A lineage store on an older
+	// schema is an error wrapping tract.ErrOldSchema naming it, its version
+	// and what to do; a writable open migrates it.
 	ReadOnly bool
 	// PoolSize caps a PostgreSQL store's connection pool (0: the URL's
 	// pool_max_conns, else the driver's default). SQLite stores take none.
@@ -121,13 +121,24 @@ func openSQLite(ctx context.Context, l Location, o Options) (tract.Store, error)
 func openPostgres(ctx context.Context, l Location, o Options) (tract.Store, error) {
 	s, err := postgres.Open(ctx, l.URL, postgres.Options{Create: o.Create, ReadOnly: o.ReadOnly, MaxConns: int32(o.PoolSize)})
 	if err != nil {
-		if errors.Is(err, tract.ErrNotFound) {
-			return nil, err
+		if errors.Is(err, tract.ErrNotFound) || errors.Is(err, tract.ErrOldSchema) {
+			return nil, err // already names the database
 		}
 		return nil, fmt.Errorf("store %s: %w", Redact(l.URL), err)
 	}
 	return s, nil
 }
+
+// Migrator is a store that reports the schema versions its open found
+// (0: none, a new store) and left (both drivers' stores are).
+type Migrator interface {
+	Migrated() (from, to int)
+}
+
+var (
+	_ Migrator = (*sqlite.Store)(nil)
+	_ Migrator = (*postgres.Store)(nil)
+)
 
 // Locate returns the nearest .lineage/lineage.db at or above dir, and
 // whether there is one.

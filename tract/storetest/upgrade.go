@@ -10,8 +10,8 @@ import (
 
 // Downgrade turns the store newStore made back into the shape of schema
 // version 1, the first release (no commit positions, settings or search
-// index), closes it and opens it again read-only — the first thing an
-// upgraded lineage does to an existing store — returning the new handle.
+// index), closes it, opens it writable once — what lineage tract migrate
+// or any write command does — and then read-only, returning that handle.
 type Downgrade func(t *testing.T, s tract.Store) tract.Store
 
 // RunUpgrade checks a store's migration from schema version 1: every
