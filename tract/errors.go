@@ -27,6 +27,22 @@ var (
 	ErrOldSchema = errors.New("store on an older schema")
 )
 
+// OldSchemaError is a read-only open of a store on an older schema. Reads
+// never migrate, so the message says what does. It is an [ErrOldSchema].
+type OldSchemaError struct {
+	// Store names the store as a user knows it: a path, or user@host:port/db
+	// (never a password).
+	Store            string
+	Version, Current int
+}
+
+func (e *OldSchemaError) Error() string {
+	return fmt.Sprintf("store %s: schema version %d is older than this lineage's (%d): run 'lineage tract migrate' once to upgrade it (any write command also does)",
+		e.Store, e.Version, e.Current)
+}
+
+func (e *OldSchemaError) Unwrap() error { return ErrOldSchema }
+
 // IntegrityError is content that does not match its hash: compile refuses
 // to render it.
 type IntegrityError struct {

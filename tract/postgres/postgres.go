@@ -77,7 +77,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	}
 	from, err := migrate(ctx, pool, o.Create && !o.ReadOnly, o.ReadOnly)
 	if old := (oldSchemaError{}); errors.As(err, &old) {
-		err = fmt.Errorf("store %s: %w: run 'lineage tract migrate' once to upgrade it (any write command also does)", database(cfg), old)
+		err = &tract.OldSchemaError{Store: database(cfg), Version: old.version, Current: len(migrations)}
 	}
 	if err != nil {
 		pool.Close()

@@ -24,7 +24,7 @@ func (e oldSchemaError) Unwrap() error { return tract.ErrOldSchema }
 // oldStore is the error of a read-only open of the store at path on an
 // older schema: its version and what to do.
 func oldStore(path string, old oldSchemaError) error {
-	return fmt.Errorf("store %s: %w: run 'lineage tract migrate' once to upgrade it (any write command also does)", path, old)
+	return &tract.OldSchemaError{Store: path, Version: old.version, Current: len(migrations)}
 }
 
 // positionBatch is how many commits one round of backfillPositions reads
