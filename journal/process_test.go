@@ -35,11 +35,18 @@ func worker(root, name string, n int) error {
 	return nil
 }
 
+// workers are the jobs a child process of this test binary can run, by
+// name: n rounds (forever when n < 0), one line on stdout after each.
+var workers = map[string]func(root, name string, n int) error{
+	"append": worker,
+	"rich":   richWorker,
+}
+
 func TestMain(m *testing.M) {
 	if spec := os.Getenv("JOURNAL_WORKER"); spec != "" {
 		parts := strings.Split(spec, "|")
-		n, _ := strconv.Atoi(parts[2])
-		if err := worker(parts[0], parts[1], n); err != nil {
+		n, _ := strconv.Atoi(parts[3])
+		if err := workers[parts[0]](parts[1], parts[2], n); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -48,14 +55,51 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func workerCmd(t testing.TB, root, name string, n int) *exec.Cmd {
+// workerCmd is a child process running the worker job named kind.
+func workerCmd(t testing.TB, kind, root, name string, n int) *exec.Cmd {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("JOURNAL_WORKER=%s|%s|%d", root, name, n))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("JOURNAL_WORKER=%s|%s|%s|%d", kind, root, name, n))
 	return cmd
+}
+
+// startWriting starts cmd and returns once it has reported its first write,
+// calling check while it waits. A kill window that opens only then cannot
+// close before anything was written: on a loaded machine process start-up
+// alone can outlast a fixed delay.
+func startWriting(t *testing.T, cmd *exec.Cmd, check func()) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := bufio.NewReader(out)
+	first := make(chan error, 1)
+	go func() {
+		_, err := progress.ReadString('\n')
+		first <- err
+		io.Copy(io.Discard, progress)
+	}()
+	for {
+		select {
+		case err := <-first:
+			if err != nil {
+				cmd.Wait()
+				t.Fatalf("the writer stopped before its first write: %v %s", err, stderr.String())
+			}
+			return
+		default:
+			check()
+		}
+	}
 }
 
 // 12 processes × 20 writes started together on one agency document:
@@ -70,7 +114,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	errs := make(chan error, procs)
 	start := make(chan struct{})
 	for i := 0; i < procs; i++ {
-		cmd := workerCmd(t, root, fmt.Sprintf("p%d", i), each)
+		cmd := workerCmd(t, "append", root, fmt.Sprintf("p%d", i), each)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -128,40 +172,11 @@ func TestKilledWriterNeverTearsTheFile(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	snapshots, last := 0, 0
 	for round := 0; round < 12; round++ {
-		cmd := workerCmd(t, root, fmt.Sprintf("r%d", round), -1)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// The kill window opens once the child has made its first write: on
-		// a loaded machine process start-up alone can outlast a fixed delay.
-		// Snapshots are checked while waiting too.
-		progress := bufio.NewReader(out)
-		first := make(chan error, 1)
-		go func() {
-			_, err := progress.ReadString('\n')
-			first <- err
-			io.Copy(io.Discard, progress)
-		}()
-	wait:
-		for {
-			select {
-			case err := <-first:
-				if err != nil {
-					cmd.Wait()
-					t.Fatalf("round %d: the writer stopped before its first write: %v %s", round, err, stderr.String())
-				}
-				break wait
-			default:
-				last = checkSnapshot(t, file, last)
-				snapshots++
-			}
-		}
+		cmd := workerCmd(t, "append", root, fmt.Sprintf("r%d", round), -1)
+		startWriting(t, cmd, func() {
+			last = checkSnapshot(t, file, last)
+			snapshots++
+		})
 		deadline := time.Now().Add(time.Duration(20+rng.Intn(120)) * time.Millisecond)
 		for time.Now().Before(deadline) {
 			last = checkSnapshot(t, file, last)

@@ -1,15 +1,11 @@
 package journal
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -41,30 +37,6 @@ func richWorker(root, name string, n int) error {
 	return nil
 }
 
-// init, not TestMain (process_test.go owns that), turns the test binary
-// into a worker.
-func init() {
-	if spec := os.Getenv("JOURNAL_RICH_WORKER"); spec != "" {
-		parts := strings.Split(spec, "|")
-		n, _ := strconv.Atoi(parts[2])
-		if err := richWorker(parts[0], parts[1], n); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-}
-
-func richWorkerCmd(t testing.TB, root, name string, n int) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("JOURNAL_RICH_WORKER=%s|%s|%d", root, name, n))
-	return cmd
-}
-
 // checkIDsOnce fails when an id occurs twice and returns the entries by id.
 func checkIDsOnce(t *testing.T, doc *triad.Value) map[string]*triad.Value {
 	t.Helper()
@@ -91,7 +63,7 @@ func TestConcurrentUpsertAndRichEntries(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, procs)
 	for i := 0; i < procs; i++ {
-		cmd := richWorkerCmd(t, root, fmt.Sprintf("p%d", i), rounds)
+		cmd := workerCmd(t, "rich", root, fmt.Sprintf("p%d", i), rounds)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -163,30 +135,9 @@ func TestKilledUpsertWriterNeverTearsOrDuplicates(t *testing.T) {
 		// holds or waits for the lock.
 		var cmds []*exec.Cmd
 		for w := 0; w < 2; w++ {
-			cmd := richWorkerCmd(t, root, fmt.Sprintf("r%dw%d", round, w), -1)
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			first := make(chan struct{})
-			go func() {
-				r := bufio.NewReader(out)
-				r.ReadString('\n')
-				close(first)
-				io.Copy(io.Discard, r)
-			}()
+			cmd := workerCmd(t, "rich", root, fmt.Sprintf("r%dw%d", round, w), -1)
+			startWriting(t, cmd, check)
 			cmds = append(cmds, cmd)
-			for waiting := true; waiting; {
-				select {
-				case <-first:
-					waiting = false
-				default:
-					check()
-				}
-			}
 		}
 		deadline := time.Now().Add(time.Duration(10+round*10) * time.Millisecond)
 		for time.Now().Before(deadline) {
