@@ -82,26 +82,63 @@ type ExportReport struct {
 // Export writes tracts with their commits, blobs, refs, annotations and
 // spawn records to w in the export format. Reflogs are not exported.
 func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (ExportReport, error) {
-	var rep ExportReport
 	if (o.Tract == "") == !o.All {
-		return rep, &ValidationError{Field: "tract", Reason: "export one tract or all of them"}
+		return ExportReport{}, &ValidationError{Field: "tract", Reason: "export one tract or all of them"}
 	}
+	set, err := r.gatherExport(ctx, o)
+	if err != nil {
+		return ExportReport{}, err
+	}
+	return set.write(w)
+}
+
+// exportSet is everything one export writes, gathered before the first
+// byte is written, so a failed read never leaves half a file.
+type exportSet struct {
+	tracts  []Tract
+	commits []Commit // parents before children
+	blobs   []Blob   // sorted by hash
+	refs    []Ref
+	anns    []Annotation // on exported commits only
+}
+
+// gatherExport reads what o exports: the tracts, their refs and the
+// commits reachable from them (every commit with o.All), then their blobs
+// and annotations.
+func (r *Repo) gatherExport(ctx context.Context, o ExportOptions) (*exportSet, error) {
+	set := &exportSet{}
+	tracts, commits, refs, err := r.exportScope(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	set.tracts, set.commits, set.refs = tracts, topoOrder(commits), refs
+	if set.blobs, err = r.exportBlobs(ctx, set.commits); err != nil {
+		return nil, err
+	}
+	if set.anns, err = r.exportAnnotations(ctx, set.tracts, set.commits); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// exportScope lists the tracts, commits and refs an export covers.
+func (r *Repo) exportScope(ctx context.Context, o ExportOptions) ([]Tract, []Commit, []Ref, error) {
 	var tracts []Tract
 	var commits []Commit
 	if o.All {
 		ts, err := r.store.Tracts(ctx)
 		if err != nil {
-			return rep, err
+			return nil, nil, nil, err
 		}
 		tracts = ts
 		err = r.store.ScanCommits(ctx, func(c Commit) error { commits = append(commits, c); return nil })
 		if err != nil {
-			return rep, err
+			return nil, nil, nil, err
 		}
 	} else {
 		t, err := r.Tract(ctx, o.Tract)
 		if err != nil {
-			return rep, err
+			return nil, nil, nil, err
 		}
 		tracts = []Tract{t}
 	}
@@ -109,7 +146,7 @@ func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (Export
 	for _, t := range tracts {
 		rs, err := r.store.Refs(ctx, t.ID)
 		if err != nil {
-			return rep, err
+			return nil, nil, nil, err
 		}
 		refs = append(refs, rs...)
 	}
@@ -123,12 +160,16 @@ func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (Export
 		if len(heads) > 0 {
 			anc, err := r.store.Ancestry(ctx, heads)
 			if err != nil {
-				return rep, err
+				return nil, nil, nil, err
 			}
 			commits = anc
 		}
 	}
-	commits = topoOrder(commits)
+	return tracts, commits, refs, nil
+}
+
+// exportBlobs reads the content blobs of commits, sorted by hash.
+func (r *Repo) exportBlobs(ctx context.Context, commits []Commit) ([]Blob, error) {
 	var contents []Hash
 	seen := map[Hash]bool{}
 	for _, c := range commits {
@@ -142,27 +183,45 @@ func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (Export
 	for chunk := range slices.Chunk(contents, 500) {
 		bs, err := r.store.Blobs(ctx, chunk, "")
 		if err != nil {
-			return rep, err
+			return nil, err
 		}
 		blobs = append(blobs, bs...)
 	}
 	slices.SortFunc(blobs, func(a, b Blob) int { return strings.Compare(string(a.Hash), string(b.Hash)) })
 	if len(blobs) != len(contents) {
-		return rep, fmt.Errorf("export: %d of %d blobs are missing (run 'lineage tract verify')", len(contents)-len(blobs), len(contents))
+		return nil, fmt.Errorf("export: %d of %d blobs are missing (run 'lineage tract verify')", len(contents)-len(blobs), len(contents))
 	}
+	return blobs, nil
+}
+
+// exportAnnotations are the tracts' annotations on exported commits.
+func (r *Repo) exportAnnotations(ctx context.Context, tracts []Tract, commits []Commit) ([]Annotation, error) {
 	var viewers []string
 	for _, t := range tracts {
 		viewers = append(viewers, t.ID)
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: viewers})
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	inExport := map[Hash]bool{}
 	for _, c := range commits {
 		inExport[c.Hash] = true
 	}
+	var out []Annotation
+	for _, a := range anns {
+		if inExport[a.Commit] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
 
+// write writes the set in the export format: header, tracts, blobs,
+// commits, refs, annotations.
+func (set *exportSet) write(w io.Writer) (ExportReport, error) {
+	var rep ExportReport
+	tracts, blobs, commits, refs, anns := set.tracts, set.blobs, set.commits, set.refs, set.anns
 	bw := bufio.NewWriter(w)
 	enc := jsontext.NewEncoder(bw)
 	put := func(rec exportRecord) error {
@@ -222,9 +281,6 @@ func (r *Repo) Export(ctx context.Context, w io.Writer, o ExportOptions) (Export
 		rep.Refs++
 	}
 	for _, a := range anns {
-		if !inExport[a.Commit] {
-			continue
-		}
 		at := a.Time.UTC()
 		if err := put(exportRecord{Kind: "annotation", Viewer: a.Viewer, Commit: a.Commit, Priority: a.Priority, Reason: a.Reason, Time: &at, Head: a.Head}); err != nil {
 			return rep, err
