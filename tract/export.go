@@ -369,6 +369,8 @@ type Export struct {
 	anns    []Annotation
 	// lines maps commits, blobs and refs to their line for messages.
 	lines map[string]int
+	// hasBlob holds the blobs read so far.
+	hasBlob map[Hash]bool
 }
 
 // maxExportLine is the longest line read: a blob at MaxContentBytes with
@@ -382,12 +384,8 @@ const maxExportLine = 4*MaxContentBytes + 4096
 func ParseExport(rd io.Reader) (*Export, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 64<<10), maxExportLine)
-	p := &Export{lines: map[string]int{}}
-	blobs := map[Hash]bool{}
+	p := &Export{lines: map[string]int{}, hasBlob: map[Hash]bool{}}
 	line := 0
-	bad := func(format string, args ...any) error {
-		return &ExportError{Line: line, Reason: fmt.Sprintf(format, args...)}
-	}
 	for sc.Scan() {
 		line++
 		raw := bytes.TrimSpace(sc.Bytes())
@@ -396,84 +394,16 @@ func ParseExport(rd io.Reader) (*Export, error) {
 		}
 		var rec exportRecord
 		if err := json.Unmarshal(raw, &rec, json.RejectUnknownMembers(true)); err != nil {
-			return nil, bad("not a record: %v", err)
+			return nil, badExport(line, "not a record: %v", err)
 		}
 		if line == 1 {
-			if rec.Kind != exportHeader {
-				return nil, bad(`want the header {"kind":"lineage-export","version":1}`)
-			}
-			if rec.Version != ExportVersion {
-				return nil, bad("export version %d, this lineage reads version %d", rec.Version, ExportVersion)
+			if err := checkExportHeader(rec); err != nil {
+				return nil, &ExportError{Line: line, Reason: err.Error()}
 			}
 			continue
 		}
-		switch rec.Kind {
-		case "tract":
-			if rec.ID == "" || rec.Created == nil {
-				return nil, bad("tract needs an id and created")
-			}
-			if err := ValidateTractName(rec.Name); err != nil {
-				return nil, bad("%v", err)
-			}
-			p.tracts = append(p.tracts, Tract{ID: rec.ID, Name: rec.Name, Created: *rec.Created, Spawn: rec.Spawn})
-		case "blob":
-			data, err := canon.Canonicalize(rec.Data)
-			if len(rec.Data) == 0 || err != nil || !bytes.Equal(data, rec.Data) {
-				return nil, bad("blob %s: data is not canonical JSON", rec.Hash.Short())
-			}
-			if got := sha256Hex(data); got != rec.Hash {
-				return nil, &ExportError{Line: line, Reason: fmt.Sprintf("blob %s: data hashes to %s", rec.Hash, got), Damaged: true}
-			}
-			if _, err := DecodeContent(data); err != nil {
-				return nil, bad("blob %s: %v", rec.Hash.Short(), err)
-			}
-			if !blobs[rec.Hash] {
-				blobs[rec.Hash] = true
-				p.blobs = append(p.blobs, Blob{Hash: rec.Hash, Data: data, Tokens: -1})
-			}
-		case "commit":
-			if rec.Time == nil || rec.Tract == "" {
-				return nil, bad("commit %s needs a tract and a time", rec.Hash.Short())
-			}
-			switch rec.Operation {
-			case OpAppend, OpEdit, OpMerge, OpCompress:
-			default:
-				return nil, bad("commit %s: operation %q", rec.Hash.Short(), rec.Operation)
-			}
-			if len(rec.Meta) > 0 {
-				m, err := ParseMeta(rec.Meta)
-				if err != nil || !bytes.Equal(m, rec.Meta) {
-					return nil, bad("commit %s: meta is not a canonical JSON object", rec.Hash.Short())
-				}
-			}
-			parents := rec.Parents
-			if parents == nil {
-				parents = []Hash{}
-			}
-			c := Commit{Hash: rec.Hash, Parents: parents, Content: rec.Content, Operation: rec.Operation, EditTarget: rec.EditTarget,
-				Tract: rec.Tract, Time: rec.Time.UTC(), Message: rec.Message, Meta: rec.Meta}
-			if got := c.ComputeHash(); got != c.Hash {
-				return nil, &ExportError{Line: line, Reason: fmt.Sprintf("commit %s: fields hash to %s", rec.Hash, got), Damaged: true}
-			}
-			if c.Content != "" && !blobs[c.Content] {
-				return nil, bad("commit %s: content %s is not in the export", c.Hash.Short(), c.Content.Short())
-			}
-			p.lines["commit:"+string(c.Hash)] = line
-			p.commits = append(p.commits, c)
-		case "ref":
-			if rec.Tract == "" || rec.Name == "" || rec.Value == "" {
-				return nil, bad("ref needs a tract, a name and a value")
-			}
-			p.lines["ref:"+rec.Tract+":"+rec.Name] = line
-			p.refs = append(p.refs, Ref{Tract: rec.Tract, Name: rec.Name, Value: rec.Value})
-		case "annotation":
-			pr, err := ParsePriority(string(rec.Priority))
-			if err != nil || rec.Viewer == "" || rec.Commit == "" || rec.Time == nil {
-				return nil, bad("annotation needs a viewer, a commit, a priority and a time")
-			}
-			p.anns = append(p.anns, Annotation{Viewer: rec.Viewer, Commit: rec.Commit, Priority: pr, Reason: rec.Reason, Time: rec.Time.UTC(), Head: rec.Head})
-		default:
-			return nil, bad("unknown kind %q", rec.Kind)
+		if err := p.add(rec, line); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -483,6 +413,110 @@ func ParseExport(rd io.Reader) (*Export, error) {
 		return nil, &ExportError{Line: 1, Reason: "empty input, want a lineage export"}
 	}
 	return p, nil
+}
+
+// badExport is the error of a malformed record on line.
+func badExport(line int, format string, args ...any) error {
+	return &ExportError{Line: line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// checkExportHeader accepts the first record: the header of a version this
+// lineage reads.
+func checkExportHeader(rec exportRecord) error {
+	if rec.Kind != exportHeader {
+		return errors.New(`want the header {"kind":"lineage-export","version":1}`)
+	}
+	if rec.Version != ExportVersion {
+		return fmt.Errorf("export version %d, this lineage reads version %d", rec.Version, ExportVersion)
+	}
+	return nil
+}
+
+// add checks the record of line and adds it to p.
+func (p *Export) add(rec exportRecord, line int) error {
+	switch rec.Kind {
+	case "tract":
+		if rec.ID == "" || rec.Created == nil {
+			return badExport(line, "tract needs an id and created")
+		}
+		if err := ValidateTractName(rec.Name); err != nil {
+			return badExport(line, "%v", err)
+		}
+		p.tracts = append(p.tracts, Tract{ID: rec.ID, Name: rec.Name, Created: *rec.Created, Spawn: rec.Spawn})
+	case "blob":
+		return p.addBlob(rec, line)
+	case "commit":
+		return p.addCommit(rec, line)
+	case "ref":
+		if rec.Tract == "" || rec.Name == "" || rec.Value == "" {
+			return badExport(line, "ref needs a tract, a name and a value")
+		}
+		p.lines["ref:"+rec.Tract+":"+rec.Name] = line
+		p.refs = append(p.refs, Ref{Tract: rec.Tract, Name: rec.Name, Value: rec.Value})
+	case "annotation":
+		pr, err := ParsePriority(string(rec.Priority))
+		if err != nil || rec.Viewer == "" || rec.Commit == "" || rec.Time == nil {
+			return badExport(line, "annotation needs a viewer, a commit, a priority and a time")
+		}
+		p.anns = append(p.anns, Annotation{Viewer: rec.Viewer, Commit: rec.Commit, Priority: pr, Reason: rec.Reason, Time: rec.Time.UTC(), Head: rec.Head})
+	default:
+		return badExport(line, "unknown kind %q", rec.Kind)
+	}
+	return nil
+}
+
+// addBlob adds a blob whose data is canonical JSON content hashing to its
+// hash (a mismatch is damage); a repeated blob is kept once.
+func (p *Export) addBlob(rec exportRecord, line int) error {
+	data, err := canon.Canonicalize(rec.Data)
+	if len(rec.Data) == 0 || err != nil || !bytes.Equal(data, rec.Data) {
+		return badExport(line, "blob %s: data is not canonical JSON", rec.Hash.Short())
+	}
+	if got := sha256Hex(data); got != rec.Hash {
+		return &ExportError{Line: line, Reason: fmt.Sprintf("blob %s: data hashes to %s", rec.Hash, got), Damaged: true}
+	}
+	if _, err := DecodeContent(data); err != nil {
+		return badExport(line, "blob %s: %v", rec.Hash.Short(), err)
+	}
+	if !p.hasBlob[rec.Hash] {
+		p.hasBlob[rec.Hash] = true
+		p.blobs = append(p.blobs, Blob{Hash: rec.Hash, Data: data, Tokens: -1})
+	}
+	return nil
+}
+
+// addCommit adds a commit whose fields hash to its hash (a mismatch is
+// damage) and whose content came earlier in the file.
+func (p *Export) addCommit(rec exportRecord, line int) error {
+	if rec.Time == nil || rec.Tract == "" {
+		return badExport(line, "commit %s needs a tract and a time", rec.Hash.Short())
+	}
+	switch rec.Operation {
+	case OpAppend, OpEdit, OpMerge, OpCompress:
+	default:
+		return badExport(line, "commit %s: operation %q", rec.Hash.Short(), rec.Operation)
+	}
+	if len(rec.Meta) > 0 {
+		m, err := ParseMeta(rec.Meta)
+		if err != nil || !bytes.Equal(m, rec.Meta) {
+			return badExport(line, "commit %s: meta is not a canonical JSON object", rec.Hash.Short())
+		}
+	}
+	parents := rec.Parents
+	if parents == nil {
+		parents = []Hash{}
+	}
+	c := Commit{Hash: rec.Hash, Parents: parents, Content: rec.Content, Operation: rec.Operation, EditTarget: rec.EditTarget,
+		Tract: rec.Tract, Time: rec.Time.UTC(), Message: rec.Message, Meta: rec.Meta}
+	if got := c.ComputeHash(); got != c.Hash {
+		return &ExportError{Line: line, Reason: fmt.Sprintf("commit %s: fields hash to %s", rec.Hash, got), Damaged: true}
+	}
+	if c.Content != "" && !p.hasBlob[c.Content] {
+		return badExport(line, "commit %s: content %s is not in the export", c.Hash.Short(), c.Content.Short())
+	}
+	p.lines["commit:"+string(c.Hash)] = line
+	p.commits = append(p.commits, c)
+	return nil
 }
 
 // ImportExport adds an export ParseExport checked to the store in one
