@@ -15,7 +15,7 @@ import (
 // an FTS5 table whose rowid is the blob's id and whose one column holds the
 // blob's words (tract.IndexWords) separated by spaces. The ascii tokenizer
 // splits on ASCII non-alphanumerics only, so it yields exactly those words.
-// The index keeps no copy of the words (content = ”, with
+// The index keeps no copy of the words (an empty content option, with
 // contentless_delete so GC can drop a blob's row) and no positions
 // (detail = none): find asks only "does every word occur", never a phrase,
 // and both cut the index's writes on import (~7% faster at 100k messages).
