@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/agents"
@@ -16,14 +15,7 @@ import (
 // the same read/encode/atomic write as an append.
 func BenchmarkUpsertIn1000(b *testing.B) {
 	root := tempRoot(b)
-	var sb strings.Builder
-	for i := 0; i < 1000; i++ {
-		if i > 0 {
-			sb.WriteString(",\n")
-		}
-		fmt.Fprintf(&sb, `{"id":"e%d","timestamp":"2026-01-01T00:00:00Z","kind":"journal","title":"entry %d","summary":"s","contributions":[]}`, i, i)
-	}
-	write(b, root, map[string]string{".git": "<dir>", ".clia/agents/s/s@ws.agency.triad.json": `{"entries":[` + sb.String() + `]}`})
+	write(b, root, map[string]string{".git": "<dir>", ".clia/agents/s/s@ws.agency.triad.json": agencyWith(1000)})
 	opts := Options{Agents: agents.Options{Path: root}, Now: fixedClock("2026-11-22T10:00:00Z")}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

@@ -16,14 +16,7 @@ import (
 // encode, write, fsync, rename, fsync of the directory.
 func BenchmarkAppendTo1000(b *testing.B) {
 	root := tempRoot(b)
-	var sb strings.Builder
-	for i := 0; i < 1000; i++ {
-		if i > 0 {
-			sb.WriteString(",\n")
-		}
-		fmt.Fprintf(&sb, `{"id":"e%d","timestamp":"2026-01-01T00:00:00Z","kind":"journal","title":"entry %d","summary":"a summary of a typical length for one entry","tags":["a","b"],"contributions":[{"by":"s","types":[{"type":"journal","weight":1,"evidence":"x"}]}]}`, i, i)
-	}
-	content := []byte(`{"schemaVersion":"0.4.0","entries":[` + sb.String() + `]}`)
+	content := []byte(agencyWith(1000))
 	file := filepath.Join(root, ".clia/agents/s/s@ws.agency.triad.json")
 	write(b, root, map[string]string{".git": "<dir>", ".clia/agents/s/s@ws.agency.triad.json": string(content)})
 	opts := Options{Agents: agents.Options{Path: root}, Now: fixedClock("2026-11-22T10:00:00Z")}
@@ -37,4 +30,16 @@ func BenchmarkAppendTo1000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// agencyWith is an agency document of n typical entries, ids e0…e(n-1).
+func agencyWith(n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"id":"e%d","timestamp":"2026-01-01T00:00:00Z","kind":"journal","title":"entry %d","summary":"a summary of a typical length for one entry","tags":["a","b"],"contributions":[{"by":"s","types":[{"type":"journal","weight":1,"evidence":"x"}]}]}`, i, i)
+	}
+	return `{"schemaVersion":"0.4.0","entries":[` + sb.String() + `]}`
 }
