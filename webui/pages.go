@@ -13,8 +13,8 @@ import (
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
-	"github.com/agentlineage/lineage/triad"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/triad"
 )
 
 // tractRow is one tract on the tracts page.

@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"os/exec"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -102,21 +98,7 @@ func runServe(cmd *cobra.Command, env *Env, f *serveFlags) error {
 			fmt.Fprintf(env.Stderr, "lineage: --open: %v (open %s yourself)\n", err, page)
 		}
 	}
-	hs := &http.Server{Handler: srv.Handler(token), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-cmd.Context().Done():
-	}
-	shutdown, stop := context.WithTimeout(context.Background(), 5*time.Second)
-	defer stop()
-	err = hs.Shutdown(shutdown)
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
-	}
+	err = srv.Serve(cmd.Context(), ln, token)
 	if err == nil {
 		fmt.Fprintln(env.Stderr, "lineage: stopped serving")
 	}
