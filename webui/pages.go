@@ -69,6 +69,9 @@ type graphRow struct {
 	// From is a summary's oldest replaced commit (its newest is
 	// EditTarget).
 	From tract.Hash
+	// SummarizedBy is the summary in the window that stands in for the
+	// commit (its range's rows, which are contiguous in the log).
+	SummarizedBy tract.Hash
 	// Spawned lists the tracts spawned at this commit.
 	Spawned []tract.TractInfo
 }
@@ -149,6 +152,11 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 			}
 			if shown.Content != nil {
 				rows[i].From = shown.Content.From
+			}
+			newestAt, ok1 := at[e.EditTarget]
+			oldestAt, ok2 := at[rows[i].From]
+			for k := newestAt; ok1 && ok2 && k <= oldestAt; k++ {
+				rows[k].SummarizedBy = e.Hash
 			}
 		}
 	}

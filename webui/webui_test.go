@@ -198,6 +198,9 @@ func TestCompressSummaryShowsItsRange(t *testing.T) {
 	if !strings.Contains(body, want) {
 		t.Errorf("the summary's range is not shown: want %s", want)
 	}
+	if n := count(body, `<tr class="commit summarized"`); n != 2 {
+		t.Errorf("%d rows marked summarized, want the range's 2", n)
+	}
 }
 
 func TestCompileViewBudgetAndDrops(t *testing.T) {

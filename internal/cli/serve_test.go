@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -281,4 +282,43 @@ func save(t *testing.T, dir, name string, png []byte) {
 		t.Error(err)
 	}
 	t.Logf("screenshot %s", filepath.Join(dir, name))
+}
+
+// TestServeOpen runs $BROWSER with the page's URL.
+func TestServeOpen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in browser is a shell script; Windows has no sh")
+	}
+	dir := t.TempDir()
+	url := "sqlite:" + filepath.Join(dir, "store.db")
+	serveFixture(t, dir, url)
+	got := filepath.Join(dir, "opened")
+	browser := filepath.Join(dir, "browser.sh")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+got+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir,
+		LookupEnv: func(k string) (string, bool) {
+			if k == "BROWSER" {
+				return browser, true
+			}
+			return "", false
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- Run(ctx, []string{"serve", "--store", url, "--addr", "127.0.0.1:0", "--open"}, e) }()
+	defer func() { cancel(); <-done }()
+	re := regexp.MustCompile(`serving (http://\S+/) \(read-only`)
+	for range 1000 {
+		m := re.FindStringSubmatch(stderr.String())
+		if data, err := os.ReadFile(got); m != nil && err == nil && len(data) > 0 {
+			if string(data) != m[1] {
+				t.Fatalf("$BROWSER got %q, want %q", data, m[1])
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("$BROWSER was not run: %s", stderr.String())
 }
