@@ -56,6 +56,8 @@ type Initial struct {
 	CoveredDirs []string `json:"coveredDirs"`
 	// Text is the <agents_context scope="initial"> block, "" when empty.
 	Text string `json:"text"`
+	// Parts are Text's pieces, file by file (see [TextPart]).
+	Parts []TextPart `json:"-"`
 	// Dirs is what became of each directory of the chain.
 	Dirs     []ChainDir `json:"-"`
 	Warnings []string   `json:"-"`
@@ -94,7 +96,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	return s, in
 }
