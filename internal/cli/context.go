@@ -17,13 +17,13 @@ const contextShort = "One model request: AGENTS.md chain, agent profile and trac
 
 func newContextCmd(env *Env) *cobra.Command {
 	var (
-		inf              instructionsFlags
-		af               agentsFlags
-		tf               tractFlags
-		o                compose.Options
-		format           string
-		asJSON           jsonFlag
-		explain          bool
+		inf     instructionsFlags
+		af      agentsFlags
+		tf      tractFlags
+		o       compose.Options
+		format  string
+		asJSON  jsonFlag
+		explain bool
 	)
 	cmd := &cobra.Command{
 		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",

@@ -145,4 +145,8 @@ var Rules = []Rule{
 		Forbid: under(Module + "/tract/internal/rowform"), Direct: true},
 	{Name: "go-git only in agents (the .gitmodules decoder)", For: not(pkg("agents")),
 		Forbid: under("github.com/go-git/go-git/v5"), Direct: true},
+	{Name: "compose composes the services and reaches no store or driver", For: pkg("compose"),
+		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
+	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
+		Forbid: under(Module + "/compose")},
 }
