@@ -106,7 +106,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	if err := assemble(ctx, o, &res, sys, hist); err != nil {
 		return Result{}, err
 	}
-	req, err := render(res.Messages, res.Tools, o)
+	req, err := render(&res, o)
 	if err != nil {
 		return Result{}, err
 	}

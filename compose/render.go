@@ -1,6 +1,10 @@
 package compose
 
 import (
+	"errors"
+	"fmt"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -22,9 +26,11 @@ type AnthropicRequest struct {
 }
 
 // render puts the composed messages in o's format with tract's renderers
-// (which repair what the APIs refuse: unpaired tool calls, role order).
-func render(msgs []tract.Message, tools []tract.ToolDef, o Options) (any, error) {
-	res := tract.Result{Messages: msgs, Tools: tools}
+// (which repair what the APIs refuse: unpaired tool calls, role order). An
+// OpenAI format of a request without any message is
+// [tract.ErrEmptyContext].
+func render(res *Result, o Options) (any, error) {
+	msgs, tools := res.Messages, res.Tools
 	tf := tract.Format(o.format())
 	switch o.format() {
 	case FormatAnthropicRequest:
@@ -32,7 +38,10 @@ func render(msgs []tract.Message, tools []tract.ToolDef, o Options) (any, error)
 	case FormatOpenAIRequest:
 		tf = tract.FormatOpenAIRequest
 	}
-	out, err := tract.Render(res, tf)
+	out, err := tract.Render(tract.Result{Tract: res.Tract, Messages: msgs, Tools: tools}, tf)
+	if errors.Is(err, tract.ErrEmptyContext) {
+		return nil, fmt.Errorf("context of %s: no AGENTS.md, no profile and no message: %w", fsx.LineSafe(res.Dir), tract.ErrEmptyContext)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/tract"
 )
 
 const contextShort = "One model request: AGENTS.md chain, agent profile and tract history under one budget"
@@ -130,13 +131,13 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 }
 
 // contextErr maps compose errors to exit codes: a budget the pinned part
-// exceeds is a finding (3), bad options a usage error (2), the rest as the
+// exceeds and an OpenAI request with no message are findings (3), bad options a usage error (2), the rest as the
 // service they came from maps them.
 func contextErr(err error) error {
 	var be *compose.BudgetError
 	var ve *compose.ValidationError
 	switch {
-	case errors.As(err, &be):
+	case errors.As(err, &be), errors.Is(err, tract.ErrEmptyContext):
 		return findingError(err)
 	case errors.As(err, &ve):
 		return usageError("%v", ve)
