@@ -44,6 +44,9 @@ func serveFixture(t *testing.T, dir, url string) {
 		}
 		return strings.TrimSpace(out.String())
 	}
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Rules\nRun the tests.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run("init")
 	first := run("commit", "--text", "first message")
 	second := run("commit", "--text", "second message")
@@ -100,7 +103,7 @@ func servePages(t *testing.T, base string) {
 		"/tract/main/compile?budget=40&format=openai-request": {`<span id="dropped" data-count="`, `<meter min="0" max="40"`},
 		"/tract/main/diff?a=v1~3&b=v1":                        {`<table id="changes">`},
 		"/tract/main/find?q=child&all=1":                      {`child found x`, `child found y`},
-		"/instructions":                                       {`<table id="chain">`},
+		"/instructions":                                       {`<table id="chain">`, `<p id="chain-tokens">`},
 	} {
 		resp, err := http.Get(base + path)
 		if err != nil {
