@@ -33,6 +33,11 @@ type Options struct {
 	Slug string
 	// Now is the clock that ages state files; nil means time.Now.
 	Now func() time.Time
+	// Env is the hook's environment: the harness's own configuration
+	// variables and PATH, which say what the harness loads by itself.
+	Env Env
+	// View, when set, replaces the native view Handle works out (tests).
+	View func(h *Harness, cwd string) Native
 }
 
 // Result is the answer to one event.
@@ -43,15 +48,6 @@ type Result struct {
 	Warnings []string
 }
 
-// Rules are the seed's prompt rules that apply when resolution is
-// automatic (§8 rules 1, 3, 4 and 5), sent once at the end of the
-// session-start context.
-const Rules = `AGENTS.md in this session:
-- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.
-- When a <system-reminder type="agents.resolve.paths"> names files after a tool call, read them and apply them before you edit files in that scope.
-- Read each AGENTS.md path once; a path is named again only when the file changed.
-- When a session resumes with a <system-reminder type="session.resume.diff">, act on those changes first.`
-
 // Handle answers ev for harness h: it starts, resumes or updates the
 // session's state under its lock and returns the context for the model.
 func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, error) {
@@ -59,7 +55,7 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		return Result{}, nil
 	}
 	opts.Instructions.Cwd = ev.Cwd
-	path, err := SessionPath(opts.SessionsDir, h.Name, ev.SessionID)
+	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -67,32 +63,52 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		return Result{}, fmt.Errorf("sessions directory: %w", err)
 	}
 	var res Result
-	start := func() instructions.State {
-		sess, in := instructions.Start(opts.Instructions)
+	start := func() *instructions.Session {
+		var native Native
+		if opts.View != nil {
+			native = opts.View(h, ev.Cwd)
+		} else {
+			native = NativeView(h, ev.Cwd, opts.Env)
+		}
+		io := opts.Instructions
+		io.Preloaded = func(p string) bool {
+			if !native.Known {
+				return true
+			}
+			_, cut := native.Cut(p)
+			return cut || native.Loaded(p)
+		}
+		sess, in := instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(in.Text, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
-		return sess.State()
+		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		return sess
 	}
 	// The instructions service locks, reads, and writes only a changed
 	// state (a tool call that reports nothing new writes nothing); the
 	// state of a harness session is private: 0600.
 	written, err := instructions.UpdateStateFile(ctx, path, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
+		var sess *instructions.Session
 		switch {
 		case ev.Kind == Start || saved == nil:
-			// A new context window, or a session lineage never saw (or
-			// whose state expired): the model has no reminders yet.
-			return start(), nil
+			// A new context window, or a session (or agent) lineage never
+			// saw or whose state expired: the model has no reminders yet.
+			// A tool event then also gets the reminder for its paths, so
+			// nothing is reported one call late.
+			sess = start()
 		case ev.Kind == Resume:
 			r := instructions.Resume(*saved, opts.Instructions)
 			res.Context, res.Warnings = r.Text, r.Warnings
 			return r.Session.State(), nil
+		default:
+			sess = instructions.Restore(*saved, opts.Instructions)
 		}
-		sess := instructions.Restore(*saved, opts.Instructions)
-		var files []instructions.File
-		for _, p := range ev.Paths {
-			files = append(files, sess.Resolve(p).Files...)
+		if ev.Kind == Tool {
+			var files []instructions.File
+			for _, p := range ev.Paths {
+				files = append(files, sess.Resolve(p).Files...)
+			}
+			res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
 		}
-		res.Context = instructions.ResolveReminder(files)
 		return sess.State(), nil
 	})
 	if err != nil {
@@ -113,14 +129,14 @@ func (o Options) now() time.Time {
 	return o.Now()
 }
 
-func startContext(initial, profile string) string {
-	parts := make([]string, 0, 3)
-	for _, p := range []string{initial, profile, Rules} {
+func joinNonEmpty(parts ...string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
 		if p != "" {
-			parts = append(parts, p)
+			out = append(out, p)
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(out, "\n\n")
 }
 
 // profileBlock renders the merged guardrails of slug's agent profile seen
@@ -173,6 +189,19 @@ func SessionPath(dir, harness, id string) (string, error) {
 		return "", errors.New("no sessions directory")
 	}
 	return filepath.Join(dir, harness+"-"+safeID(id)+".json"), nil
+}
+
+// AgentPath is the state file of one agent of a harness session: the
+// session's own ([SessionPath]) for the main agent (agent ""), else
+// <harness>-<session>@<agent>.json, each id made safe as in SessionPath.
+func AgentPath(dir, harness, session, agent string) (string, error) {
+	if agent == "" {
+		return SessionPath(dir, harness, session)
+	}
+	if dir == "" {
+		return "", errors.New("no sessions directory")
+	}
+	return filepath.Join(dir, harness+"-"+safeID(session)+"@"+safeID(agent)+".json"), nil
 }
 
 func safeID(id string) string {

@@ -149,11 +149,11 @@ func cutNotice(dirs []ChainDir) string {
 }
 
 // renderInitial renders the <agents_context scope="initial"> block, or ""
-// when no loaded file has content.
-func renderInitial(files []loadedFile) string {
+// when no loaded file has content. Files preloaded names are left out.
+func renderInitial(files []loadedFile, preloaded func(string) bool) string {
 	var blocks []string
 	for _, f := range files {
-		if f.content != "" {
+		if f.content != "" && (preloaded == nil || !preloaded(f.path)) {
 			blocks = append(blocks, "Instructions from: "+fsx.LineSafe(f.path)+"\n"+f.content)
 		}
 	}

@@ -18,6 +18,12 @@ type Options struct {
 	Home string
 	// FS is the filesystem; nil means [OS].
 	FS FS
+	// Preloaded, when set, names the files of the initial chain the agent's
+	// harness already put in the model's context by itself: they are loaded
+	// and registered like the others (a resolve does not report them), but
+	// their bodies are left out of [Initial.Text], so no body reaches the
+	// model twice.
+	Preloaded func(path string) bool
 }
 
 // Session is the set of AGENTS.md files an agent has been given: the
@@ -94,7 +100,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text = renderInitial(c.loaded)
+	in.Text = renderInitial(c.loaded, opts.Preloaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	return s, in
 }
