@@ -120,6 +120,7 @@ var groups = []struct {
 	{"tract", tractShort, newTractCmd},
 	{"mcp", mcpShort, newMCPCmd},
 	{"hook", hookShort, newHookCmd},
+	{"serve", serveShort, newServeCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args
@@ -135,7 +136,8 @@ version control:
   instructions  hierarchical AGENTS.md loading and a resolver for new scopes
   agents        CLIA triads: discovery, deterministic merge, journal writes
   tract         git for an LLM's context window: commits, branches, compile
-  mcp           all of the above as an MCP server`,
+  mcp           all of the above as an MCP server
+  serve         a read-only web page of a tract store and the instructions here`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
