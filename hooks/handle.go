@@ -38,6 +38,10 @@ type Options struct {
 	Env Env
 	// View, when set, replaces the native view Handle works out (tests).
 	View func(h *Harness, cwd string) Native
+	// Deliver, when set, hands the answer to the harness (prints it) while
+	// the session's state is locked; the state is saved only after it
+	// succeeded. An error from it is Handle's error.
+	Deliver func(Result) error
 }
 
 // Result is the answer to one event.
@@ -50,76 +54,149 @@ type Result struct {
 
 // Handle answers ev for harness h: it starts, resumes or updates the
 // session's state under its lock and returns the context for the model.
+//
+// The harness must never be blocked or left without context by lineage's
+// own bookkeeping, so:
+//   - opts.Deliver, when set, hands the answer over while the state is
+//     still locked, and the state is saved only when it succeeded: a
+//     reminder that never reached the model is not marked reported;
+//   - a state file that is not a state is moved aside to
+//     "<file>.broken" with a warning, and the event is answered as if
+//     there were none;
+//   - without a usable sessions directory (missing and not creatable,
+//     read-only, full, a symbolic link) the event is answered without
+//     state, with a warning: the initial block at a start or resume, and
+//     every tool call's files as new beyond the initial chain.
 func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, error) {
 	if ev.Kind == Ignored {
 		return Result{}, nil
 	}
 	opts.Instructions.Cwd = ev.Cwd
-	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
-		return Result{}, fmt.Errorf("sessions directory: %w", err)
-	}
 	var res Result
-	start := func() *instructions.Session {
-		var native Native
-		if opts.View != nil {
-			native = opts.View(h, ev.Cwd)
-		} else {
-			native = NativeView(h, ev.Cwd, opts.Env)
+	var deliverErr error
+	deliver := func() error {
+		if opts.Deliver == nil {
+			return nil
 		}
-		io := opts.Instructions
-		io.Preloaded = func(p string) bool {
-			if !native.Known {
-				return true
-			}
-			_, cut := native.Cut(p)
-			return cut || native.Loaded(p)
+		if err := opts.Deliver(res); err != nil {
+			deliverErr = err
+			return err
 		}
-		sess, in := instructions.Start(io)
-		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
-		return sess
+		return nil
 	}
-	// The instructions service locks, reads, and writes only a changed
-	// state (a tool call that reports nothing new writes nothing); the
-	// state of a harness session is private: 0600.
-	written, err := instructions.UpdateStateFile(ctx, path, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
-		var sess *instructions.Session
-		switch {
-		case ev.Kind == Start || saved == nil:
-			// A new context window, or a session (or agent) lineage never
-			// saw or whose state expired: the model has no reminders yet.
-			// A tool event then also gets the reminder for its paths, so
-			// nothing is reported one call late.
-			sess = start()
-		case ev.Kind == Resume:
-			r := instructions.Resume(*saved, opts.Instructions)
-			res.Context, res.Warnings = r.Text, r.Warnings
-			return r.Session.State(), nil
-		default:
-			sess = instructions.Restore(*saved, opts.Instructions)
-		}
-		if ev.Kind == Tool {
-			var files []instructions.File
-			for _, p := range ev.Paths {
-				files = append(files, sess.Resolve(p).Files...)
-			}
-			res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
-		}
-		return sess.State(), nil
-	})
-	if err != nil {
+	ran := false
+	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
+	if err == nil {
+		err = usableSessionsDir(opts.SessionsDir)
+	}
+	var written bool
+	if err == nil {
+		// The instructions service locks, reads, and writes only a changed
+		// state (a tool call that reports nothing new writes nothing); the
+		// state of a harness session is private: 0600.
+		fileOpts := instructions.StateFileOptions{Mode: 0o600, Broken: func(aside string, err error) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%v; moved it aside to %s and started afresh", err, aside))
+		}}
+		written, err = instructions.UpdateStateFile(ctx, path, fileOpts, func(saved *instructions.State) (instructions.State, error) {
+			ran = true
+			st := answer(&res, h, ev, saved, false, opts)
+			return st, deliver()
+		})
+	}
+	switch {
+	case deliverErr != nil:
+		return Result{}, deliverErr
+	case err != nil && ctx.Err() != nil:
 		return Result{}, err
+	case err != nil && ran:
+		// Answered and handed over; only the saving failed. The next event
+		// repeats what this one said rather than losing it.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("session state not saved: %v", err))
+		return res, nil
+	case err != nil:
+		res = Result{Warnings: append(res.Warnings, fmt.Sprintf("no session state (%v); answering without it", err))}
+		answer(&res, h, ev, nil, true, opts)
+		if err := deliver(); err != nil {
+			return Result{}, err
+		}
+		return res, nil
 	}
 	if written {
 		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
-			return Result{}, err
+			res.Warnings = append(res.Warnings, fmt.Sprintf("removing expired session states: %v", err))
 		}
 	}
 	return res, nil
+}
+
+// answer sets res's context for ev given the saved state (nil: none) and
+// returns the state to save. An event of a session (or agent) never seen
+// is answered as a start, and a tool event then also with the reminder for
+// its paths, so nothing is reported one call late; stateless (no sessions
+// directory to remember anything in), a tool event reports the files
+// beyond the initial chain.
+func answer(res *Result, h *Harness, ev Event, saved *instructions.State, stateless bool, opts Options) instructions.State {
+	var sess *instructions.Session
+	switch {
+	case ev.Kind == Start || saved == nil && (ev.Kind == Resume || !stateless):
+		// A new context window, or a session lineage never saw (or whose
+		// state expired): the model has no reminders yet.
+		var in instructions.Initial
+		native := nativeView(h, ev.Cwd, opts)
+		io := opts.Instructions
+		io.Preloaded = native.preloaded
+		sess, in = instructions.Start(io)
+		res.Warnings = append(res.Warnings, in.Warnings...)
+		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+	case ev.Kind == Resume:
+		r := instructions.Resume(*saved, opts.Instructions)
+		res.Context, res.Warnings = r.Text, append(res.Warnings, r.Warnings...)
+		return r.Session.State()
+	case saved != nil:
+		sess = instructions.Restore(*saved, opts.Instructions)
+	default:
+		// Stateless: the model got the initial chain at its start, so
+		// report what lies beyond it.
+		var in instructions.Initial
+		sess, in = instructions.Start(opts.Instructions)
+		res.Warnings = append(res.Warnings, in.Warnings...)
+	}
+	if ev.Kind == Tool {
+		var files []instructions.File
+		for _, p := range ev.Paths {
+			files = append(files, sess.Resolve(p).Files...)
+		}
+		res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
+	}
+	return sess.State()
+}
+
+// nativeView is what h loads by itself for a start in cwd.
+func nativeView(h *Harness, cwd string, opts Options) Native {
+	if opts.View != nil {
+		return opts.View(h, cwd)
+	}
+	return NativeView(h, cwd, opts.Env)
+}
+
+// usableSessionsDir creates dir (0700) when missing and refuses one that
+// is a symbolic link, as a symlinked lock file is refused: following it
+// would keep private state wherever it points.
+func usableSessionsDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("sessions directory %s is a symbolic link; refusing it", dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("sessions directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("sessions directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("sessions directory %s is a %s, not a directory", dir, fsx.KindOf(fi.Mode()))
+	}
+	return nil
 }
 
 func (o Options) now() time.Time {

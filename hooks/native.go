@@ -68,6 +68,16 @@ func (n Native) Cut(path string) (kept int64, ok bool) {
 	return kept, ok && kept >= 0
 }
 
+// preloaded reports whether lineage leaves path's body out of the start:
+// the harness loaded it (whole or cut), or lineage cannot tell.
+func (n Native) preloaded(path string) bool {
+	if !n.Known {
+		return true
+	}
+	_, cut := n.Cut(path)
+	return cut || n.Loaded(path)
+}
+
 func realPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
