@@ -156,7 +156,6 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-
 // ---- Anthropic Messages API (Claude Code) ----
 
 type anthropicRequest struct {
@@ -360,7 +359,6 @@ func claudeEnv(t *testing.T, c claudeRun, home, url string) []string {
 	}
 	return env
 }
-
 
 // claudeBinDir is a directory holding "claude", linked to c's program, as
 // npm's node_modules/.bin would.
