@@ -498,3 +498,90 @@ func TestHarnessClaudeCode(t *testing.T) {
 		})
 	}
 }
+
+// ---- OpenAI Responses API (Codex CLI) ----
+
+// responsesHandler plays the model for Codex CLI: a conversation whose
+// first user turn says "LINEAGE-PATCH <relative path>" gets an apply_patch
+// adding that file, then "Done.".
+func responsesHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
+	if !strings.HasSuffix(r.URL.Path, "/responses") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[],"models":[]}`)
+		return
+	}
+	var req struct {
+		Input []json.RawMessage `json:"input"`
+		Tools []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	text := string(body)
+	calls := strings.Count(text, `"type":"custom_tool_call_output"`) + strings.Count(text, `"type":"function_call_output"`)
+	target := wordAfter(strings.ReplaceAll(text, `\n`, " "), "LINEAGE-PATCH ")
+	target = strings.TrimRight(target, `".,\`)
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(data map[string]any) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], jsonString(data)) }
+	send(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_fake"}})
+	var item map[string]any
+	if target != "" && calls == 0 {
+		patch := "*** Begin Patch\n*** Add File: " + target + "\n+// added\n*** End Patch\n"
+		for _, tl := range req.Tools {
+			if tl.Name != "apply_patch" {
+				continue
+			}
+			if tl.Type == "custom" {
+				item = map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_patch1", "name": "apply_patch", "input": patch, "status": "completed"}
+			} else {
+				item = map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_patch1", "name": "apply_patch", "arguments": jsonString(map[string]any{"input": patch}), "status": "completed"}
+			}
+		}
+	}
+	if item == nil {
+		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}}
+	}
+	send(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	send(map[string]any{"type": "response.completed", "response": map[string]any{"id": "resp_fake",
+		"usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil, "output_tokens": 5, "output_tokens_details": nil, "total_tokens": 15}}})
+}
+
+func TestHarnessCodex(t *testing.T) {
+	modules := harnessModules(t)
+	lineage := lineageBinary(t)
+	srv := newModelServer(t, responsesHandler)
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	writeFiles(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "` + srv.url + `/v1"
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+`})
+	env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake")
+	codex := filepath.Join(modules, "@openai", "codex", "bin", "codex.js")
+	runHarness(t, home, env, lineage, "hook", "install", "codex")
+	repo := hookRepo(t, "AGENTS.md")
+	runHarness(t, repo, env, "node", codex, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write", "LINEAGE-PATCH web/new.ts")
+	reqs := srv.requests("/responses")
+	if len(reqs) < 2 {
+		t.Fatalf("Codex made %d model requests, want the patch and its result", len(reqs))
+	}
+	for i, b := range reqs {
+		if n := strings.Count(b, "ROOTMARK-AGENTS.md"); n != 1 {
+			t.Errorf("request %d holds the root AGENTS.md text %d times, want once (Codex loads it itself)", i, n)
+		}
+	}
+	web := filepath.Join(repo, "web", "AGENTS.md") + " (mtime: "
+	if !strings.Contains(reqs[0], "Codex CLI loaded "+filepath.Join(repo, "AGENTS.md")+" itself") || strings.Contains(reqs[0], web) {
+		t.Errorf("the start does not say Codex loaded the root AGENTS.md, or names web/ early:\n%.3000s", reqs[0])
+	}
+	if !strings.Contains(reqs[1], `type=\"agents.resolve.paths\"`) || !strings.Contains(reqs[1], web) {
+		t.Errorf("the request after apply_patch in web/ does not name web/AGENTS.md:\n%.3000s", reqs[1])
+	}
+}
