@@ -585,3 +585,133 @@ env_key = "FAKE_API_KEY"
 		t.Errorf("the request after apply_patch in web/ does not name web/AGENTS.md:\n%.3000s", reqs[1])
 	}
 }
+
+// ---- Gemini API (Gemini CLI) ----
+
+// geminiHandler plays the model for Gemini CLI: a conversation whose first
+// user turn says "LINEAGE-READ <path>" gets a read_file of path, then
+// "Done.". Side requests (routing, next speaker, counting) get plain
+// answers.
+func geminiHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
+	path := r.URL.Path
+	if strings.HasSuffix(path, ":countTokens") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"totalTokens": 100}`)
+		return
+	}
+	var req struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text             string         `json:"text"`
+				FunctionCall     map[string]any `json:"functionCall"`
+				FunctionResponse map[string]any `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+		Tools []struct {
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+		GenerationConfig map[string]any `json:"generationConfig"`
+	}
+	json.Unmarshal(body, &req)
+	first, responses, hasRead := "", 0, false
+	for i, c := range req.Contents {
+		for _, p := range c.Parts {
+			if i == 0 || first == "" && c.Role == "user" {
+				first += p.Text + "\n"
+			}
+			if p.FunctionResponse != nil {
+				responses++
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		for _, f := range t.FunctionDeclarations {
+			hasRead = hasRead || f.Name == "read_file"
+		}
+	}
+	var part map[string]any
+	target := ""
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if w := wordAfter(p.Text, "LINEAGE-READ "); w != "" && c.Role == "user" {
+				target = w
+			}
+		}
+	}
+	switch {
+	case target != "" && responses == 0 && hasRead:
+		part = map[string]any{"functionCall": map[string]any{"name": "read_file", "args": map[string]any{"file_path": target}}}
+	case req.GenerationConfig["responseJsonSchema"] != nil || req.GenerationConfig["responseSchema"] != nil || req.GenerationConfig["responseMimeType"] == "application/json":
+		part = map[string]any{"text": `{"reasoning": "done", "next_speaker": "user", "model_choice": "flash", "complexity_reasoning": "simple", "complexity_score": 1}`}
+	default:
+		part = map[string]any{"text": "Done."}
+	}
+	resp := map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+	if strings.Contains(path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", jsonString(resp))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, jsonString(resp))
+}
+
+func TestHarnessGemini(t *testing.T) {
+	modules := harnessModules(t)
+	lineage := lineageBinary(t)
+	srv := newModelServer(t, geminiHandler)
+	home := t.TempDir()
+	env := baseEnv(home, "GEMINI_CLI_HOME="+home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.url,
+		"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true")
+	gemini := filepath.Join(modules, "@google", "gemini-cli", "bundle", "gemini.js")
+	writeFiles(t, home, map[string]string{".gemini/settings.json": `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}}` + "\n"})
+	main := func(marker string) []string {
+		var out []string
+		for _, b := range srv.requests(":streamGenerateContent") {
+			if strings.Contains(b, marker) && strings.Contains(b, `"read_file"`) {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name  string
+		files []string
+		flags []string
+	}{
+		// Gemini CLI loads GEMINI.md, not AGENTS.md: lineage sends the body.
+		{"AGENTS.md", []string{"AGENTS.md"}, nil},
+		// A GEMINI.md repo with the hook resolving GEMINI.md: Gemini loads
+		// it; lineage sends no second copy and names the nested one.
+		{"GEMINI.md", []string{"GEMINI.md"}, []string{"--file-names", "GEMINI.md,AGENTS.md"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv.reset()
+			runHarness(t, home, env, lineage, append([]string{"hook", "install", "gemini"}, tt.flags...)...)
+			repo := hookRepo(t, tt.files...)
+			app := filepath.Join(repo, "web", "src", "app.ts")
+			runHarness(t, repo, env, "node", gemini, "-p", "LINEAGE-READ "+app, "--output-format", "text")
+			reqs := main("LINEAGE-READ")
+			if len(reqs) < 2 {
+				t.Fatalf("Gemini CLI made %d main requests, want the read and its result", len(reqs))
+			}
+			for i, b := range reqs {
+				if n := strings.Count(b, "ROOTMARK-"+tt.name); n != 1 {
+					t.Errorf("request %d holds the root %s text %d times, want once", i, tt.name, n)
+				}
+			}
+			web := filepath.Join(repo, "web", tt.name) + " (mtime: "
+			if strings.Contains(reqs[0], web) {
+				t.Errorf("web/%s named before any tool touched web/", tt.name)
+			}
+			last := reqs[len(reqs)-1]
+			if !strings.Contains(last, "agents.resolve.paths") || !strings.Contains(last, web) {
+				t.Errorf("the request after read_file in web/ does not name web/%s:\n%.3000s", tt.name, last)
+			}
+		})
+	}
+}
