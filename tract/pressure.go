@@ -15,8 +15,8 @@ type Pressure struct {
 	// Budget is the stored budget; nil when none (then Pressure is nil too).
 	Budget *int `json:"budget"`
 	// Ratio is Tokens / Budget, rounded to three decimals.
-	Ratio *float64 `json:"pressure"`
-	WarnAt   float64  `json:"warnAt"`
+	Ratio  *float64 `json:"pressure"`
+	WarnAt float64  `json:"warnAt"`
 	// Warn says Ratio is at or above WarnAt.
 	Warn bool `json:"warn"`
 	// Plan is, with Warn, the oldest range whose summary brings the context
