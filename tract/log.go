@@ -17,6 +17,15 @@ type LogOptions struct {
 	N int
 	// All lists the history of every branch, not just HEAD's.
 	All bool
+	// Skip leaves out the first Skip entries (a page further down the
+	// log); with N and not All the log reads Skip+N commits, not the
+	// history.
+	Skip int
+	// From, when set, is the ref the log starts at instead of HEAD (as
+	// `git log REF`); refs still label the commits they name. A page that
+	// ends on HEAD's first-parent chain continues, from its last such
+	// commit, as the log of that commit.
+	From string
 }
 
 // LogEntry is one commit in a log.
@@ -53,8 +62,16 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	labels := map[Hash][]string{}
 	tips := []Hash{}
 	if head.Commit != "" {
-		tips = append(tips, head.Commit)
 		labels[head.Commit] = append(labels[head.Commit], HeadRef)
+	}
+	start := head.Commit
+	if o.From != "" {
+		if start, err = r.Resolve(ctx, t, o.From); err != nil {
+			return nil, err
+		}
+	}
+	if start != "" {
+		tips = append(tips, start)
 	}
 	for _, ref := range refs {
 		if ref.Name == HeadRef {
@@ -70,13 +87,19 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	}
 	var order []*Commit
 	if o.N > 0 && !o.All {
-		w := newestFirst{rd: newMemoReader(r.store), limit: o.N}
-		if err := w.walk(ctx, head.Commit, nil); err != nil {
+		w := newestFirst{rd: newMemoReader(r.store), limit: o.Skip + o.N}
+		if err := w.walk(ctx, start, nil); err != nil {
 			return nil, err
 		}
 		order = w.out
 	} else if order, err = r.linearizeAll(ctx, tips); err != nil {
 		return nil, err
+	}
+	if o.Skip > 0 {
+		order = order[min(o.Skip, len(order)):]
+		if o.N > 0 && len(order) > o.N {
+			order = order[:o.N]
+		}
 	}
 	var contents []Hash
 	for _, c := range order {
