@@ -120,6 +120,7 @@ var groups = []struct {
 	{"tract", tractShort, newTractCmd},
 	{"mcp", mcpShort, newMCPCmd},
 	{"hook", hookShort, newHookCmd},
+	{"skills", skillsShort, newSkillsCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args
@@ -135,6 +136,7 @@ version control:
   instructions  hierarchical AGENTS.md loading and a resolver for new scopes
   agents        CLIA triads: discovery, deterministic merge, journal writes
   tract         git for an LLM's context window: commits, branches, compile
+  skills        Agent Skills (SKILL.md): catalog, search, load, lint
   mcp           all of the above as an MCP server`,
 		Version:       version(),
 		SilenceErrors: true,
