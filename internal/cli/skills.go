@@ -324,5 +324,3 @@ is a finding.`,
 	j.add(cmd, "")
 	return cmd
 }
-
-

@@ -176,7 +176,7 @@ func TestFields(t *testing.T) {
 		t.Errorf("got %s %q %d, want %s", got, body, line, want)
 	}
 	for in, want := range map[string]string{
-		"---\n- a\n---\n":             "line 2: front matter: not a mapping of keys to values",
+		"---\n- a\n---\n":              "line 2: front matter: not a mapping of keys to values",
 		"---\nname: a\nname: b\n---\n": "line 3: front matter: key name given twice",
 		"---\nname: [a\n---\n":         "line 2: front matter: did not find expected ',' or ']'",
 	} {
