@@ -154,6 +154,8 @@ type Catalog struct {
 	// Problems are the SKILL.md files and entries that were skipped, and
 	// the warnings of skills loaded anyway.
 	Problems []Problem `json:"problems"`
+	// Files counts the SKILL.md files looked at, listed or not.
+	Files int `json:"files"`
 	// Truncated: a limit stopped the discovery early.
 	Truncated bool `json:"truncated,omitzero"`
 
@@ -372,6 +374,7 @@ func (d *discovery) skill(f Folder, dir string) {
 		}
 	}
 	d.seen = append(d.seen, fi)
+	d.cat.Files++
 	sk := Skill{Path: abs, Dir: f.base.abs(dir), Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: dir}
 	if d.cache != nil {
 		if e, ok := d.cache.get(abs, fi, d.encoding()); ok {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -217,12 +218,18 @@ func kind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// linkRef finds Markdown link targets: [text](target) and ![alt](target).
-var linkRef = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-
+// linkRef finds Markdown link targets: [text](target) and ![alt](target);
 // codeRef finds inline code spans that name a file under the standard's
-// resource folders: `scripts/x.py`, `references/REFERENCE.md`.
-var codeRef = regexp.MustCompile("`((?:scripts|references|assets)/[^`\\s]+)`")
+// resource folders: `scripts/x.py`, `references/REFERENCE.md`. Both are
+// compiled on first use (nothing runs at init).
+var (
+	linkRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	})
+	codeRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`((?:scripts|references|assets)/[^`\\s]+)`")
+	})
+)
 
 // references lists the relative file references of a body with their lines
 // in the file (bodyLine is the body's first line): Markdown links and code
@@ -240,12 +247,12 @@ func references(body string, bodyLine int) []ref {
 		if inFence {
 			continue
 		}
-		for _, m := range linkRef.FindAllStringSubmatch(line, -1) {
+		for _, m := range linkRef().FindAllStringSubmatch(line, -1) {
 			if r, ok := cleanRef(m[1]); ok {
 				out = append(out, ref{target: r, line: bodyLine + i})
 			}
 		}
-		for _, m := range codeRef.FindAllStringSubmatch(line, -1) {
+		for _, m := range codeRef().FindAllStringSubmatch(line, -1) {
 			if r, ok := cleanRef(m[1]); ok {
 				out = append(out, ref{target: r, line: bodyLine + i})
 			}

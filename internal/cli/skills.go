@@ -298,11 +298,11 @@ is a finding.`,
 				return err
 			}
 			defer cat.Close()
-			n := len(cat.Skills) + len(cat.Shadowed)
+			n := cat.Files
 			if j.set {
 				if err := writeJSON(env.Stdout, struct {
 					Root     string           `json:"root"`
-					Skills   int              `json:"skills"`
+					Files    int              `json:"files"`
 					Problems []skills.Problem `json:"problems"`
 				}{cat.Root.Dir, n, cat.Problems}); err != nil {
 					return err
@@ -312,11 +312,11 @@ is a finding.`,
 					fmt.Fprintln(env.Stdout, p.String())
 				}
 				if len(cat.Problems) == 0 {
-					fmt.Fprintf(env.Stdout, "%d skill(s) checked: no findings\n", n)
+					fmt.Fprintf(env.Stdout, "%d SKILL.md file(s) checked: no findings\n", n)
 				}
 			}
 			if len(cat.Problems) > 0 {
-				return &ExitError{Code: ExitFinding, Err: fmt.Errorf("%d finding(s) in %d skill(s)", len(cat.Problems), n)}
+				return &ExitError{Code: ExitFinding, Err: fmt.Errorf("%d finding(s) in %d SKILL.md file(s)", len(cat.Problems), n)}
 			}
 			return nil
 		},
