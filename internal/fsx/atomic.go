@@ -15,6 +15,18 @@ import (
 // holds path open). On any error the temporary file is removed and path is
 // left as it was.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	return writeAtomic(path, data, perm, nil)
+}
+
+// WriteFileAtomicLike is [WriteFileAtomic] for replacing an existing file
+// whose Stat is like: the new file gets its permission bits and, on Unix,
+// its owner and group. When the owner cannot be kept (another user's file)
+// nothing is written and the error says so.
+func WriteFileAtomicLike(path string, data []byte, like os.FileInfo) error {
+	return writeAtomic(path, data, like.Mode().Perm(), func(tmp *os.File) error { return keepOwner(tmp, like) })
+}
+
+func writeAtomic(path string, data []byte, perm os.FileMode, prepare func(*os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -31,6 +43,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if prepare != nil {
+		if err = prepare(tmp); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("write %s: sync: %w", path, err)
