@@ -24,7 +24,9 @@ type Diagnosis struct {
 // outside and URL inherits (warnings), and an agent whose merged status is
 // active but whose inheritance does not reach the root directives document
 // (warning; see [ReachesRootDirectives]). A slug with no context at all is
-// a *NoContextError, as for every other read of a slug.
+// a *NoContextError, as for every other read of a slug, returned with the
+// report that says so (status error, and the candidate contexts excluded
+// as info) for the caller to print.
 func Doctor(opts Options, slug string) (Diagnosis, error) {
 	if err := ValidateSlug(slug); err != nil {
 		return Diagnosis{}, err
@@ -41,7 +43,13 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		r.rep.errorf("%v", err)
 	}
 	if ch.Empty() {
-		return Diagnosis{}, &NoContextError{Slug: slug, Path: r.p}
+		nc := &NoContextError{Slug: slug, Path: r.p}
+		r.rep.errorf("%v", nc)
+		for _, e := range ch.Excluded {
+			r.rep.infof("excluded %s: %s", e.Dir, e.Reason)
+		}
+		rep := r.rep.Sorted()
+		return Diagnosis{Slug: slug, Path: r.p, Status: rep.Status(), Errors: rep.Errors, Warnings: rep.Warnings, Info: rep.Info}, nc
 	}
 	if _, ok := RepoRoot(r.p); !ok {
 		r.rep.errorf("no write target: no .git directory or file at or above %s (journal needs --agents-dir)", r.p)

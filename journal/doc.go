@@ -28,7 +28,8 @@
 // Migrate (legacy names and pre-0.4.0 shapes to 0.4.0, with .bak files).
 //
 // Writers of one context directory are serialized by an exclusive lock on
-// the sibling file ".agency.lock"; the new document is written to a
+// the sibling file ".agency.lock", which exists only while someone holds
+// or waits for the lock (fsx.LockFile removes it); the new document is written to a
 // temporary file in the same directory, synced and renamed over the old one,
 // and the directory is synced, so readers and crashes see the old or the new
 // document, never a torn one. Nothing outside the target directory is ever

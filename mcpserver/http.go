@@ -2,15 +2,14 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/internal/httpguard"
 )
 
 // DefaultHTTPAddr is where `lineage mcp --http` listens by default:
@@ -37,46 +36,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		&mcp.StreamableHTTPOptions{Stateless: s.opts.Stateless, Logger: s.opts.Logger})
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, h)
-	return guard(o.Token, mux)
-}
-
-func guard(token string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !LoopbackOrigin(origin) {
-			http.Error(w, "forbidden: origin "+origin+" is not a loopback origin", http.StatusForbidden)
-			return
-		}
-		if token != "" && !bearerMatches(r.Header.Get("Authorization"), token) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lineage"`)
-			http.Error(w, "unauthorized: missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// LoopbackOrigin reports whether an Origin header names a loopback host
-// (localhost, 127.0.0.0/8 or ::1) over http or https.
-func LoopbackOrigin(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false
-	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func bearerMatches(header, token string) bool {
-	const prefix = "Bearer "
-	if len(header) < len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
-		return false
-	}
-	got := strings.TrimSpace(header[len(prefix):])
-	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+	return httpguard.Guard(o.Token, mux)
 }
 
 // ServeHTTP serves the streamable HTTP transport on ln until ctx is

@@ -169,21 +169,3 @@ func postInitialize(t *testing.T, url string, headers map[string]string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
-
-func TestLoopbackOrigin(t *testing.T) {
-	for origin, want := range map[string]bool{
-		"http://localhost:1":     true,
-		"https://LOCALHOST":      true,
-		"http://127.0.0.2":       true,
-		"http://[::1]":           true,
-		"http://10.0.0.1":        false,
-		"ws://localhost":         false,
-		"http://":                false,
-		"localhost":              false,
-		"http://localhost@x.org": false,
-	} {
-		if got := LoopbackOrigin(origin); got != want {
-			t.Errorf("LoopbackOrigin(%q) = %v, want %v", origin, got, want)
-		}
-	}
-}

@@ -16,9 +16,12 @@ import (
 // a user message was committed between a call and its result, ids came from
 // elsewhere), so OpenAI and ToAnthropic first repair the messages the same
 // way, never dropping content:
-//   - ids and message names are mapped to [A-Za-z0-9_-]{1,64}, leaving
-//     valid ones as they are and giving others a readable prefix and a hash
-//     suffix (same input, same id);
+//   - ids, message names and the function names of tool calls are mapped
+//     to [A-Za-z0-9_-]{1,64}, leaving valid ones as they are and giving
+//     others a readable prefix and a hash suffix (same input, same id);
+//   - a call id used by an earlier call of the request (a parent and a
+//     merged child reusing one) gets a new id of the same kind, derived
+//     from the id and its commit, for the call and its result alike;
 //   - each result moves right after the assistant message of its call;
 //   - a call without a result (skipped, or still to come) becomes text of
 //     its assistant message, and a result without a call (or a second
@@ -47,6 +50,26 @@ func APIID(s string) string {
 	if b.Len() == 0 {
 		b.WriteString("id")
 	}
+	return b.String() + "_" + hex.EncodeToString(sum[:8])
+}
+
+// uniqueAPIID is the n-th other id for a call id that commit reuses: its
+// valid characters (at most 40) and 16 hex digits of a SHA-256 of the id,
+// the commit and n.
+func uniqueAPIID(id string, commit Hash, n int) string {
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() >= 40 {
+			break
+		}
+		if apiIDRune(r) {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteString("id")
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d", id, commit, n))
 	return b.String() + "_" + hex.EncodeToString(sum[:8])
 }
 
@@ -95,6 +118,7 @@ func apiMessages(msgs []Message) []Message {
 		}
 	}
 	out := make([]Message, 0, len(msgs))
+	used := map[string]bool{} // call ids given out so far
 	for i, m := range msgs {
 		if m.Name != "" {
 			m.Name = APIID(m.Name)
@@ -117,7 +141,12 @@ func apiMessages(msgs []Message) []Message {
 					notes = append(notes, fmt.Sprintf("(tool call %s: %s %s, no result)", tc.ID, tc.Name, tc.Arguments))
 					continue
 				}
-				tc.ID = APIID(tc.ID)
+				id := APIID(tc.ID)
+				for n := 0; used[id]; n++ {
+					id = uniqueAPIID(tc.ID, m.Commit, n)
+				}
+				used[id] = true
+				tc.ID, tc.Name = id, APIID(tc.Name)
 				kept = append(kept, tc)
 				res := msgs[r]
 				res.ToolCallID = tc.ID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -138,6 +139,15 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 		return CompressResult{}, err
 	}
 	res := CompressResult{Tract: t.Name, From: from, To: to, DryRun: o.DryRun, Replaced: []Hash{}, Kept: []Hash{}}
+	if ti, ok := v.lin.emitted[to]; ok {
+		if s, inside := v.overlap(v.covered(from, ti)); s != "" {
+			reason := fmt.Sprintf("partly overlaps the range of summary %s: compress a range that holds it whole, or none of it", s.Short())
+			if inside {
+				reason = fmt.Sprintf("lies inside the range of summary %s: compress a range that holds it whole (or skip it first)", s.Short())
+			}
+			return CompressResult{}, &ValidationError{Field: "range", Value: o.Range, Reason: reason}
+		}
+	}
 	removed := 0
 	covered := v.coveredSet(from, to)
 	for _, m := range v.rendered {
@@ -265,8 +275,18 @@ type placedSummary struct {
 // one not skipped hides the non-PINNED messages of its range (a summary
 // rendered inside the range included) and is placed at the range's newest
 // commit. It clears ok for hidden places and returns the summaries by place.
+//
+// Every message stays represented: a summary applies only when its range
+// holds every applied summary's range it meets whole (it then replaces
+// them). One whose range partly overlaps, or lies inside, an applied
+// summary's range (compress refuses both; a skip taken back can bring them
+// about) is left out, and the messages stay under the earlier summary.
 func (v *view) summaries(prio []Priority, ok []bool) map[int][]placedSummary {
 	var at map[int][]placedSummary
+	// owner[i] is the applied summary whose range holds place i, by its
+	// index in ranges; -1 for none.
+	var owner []int
+	var ranges [][]int
 	for s, c := range v.lin.order {
 		if c.Operation != OpCompress {
 			continue
@@ -284,6 +304,19 @@ func (v *view) summaries(prio []Priority, ok []bool) map[int][]placedSummary {
 		if covered == nil {
 			continue
 		}
+		if owner == nil {
+			owner = make([]int, len(v.lin.order))
+			for i := range owner {
+				owner[i] = -1
+			}
+		}
+		if !holdsWhole(covered, owner, ranges) {
+			continue
+		}
+		for _, i := range covered {
+			owner[i] = len(ranges)
+		}
+		ranges = append(ranges, covered)
 		ps := placedSummary{index: s, priority: p}
 		for _, i := range covered {
 			if ok[i] && prio[i] != Pinned {
@@ -308,6 +341,62 @@ func (v *view) summaries(prio []Priority, ok []bool) map[int][]placedSummary {
 		at[to] = append(at[to], ps)
 	}
 	return at
+}
+
+// holdsWhole reports whether the places covered (ascending) hold, whole,
+// the range of every applied summary they meet.
+func holdsWhole(covered, owner []int, ranges [][]int) bool {
+	met := map[int]bool{}
+	for _, i := range covered {
+		if o := owner[i]; o >= 0 && !met[o] {
+			met[o] = true
+			for _, j := range ranges[o] {
+				if _, found := slices.BinarySearch(covered, j); !found {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// overlap names an applied summary of the view whose range the places
+// covered (ascending) meet but do not hold whole; "" when there is none.
+// inside reports that the summary's range holds covered whole.
+func (v *view) overlap(covered []int) (summary Hash, inside bool) {
+	for _, m := range v.rendered {
+		if m.Type != TypeSummary {
+			continue
+		}
+		i, ok := v.lin.emitted[m.Commit]
+		if !ok {
+			continue
+		}
+		to, ok := v.lin.emitted[v.lin.order[i].EditTarget]
+		if !ok {
+			continue
+		}
+		theirs := v.covered(v.entries[i].content.From, to)
+		met, whole := false, true
+		for _, j := range theirs {
+			if _, found := slices.BinarySearch(covered, j); found {
+				met = true
+			} else {
+				whole = false
+			}
+		}
+		if met && !whole {
+			in := true
+			for _, j := range covered {
+				if _, found := slices.BinarySearch(theirs, j); !found {
+					in = false
+					break
+				}
+			}
+			return m.Commit, in
+		}
+	}
+	return "", false
 }
 
 // covered lists, ascending, the places of the view a range from..the commit

@@ -2,6 +2,7 @@ package tract
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,12 +45,21 @@ type Rendered struct {
 	Text          string
 }
 
-// Render puts a compiled context in format f.
+// ErrEmptyContext is a context with no message rendered in an OpenAI
+// format: the API refuses a request whose messages are empty, so Render
+// refuses to make one (the Anthropic body gets a first user turn instead).
+var ErrEmptyContext = errors.New("the context compiles to no message (an empty tract, every message skipped, or a budget that drops them all): an OpenAI request needs at least one message")
+
+// Render puts a compiled context in format f. An OpenAI format of a
+// context without messages is ErrEmptyContext.
 func Render(res Result, f Format) (Rendered, error) {
 	if err := f.Validate(); err != nil {
 		return Rendered{}, err
 	}
 	out := Rendered{Format: f}
+	if (f == FormatOpenAI || f == FormatOpenAIRequest) && len(res.Messages) == 0 {
+		return Rendered{}, fmt.Errorf("tract %s: %w", res.Tract, ErrEmptyContext)
+	}
 	switch f {
 	case FormatJSON:
 		out.Result = &res

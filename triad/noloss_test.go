@@ -2,6 +2,9 @@ package triad_test
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,6 +34,15 @@ func TestLostDetectsLoss(t *testing.T) {
 		{`{"milestones":[{"id":"near-1","t":"x"},{"id":"near-1","t":"y"}],"sections":[{"title":"P","items":["no-force-push","sign"]}]}`, ""},
 		{`{"milestones":[{"id":"near-1","t":"y"}],"sections":[{"title":"P","items":["no-force-push","sign"]}]}`, "a#/milestones/0"},
 		{`{"milestones":[{"id":"near-1","t":"x"},{"id":"near-1","t":"y"}],"sections":[{"title":"P","items":["sign"]}]}`, "a#/sections/0"},
+	}
+	// A milestone merged into another item (same positional id, another
+	// title) is lost.
+	stacked := []triad.Layer{
+		{File: "a", Doc: decode(t, `{"milestones":[{"id":"mid-1","title":"Ship v1"}]}`)},
+		{File: "b", Doc: decode(t, `{"milestones":[{"id":"mid-1","title":"Docs site"}]}`)},
+	}
+	if got := agentstest.Lost(stacked, decode(t, `{"milestones":[{"id":"mid-1","title":"Docs site"}]}`)); strings.Join(got, ",") != "a#/milestones/0" {
+		t.Errorf("a milestone overwritten by another with its id: Lost = %v", got)
 	}
 	for _, tt := range tests {
 		got := strings.Join(agentstest.Lost(layers, decode(t, tt.merged)), ",")
@@ -128,4 +140,89 @@ func FuzzMergeLosesNothing(f *testing.F) {
 			t.Fatalf("lost %v in %s", lost, triad.Canonical(r.Merged))
 		}
 	})
+}
+
+// CLIA's merger knows milestones (and horizons, sections, backlog items) by
+// their title: across layers, two milestones with the positional id "near-1"
+// and different titles are both kept; with the same title (or one without
+// a title) they are one item and merge.
+func TestMergeKeepsPositionalIDsApart(t *testing.T) {
+	layers := []triad.Layer{
+		{File: "root", Doc: decode(t, `{"milestones":[{"id":"near-1","title":"Ship v1","status":"planned"},{"id":"mid-1","title":"Docs"}],"sections":[{"slug":"s1","title":"Policy","items":["a"]}]}`)},
+		{File: "leaf", Doc: decode(t, `{"milestones":[{"id":"near-1","title":"Fix CI"},{"id":"mid-1","title":"Docs","status":"done"}],"sections":[{"slug":"s1","items":["b"]}]}`)},
+	}
+	r := triad.Merge("s", layers)
+	got := string(triad.Encode(r.Merged, triad.EncodeOptions{Compact: true}))
+	want := `{"milestones":[{"id":"near-1","title":"Ship v1","status":"planned"},{"id":"mid-1","title":"Docs","status":"done"},{"id":"near-1","title":"Fix CI"}],"sections":[{"slug":"s1","title":"Policy","items":["a","b"]}],"slug":"s"}`
+	if got != want {
+		t.Errorf("merged\n got %s\nwant %s", got, want)
+	}
+}
+
+// Real documents stacked as layers (each corpus agenda, agent and agency
+// document over the next of its kind, as if one inherited the other) lose
+// no element: positional milestone ids collide across real documents.
+func TestCorpusStackedLosesNothing(t *testing.T) {
+	root := agentstest.CorpusDir(t)
+	byKind := map[triad.DocKind][]triad.Layer{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		k, _, ok := triad.Match(d.Name())
+		if !ok {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := triad.Decode(p, data); err == nil {
+			byKind[k] = append(byKind[k], triad.Layer{File: p, Doc: v})
+		}
+		return nil
+	})
+	pairs, collisions := 0, 0
+	for _, k := range triad.Kinds {
+		docs := byKind[k]
+		for i := 0; i+1 < len(docs); i++ {
+			layers := docs[i : i+2]
+			if i+2 < len(docs) {
+				layers = docs[i : i+3]
+			}
+			collisions += positionalCollisions(layers)
+			r := triad.Merge("s", layers)
+			if lost := agentstest.Lost(layers, r.Merged); len(lost) > 0 {
+				t.Errorf("stacking %d %s documents from %s lost %v", len(layers), k, layers[0].File, lost)
+			}
+			pairs++
+		}
+	}
+	if pairs < 100 || collisions == 0 {
+		t.Errorf("stacked %d runs with %d positional-id collisions; the corpus has more", pairs, collisions)
+	}
+}
+
+// positionalCollisions counts milestone ids of a later layer that an
+// earlier one uses with another title.
+func positionalCollisions(layers []triad.Layer) int {
+	seen := map[string]string{}
+	n := 0
+	for _, l := range layers {
+		ms := l.Doc.Get("milestones")
+		if ms == nil || ms.Kind != triad.Array {
+			continue
+		}
+		for _, m := range ms.Items {
+			id, title := m.Get("id"), m.Get("title")
+			if id == nil || title == nil {
+				continue
+			}
+			if t, ok := seen[id.Text]; ok && t != title.Text {
+				n++
+			}
+			seen[id.Text] = title.Text
+		}
+	}
+	return n
 }

@@ -55,7 +55,7 @@ func (u *unionIndex) canonAt(dst *Value, i int) string {
 // union adds src's elements to dst. Strings: blank ones are dropped, exact
 // duplicates too. Unkeyed elements: canonical duplicates are dropped. A keyed
 // element whose key is unique in src and in dst merges into dst's element
-// with that key; any other keyed element is appended unless a canonical
+// with that key when both are one item (see sameItem); any other keyed element is appended unless a canonical
 // duplicate of an element with its key. Within one layer nothing merges, so
 // no element of any layer is lost.
 func (m *merger) union(dst, src *Value, field, parent, file string) {
@@ -82,7 +82,7 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 			if u.hasCanon(dst, at, c) {
 				continue
 			}
-			if srcKeys[k] == 1 && len(at) == 1 {
+			if srcKeys[k] == 1 && len(at) == 1 && sameItem(field, dst.Items[at[0]], el) {
 				m.mergeElement(dst.Items[at[0]], el, file, field)
 				delete(u.keyedCanon, at[0])
 				continue
@@ -98,6 +98,20 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 		}
 		dst.Items = append(dst.Items, m.mark(el.Clone(), file))
 	}
+}
+
+// sameItem reports whether two elements with one key are one item by
+// CLIA's rules: its merger knows milestones, horizons, sections and backlog
+// items by their title, so two milestones with the positional id "near-1"
+// but different titles are two items, both kept. Elements of which one has
+// no title are one item by key alone.
+func sameItem(field string, a, b *Value) bool {
+	switch field {
+	case "milestones", "horizons", "sections", "backlog":
+		ta, tb := scalarText(a.Get("title")), scalarText(b.Get("title"))
+		return ta == "" || tb == "" || ta == tb
+	}
+	return true
 }
 
 func (u *unionIndex) hasCanon(dst *Value, at []int, c string) bool {

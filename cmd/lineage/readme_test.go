@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,10 @@ func TestREADME(t *testing.T) {
 		t.Fatalf("the Tour stopped %s: %v\n%s", at, err, log)
 	}
 
+	if left := append(lockFiles(work), lockFiles(home)...); len(left) > 0 { // the Tour's repo is under TMPDIR=home
+		t.Errorf("the Tour leaves lock files in the tree: %v", left)
+	}
+
 	var fixes []fix
 	for i, c := range cmds {
 		got, err := os.ReadFile(filepath.Join(out, strconv.Itoa(i)+".out"))
@@ -92,6 +97,23 @@ func TestREADME(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// lockFiles lists the files named *.lock under dir, outside .git
+// directories: what `git status` would show a Tour user.
+func lockFiles(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".lock") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
 }
 
 // block is one fenced code block of the README.

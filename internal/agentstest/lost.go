@@ -112,6 +112,15 @@ func holds(m, e *triad.Value, field, parent string) bool {
 	if !ok1 || !ok2 || ke != km {
 		return false
 	}
+	switch field {
+	case "milestones", "horizons", "sections", "backlog":
+		// CLIA knows these by title: a merged element with another title
+		// (a positional id such as "near-1" reused) is another item.
+		te, tm := e.Get("title"), m.Get("title")
+		if te != nil && tm != nil && !te.IsEmpty() && !tm.IsEmpty() && te.Text != tm.Text {
+			return false
+		}
+	}
 	for _, mem := range e.Members {
 		if mem.Value.IsEmpty() || mem.Key == "notes" || mem.Key == "extensions" {
 			continue

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -55,16 +56,23 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 				return err
 			}
 			d, err := agents.Doctor(f.options(env), slug)
-			if err != nil {
+			var nc *agents.NoContextError
+			if err != nil && !errors.As(err, &nc) {
 				return agentsError(err)
 			}
+			// No context for the slug: the report says so, and the
+			// command fails as every read of an unknown slug does.
+			var werr error
 			if asJSON.set {
-				err = writeJSON(env.Stdout, d)
+				werr = writeJSON(env.Stdout, d)
 			} else {
 				writeDiagnosis(env.Stdout, d)
 			}
-			if err != nil {
-				return err
+			if nc != nil {
+				return nc
+			}
+			if werr != nil {
+				return werr
 			}
 			return strictStatus(f.strict, []agents.Diagnosis{d})
 		},

@@ -56,6 +56,11 @@ func newAgentsContextCmd(env *Env, f *agentsFlags) *cobra.Command {
 				return agentsError(err)
 			}
 			if ch.Empty() {
+				// The explanation says why nothing was found (the
+				// excluded candidates); the command still fails.
+				if explain {
+					writeExplainedChain(env.Stdout, ch)
+				}
 				return &agents.NoContextError{Slug: slug, Path: ch.Path}
 			}
 			if err := printFindings(env, ch.Report(), f.strict); err != nil {

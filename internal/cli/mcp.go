@@ -3,9 +3,7 @@ package cli
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,37 +105,12 @@ func runMCP(cmd *cobra.Command, env *Env, f *mcpFlags, args []string) error {
 }
 
 func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Server, addr string) error {
-	var token string
-	if f.tokenEnv != "" {
-		token = strings.TrimSpace(env.Getenv(f.tokenEnv))
-		if token == "" {
-			return fmt.Errorf("--token-env: environment variable %s is not set or empty", f.tokenEnv)
-		}
-	}
-	if token == "" && !loopbackAddr(addr) {
-		return usageError("--http %s is not a loopback address: serving it needs --token-env VAR (a bearer token every request must carry)", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, token, err := listenGuarded(env, "--http", f.tokenEnv, addr)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
 	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
 	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
-}
-
-// loopbackAddr reports whether addr (host:port) can only be reached from
-// this machine: a loopback IP or "localhost". An empty host binds every
-// interface.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // mcpOptions builds the server options from flags and environment.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -182,6 +183,9 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 				return tractErr(err)
 			}
 			out, err := tract.Render(res, tract.Format(format))
+			if errors.Is(err, tract.ErrEmptyContext) {
+				return findingError(err)
+			}
 			if err != nil {
 				return err
 			}

@@ -120,7 +120,7 @@ func not(f func(string) bool) func(string) bool {
 // The layers of docs/architecture.md.
 var (
 	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver")
-	domain  = pkg("instructions", "hooks", "agents", "journal", "triad", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens")
+	domain  = pkg("instructions", "hooks", "agents", "journal", "triad", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
@@ -145,4 +145,6 @@ var Rules = []Rule{
 		Forbid: under(Module + "/tract/internal/rowform"), Direct: true},
 	{Name: "go-git only in agents (the .gitmodules decoder)", For: not(pkg("agents")),
 		Forbid: under("github.com/go-git/go-git/v5"), Direct: true},
+	{Name: "the YAML decoder only in internal/frontmatter", For: not(pkg("internal/frontmatter")),
+		Forbid: under("go.yaml.in/yaml/v3"), Direct: true},
 }

@@ -74,6 +74,7 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[7].Name, m("tract/storetest"), m("tract/internal/rowform"), m("tract"), false},
 		{Rules[7].Name, m("tract/stores"), m("tract/internal/rowform"), m("tract/sqlite"), false},
 		{Rules[8].Name, m("journal"), "github.com/go-git/go-git/v5/plumbing/format/config", m("agents"), false},
+		{Rules[9].Name, m("hooks"), "go.yaml.in/yaml/v3", m("internal/frontmatter"), false},
 	}
 	for _, tt := range tests {
 		var rule []Rule

@@ -147,6 +147,9 @@ func TestLockFileAcrossProcesses(t *testing.T) {
 	if got := strings.TrimSpace(string(b)); got != strconv.Itoa(procs*each) {
 		t.Fatalf("counter = %s, want %d: increments were lost", got, procs*each)
 	}
+	if _, err := os.Lstat(lockPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock file is left: %v", err)
+	}
 }
 
 func TestLockFileHonoursContext(t *testing.T) {
@@ -231,5 +234,43 @@ func TestLockFileRefusesNonRegular(t *testing.T) {
 	if l, err := LockFile(context.Background(), sub); err == nil {
 		l.Unlock()
 		t.Fatal("a directory lock file was accepted")
+	}
+}
+
+// Unlock removes the lock file, and a holder that waited while the previous
+// one removed it starts over on a new file, so removal lets nobody in twice
+// (TestLockFileAcrossProcesses counts the increments under contention).
+func TestLockFileLeavesNoFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.lock")
+	first, err := LockFile(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Lock)
+	go func() {
+		l, err := LockFile(context.Background(), p)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	time.Sleep(20 * time.Millisecond) // the second one opens the file and waits
+	if err := first.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	second := <-got
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatalf("the second holder holds a removed file: %v", err)
+	}
+	held, _ := second.f.Stat()
+	if !os.SameFile(fi, held) {
+		t.Fatal("the second holder's file is not the one at the path")
+	}
+	if err := second.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock file is left after Unlock: %v", err)
 	}
 }

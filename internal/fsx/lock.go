@@ -9,7 +9,8 @@ import (
 
 // Lock is a held exclusive lock on a lock file.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	path string
 }
 
 // LockFile takes an exclusive lock on path, creating the file if needed, and
@@ -23,7 +24,27 @@ type Lock struct {
 // A lock file that exists as anything but a regular file (a symlink, a FIFO,
 // a directory) is refused: following a planted symlink would create or lock
 // a file wherever it points.
+//
+// The lock file exists only while someone holds or waits for the lock:
+// Unlock removes it, so no lock file is left in a tree that is committed.
+// Removal cannot let two holders in: the holder removes the file before it
+// releases the lock, and a waiter that then gets the lock finds its open
+// file no longer at path and starts over with a new file (the lock-unlink
+// protocol). A holder killed before Unlock leaves the file; the next holder
+// removes it.
 func LockFile(ctx context.Context, path string) (*Lock, error) {
+	for {
+		l, err := lockOnce(ctx, path)
+		if err != nil || l != nil {
+			return l, err
+		}
+	}
+}
+
+// lockOnce takes the lock on the file now at path; it returns nil, nil when
+// that file was removed (or replaced) by its previous holder while this
+// process waited, so the caller tries again.
+func lockOnce(ctx context.Context, path string) (*Lock, error) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("lock %s: refusing a %s, not a regular file", path, KindOf(fi.Mode()))
 	}
@@ -46,7 +67,12 @@ func LockFile(ctx context.Context, path string) (*Lock, error) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if !held {
-			return &Lock{f: f}, nil
+			if !stillAt(f, path) {
+				unlock(f)
+				f.Close()
+				return nil, nil
+			}
+			return &Lock{f: f, path: path}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -60,14 +86,30 @@ func LockFile(ctx context.Context, path string) (*Lock, error) {
 	}
 }
 
-// Unlock releases the lock.
+// stillAt reports whether the open file f is the file at path.
+func stillAt(f *os.File, path string) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(path)
+	return err == nil && os.SameFile(held, now)
+}
+
+// Unlock removes the lock file and releases the lock.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	if removeWhileHeld {
+		os.Remove(l.path) // a waiter that gets the lock next sees it gone
+	}
 	err := unlock(l.f)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
+	}
+	if !removeWhileHeld {
+		os.Remove(l.path) // fails while anyone else has the file open: it stays theirs
 	}
 	l.f = nil
 	return err

@@ -13,6 +13,10 @@ import (
 // LockFile's check and its open.
 const noFollow = unix.O_NOFOLLOW
 
+// removeWhileHeld: a file open elsewhere can be removed, so the holder
+// removes the lock file before it releases the lock.
+const removeWhileHeld = true
+
 // tryLock takes an exclusive flock on f without waiting; held reports that
 // another open file has it.
 func tryLock(f *os.File) (held bool, err error) {

@@ -13,6 +13,11 @@ import (
 // LockFile's Lstat check refuses an existing one.
 const noFollow = 0
 
+// removeWhileHeld is false: Go opens files without FILE_SHARE_DELETE, so a
+// removal succeeds only once no process has the lock file open, that is,
+// when nobody holds or waits for the lock; Unlock removes it after closing.
+const removeWhileHeld = false
+
 // lockAll locks every byte: like flock, the whole file is the lock.
 const lockAll = ^uint32(0)
 

@@ -35,17 +35,22 @@ type openAIToolUse struct {
 	} `json:"function"`
 }
 
-// ValidateOpenAI checks a Chat Completions messages array: known roles;
-// string content (null only for an assistant message with tool calls);
-// names and ids of [A-Za-z0-9_-]{1,64}; function arguments a string; every
-// assistant message with tool calls followed at once by one tool message
-// per call id, and no tool message anywhere else.
+// ValidateOpenAI checks a Chat Completions messages array: at least one
+// message; known roles; string content (null only for an assistant message
+// with tool calls); names, function names and ids of [A-Za-z0-9_-]{1,64};
+// each call id used once in the request; function arguments a string;
+// every assistant message with tool calls followed at once by one tool
+// message per call id, and no tool message anywhere else.
 func ValidateOpenAI(data []byte) error {
 	var msgs []openAIMessage
 	if err := json.Unmarshal(data, &msgs, json.RejectUnknownMembers(true)); err != nil {
 		return fmt.Errorf("not an array of chat messages: %w", err)
 	}
+	if len(msgs) == 0 {
+		return fmt.Errorf("messages: an empty array (at least one message is required)")
+	}
 	var open map[string]bool // call ids still owed a tool message
+	ids := map[string]bool{} // every call id of the request
 	for i, m := range msgs {
 		at := fmt.Sprintf("messages[%d] (%s)", i, m.Role)
 		if m.Name != nil && !apiIDPattern.MatchString(*m.Name) {
@@ -68,12 +73,13 @@ func ValidateOpenAI(data []byte) error {
 			}
 			open = map[string]bool{}
 			for _, tc := range m.ToolCalls {
-				if !apiIDPattern.MatchString(tc.ID) || tc.Type != "function" || tc.Function.Name == "" || tc.Function.Arguments.Kind() != '"' {
+				if !apiIDPattern.MatchString(tc.ID) || tc.Type != "function" || !toolNamePattern.MatchString(tc.Function.Name) || tc.Function.Arguments.Kind() != '"' {
 					return fmt.Errorf("%s: bad tool call %+v", at, tc)
 				}
-				if open[tc.ID] {
-					return fmt.Errorf("%s: tool call id %s twice", at, tc.ID)
+				if ids[tc.ID] {
+					return fmt.Errorf("%s: tool call id %s used twice in the request", at, tc.ID)
 				}
+				ids[tc.ID] = true
 				open[tc.ID] = true
 			}
 		case "tool":
@@ -118,7 +124,8 @@ type anthropicBody struct {
 // ValidateAnthropic checks a Messages API body's system and messages: at
 // least one message, the first from the user, roles alternating; content
 // a non-empty list of blocks; text blocks not blank; tool_use ids of
-// [A-Za-z0-9_-]{1,64} with an object input, each answered by a
+// [A-Za-z0-9_-]{1,64}, unique in the request, with a name of the same
+// pattern and an object input, each answered by a
 // tool_result in the next (user) turn, where tool results come first and
 // answer only the turn before; a final assistant turn not ending in white
 // space.
@@ -137,6 +144,7 @@ func ValidateAnthropic(data []byte) error {
 		}
 	}
 	var calls map[string]bool // tool_use ids of the previous assistant turn
+	ids := map[string]bool{}  // every tool_use id of the request
 	for i, m := range body.Messages {
 		at := fmt.Sprintf("messages[%d] (%s)", i, m.Role)
 		want := "user"
@@ -160,9 +168,13 @@ func ValidateAnthropic(data []byte) error {
 				}
 				pastResults = true
 			case "tool_use":
-				if m.Role != "assistant" || !apiIDPattern.MatchString(b.ID) || b.Name == "" || b.Input.Kind() != '{' {
+				if m.Role != "assistant" || !apiIDPattern.MatchString(b.ID) || !toolNamePattern.MatchString(b.Name) || b.Input.Kind() != '{' {
 					return fmt.Errorf("%s: bad tool_use", bat)
 				}
+				if ids[b.ID] {
+					return fmt.Errorf("%s: tool_use id %s used twice in the request", bat, b.ID)
+				}
+				ids[b.ID] = true
 				uses[b.ID] = true
 			case "tool_result":
 				if m.Role != "user" || pastResults {

@@ -38,7 +38,7 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
-				"spawn", "child", "child", "merge-from", "child-annotate", "gc", "compress", "compress"}).Draw(rt, "op")
+				"spawn", "child", "child", "child-tool", "merge-from", "child-annotate", "gc", "compress", "compress"}).Draw(rt, "op")
 			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
 				rt.Fatalf("%s: %v", op, err)
 			}
@@ -66,7 +66,8 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 	case "tool":
 		id := rapid.SampledFrom([]string{"call0", "call1", "call2", "call.3/x", "toolu_" + strings.Repeat("9", 70)}).Draw(rt, "call")
 		args := rapid.SampledFrom([]string{"", `{"q":1}`, "[1,2]", "not json"}).Draw(rt, "arguments")
-		calls := []tract.ToolCall{{ID: id, Name: "f", Arguments: args}}
+		fn := rapid.SampledFrom(hostileToolNames).Draw(rt, "function")
+		calls := []tract.ToolCall{{ID: id, Name: fn, Arguments: args}}
 		if rapid.Bool().Draw(rt, "two calls") {
 			calls = append(calls, tract.ToolCall{ID: "call1", Name: "g"})
 		}
@@ -124,7 +125,7 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		if errors.Is(err, tract.ErrExists) {
 			err = nil
 		}
-	case "child", "merge-from", "child-annotate":
+	case "child", "child-tool", "merge-from", "child-annotate":
 		err = childStep(ctx, rt, r, op, text)
 	case "gc":
 		_, err = r.GC(ctx, tract.GCOptions{})
@@ -213,6 +214,14 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 	switch op {
 	case "child":
 		_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: text}})
+	case "child-tool":
+		// A child reusing its parent's call ids (and hostile names).
+		id := rapid.SampledFrom([]string{"call0", "call1", "call.3/x"}).Draw(rt, "child call")
+		fn := rapid.SampledFrom(hostileToolNames).Draw(rt, "child function")
+		_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: fn}}}})
+		if err == nil && rapid.Bool().Draw(rt, "child result") {
+			_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
+		}
 	case "merge-from":
 		_, err = r.MergeFrom(ctx, name, "")
 	case "child-annotate":
@@ -271,8 +280,14 @@ func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string)
 	}
 }
 
+// hostileToolNames are function names of tool calls the APIs refuse as
+// they are (a space, a dot, non-ASCII letters, too long) beside valid ones.
+var hostileToolNames = []string{"f", "g", "get weather", "do.it", "ünïcode", "名前", strings.Repeat("n", 65)}
+
 // checkAPIFormats renders a tract's compile (whole and under a budget) in
-// both API formats and checks each against its API's rules.
+// every API format and checks each against its API's rules: a request
+// the API would refuse is never printed (an empty OpenAI one is refused
+// with ErrEmptyContext instead).
 func checkAPIFormats(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, budget int) {
 	if _, err := r.Tract(ctx, name); err != nil {
 		return
@@ -281,18 +296,28 @@ func checkAPIFormats(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 	if err != nil {
 		return // a budget below what is pinned
 	}
-	oa, err := json.Marshal(tract.OpenAI(res.Messages))
-	if err != nil {
-		rt.Fatal(err)
-	}
-	if err := ValidateOpenAI(oa); err != nil {
-		rt.Fatalf("openai format of %s refused: %v\n%s", name, err, oa)
-	}
-	an, err := json.Marshal(tract.ToAnthropic(res.Messages))
-	if err != nil {
-		rt.Fatal(err)
-	}
-	if err := ValidateAnthropic(an); err != nil {
-		rt.Fatalf("anthropic format of %s refused: %v\n%s", name, err, an)
+	for _, c := range []struct {
+		f        tract.Format
+		validate func([]byte) error
+	}{
+		{tract.FormatOpenAI, ValidateOpenAI},
+		{tract.FormatOpenAIRequest, ValidateOpenAIRequest},
+		{tract.FormatAnthropic, ValidateAnthropic},
+	} {
+		out, err := tract.Render(res, c.f)
+		if errors.Is(err, tract.ErrEmptyContext) && len(res.Messages) == 0 {
+			continue
+		}
+		if err != nil {
+			rt.Fatalf("%s format of %s: %v", c.f, name, err)
+		}
+		v, _ := out.JSON()
+		data, err := json.Marshal(v)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if err := c.validate(data); err != nil {
+			rt.Fatalf("%s format of %s refused: %v\n%s", c.f, name, err, data)
+		}
 	}
 }

@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/httpguard"
+)
+
+// listenGuarded starts every HTTP face of the CLI (mcp --http, serve) the
+// same way: the bearer token held in the variable --token-env names, which a
+// non-loopback address requires, then the listener. addrFlag names the flag
+// that gave addr, for the message.
+func listenGuarded(env *Env, addrFlag, tokenEnv, addr string) (net.Listener, string, error) {
+	var token string
+	if tokenEnv != "" {
+		token = strings.TrimSpace(env.Getenv(tokenEnv))
+		if token == "" {
+			return nil, "", fmt.Errorf("--token-env: environment variable %s is not set or empty", tokenEnv)
+		}
+	}
+	if token == "" && !httpguard.LoopbackAddr(addr) {
+		return nil, "", usageError("%s %s is not a loopback address: serving it needs --token-env VAR (a bearer token every request must carry)", addrFlag, addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("listen: %w", err)
+	}
+	return ln, token, nil
+}

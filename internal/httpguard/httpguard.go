@@ -1,0 +1,72 @@
+// Package httpguard is what every local HTTP face of lineage (the MCP
+// server's HTTP transport, the read-only web page of `lineage serve`) puts in
+// front of its handler: a request from a web page of another origin gets 403,
+// and with a token configured a request without "Authorization: Bearer
+// <token>" gets 401. LoopbackAddr tells whether a listen address can only be
+// reached from this machine, which is when a server may run without a token.
+package httpguard
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Guard wraps next: a request whose Origin header is present and not a
+// loopback origin gets 403 (so a web page elsewhere cannot drive a local
+// server); when token is not empty, a request without the right bearer
+// token gets 401.
+func Guard(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !LoopbackOrigin(origin) {
+			http.Error(w, "forbidden: origin "+origin+" is not a loopback origin", http.StatusForbidden)
+			return
+		}
+		if token != "" && !bearerMatches(r.Header.Get("Authorization"), token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lineage"`)
+			http.Error(w, "unauthorized: missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// LoopbackOrigin reports whether an Origin header names a loopback host
+// (localhost, 127.0.0.0/8 or ::1) over http or https.
+func LoopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	return loopbackHost(u.Hostname())
+}
+
+// LoopbackAddr reports whether a listen address (host:port) can only be
+// reached from this machine: a loopback IP or "localhost". An empty host
+// binds every interface.
+func LoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	return loopbackHost(host)
+}
+
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func bearerMatches(header, token string) bool {
+	const prefix = "Bearer "
+	if len(header) < len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
+		return false
+	}
+	got := strings.TrimSpace(header[len(prefix):])
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
