@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -35,7 +36,7 @@ import (
 
 // viewFormat is the version of a checkpoint's data layout (and of what it
 // means: bump it when compile's rules change).
-const viewFormat = 1
+const viewFormat = 2
 
 // checkpointEvery is how many commits a view may grow past its stored
 // checkpoint before it is stored again (Options.CheckpointEvery).
@@ -149,9 +150,10 @@ func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool,
 	return cv.Tokens, true, nil
 }
 
-// The data layout: unsigned varints, and strings as a varint length and
-// their bytes. Hashes are kept as their hex text, so decoding slices them
-// out of the data without a copy.
+// The data layout: unsigned varints, strings as a varint length and their
+// bytes, hashes as their 32 bytes, and a commit's parents and edit target
+// as references to the commits before it. Decoding slices strings out of
+// the data without a copy and makes every hex hash in one allocation.
 type viewWriter struct{ b []byte }
 
 func (w *viewWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
@@ -174,6 +176,26 @@ func (w *viewWriter) time(t time.Time) {
 	}
 	w.bool(true)
 	w.int(t.UnixNano())
+}
+
+// hash writes a hash as its 32 bytes (a malformed one as zeros: it then
+// decodes to another hash, and the view to another head, never read).
+func (w *viewWriter) hash(h Hash) {
+	var raw [32]byte
+	_, _ = hex.Decode(raw[:], []byte(h))
+	w.b = append(w.b, raw[:]...)
+}
+
+// ref writes a hash commit i names (a parent, an edit target): k ≥ 2 is
+// the commit k-1 places before i in the linearization (a commit's
+// ancestors always come before it), 1 a hash that follows.
+func (w *viewWriter) ref(v *view, i int, h Hash) {
+	if j, ok := v.lin.emitted[h]; ok && j < i {
+		w.uint(uint64(i-j) + 1)
+		return
+	}
+	w.uint(1)
+	w.hash(h)
 }
 
 func encodeView(v *view) []byte {
@@ -240,21 +262,25 @@ func encodeView(v *view) []byte {
 	}
 	w.uint(uint64(len(v.lin.order)))
 	for i, c := range v.lin.order {
-		w.str(string(c.Hash))
+		w.hash(c.Hash)
 		w.uint(uint64(len(c.Parents)))
 		for _, p := range c.Parents {
-			w.str(string(p))
+			w.ref(v, i, p)
 		}
-		w.str(string(c.Content))
+		if c.EditTarget == "" {
+			w.uint(0)
+		} else {
+			w.ref(v, i, c.EditTarget)
+		}
+		w.bool(c.Content != "")
+		if c.Content != "" {
+			w.hash(c.Content)
+		}
 		w.str(string(c.Operation))
-		w.str(string(c.EditTarget))
 		w.uint(uint64(index[c.Tract]))
 		w.int(c.Time.UnixNano())
 		w.str(c.Message)
 		w.str(string(c.Meta))
-		w.int(c.Pos.Gen)
-		w.int(c.Pos.Depth)
-		w.str(string(c.Pos.Jump))
 		e := &v.entries[i]
 		w.int(int64(e.tokens))
 		ct := &e.content
@@ -354,6 +380,63 @@ func (r *viewReader) count() int {
 	return int(n)
 }
 
+// hexArena makes hex hashes inside one allocation.
+type hexArena struct{ buf []byte }
+
+func newHexArena(n int) *hexArena { return &hexArena{buf: make([]byte, 0, 64*n)} }
+
+// hash reads a 32-byte hash and returns it as hex.
+func (a *hexArena) hash(r *viewReader) Hash {
+	if len(r.s) < 32 {
+		r.fail()
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < 64 {
+		a.buf = make([]byte, 0, 64*1024)
+	}
+	at := len(a.buf)
+	a.buf = hex.AppendEncode(a.buf, []byte(r.s[:32]))
+	r.s = r.s[32:]
+	// The bytes are never written again: the string can share them.
+	return Hash(unsafe.String(&a.buf[at], 64))
+}
+
+// ref reads what viewWriter.ref wrote for commit i.
+func (r *viewReader) ref(commits []Commit, i int, a *hexArena) Hash {
+	return r.refOf(r.uint(), commits, i, a)
+}
+
+func (r *viewReader) refOf(k uint64, commits []Commit, i int, a *hexArena) Hash {
+	switch {
+	case k == 1:
+		return a.hash(r)
+	case k >= 2 && k-1 <= uint64(i):
+		return commits[i-int(k-1)].Hash
+	}
+	r.fail()
+	return ""
+}
+
+// operation and contentType share the constants' strings (no copy of
+// the data's bytes kept alive for them).
+func operation(s string) Operation {
+	for _, op := range []Operation{OpAppend, OpEdit, OpMerge, OpCompress} {
+		if string(op) == s {
+			return op
+		}
+	}
+	return Operation(s)
+}
+
+func contentType(s string) Type {
+	for _, t := range Types {
+		if string(t) == s {
+			return t
+		}
+	}
+	return Type(s)
+}
+
 func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error) {
 	if len(data) == 0 {
 		return nil, errViewData
@@ -387,17 +470,28 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	v.lin.order = make([]*Commit, n)
 	v.lin.emitted = make(map[Hash]int, n)
 	v.entries = make([]entry, n)
+	// Every commit's hash and content hash as hex in one string; parents
+	// and edit targets are mostly earlier commits' strings.
+	arena := newHexArena(2 * n)
+	var parents []Hash
 	for i := range commits {
 		c := &commits[i]
-		c.Hash = Hash(r.str())
+		c.Hash = arena.hash(r)
 		np := r.count()
-		c.Parents = make([]Hash, np)
-		for j := range c.Parents {
-			c.Parents[j] = Hash(r.str())
+		if len(parents) < np {
+			parents = make([]Hash, max(np, 1024))
 		}
-		c.Content = Hash(r.str())
-		c.Operation = Operation(r.str())
-		c.EditTarget = Hash(r.str())
+		c.Parents, parents = parents[:np:np], parents[np:]
+		for j := range c.Parents {
+			c.Parents[j] = r.ref(commits, i, arena)
+		}
+		if k := r.uint(); k > 0 {
+			c.EditTarget = r.refOf(k, commits, i, arena)
+		}
+		if r.bool() {
+			c.Content = arena.hash(r)
+		}
+		c.Operation = operation(r.str())
 		if ti := r.uint(); ti < uint64(len(ids)) {
 			c.Tract = ids[ti]
 		} else {
@@ -408,11 +502,10 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		if m := r.str(); m != "" {
 			c.Meta = []byte(m)
 		}
-		c.Pos.Gen, c.Pos.Depth, c.Pos.Jump = r.int(), r.int(), Hash(r.str())
 		e := &v.entries[i]
 		e.tokens = int(r.int())
 		ct := &e.content
-		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = Type(r.str()), r.str(), r.str(), r.str(), r.str()
+		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
 		if k := r.count(); k > 0 {
 			ct.ToolCalls = make([]ToolCall, k)
 			for j := range ct.ToolCalls {

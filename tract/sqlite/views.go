@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/agentlineage/lineage/tract"
@@ -45,14 +46,64 @@ func scanView(sc interface{ Scan(...any) error }, data *[]byte) (tract.CompiledV
 }
 
 func (r reader) CompiledView(ctx context.Context, viewer, encoding string, withData bool) (tract.CompiledView, error) {
-	query := `SELECT ` + viewCols
-	var data *[]byte
-	if withData {
-		query += `, data`
-		data = new([]byte)
+	what := fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)
+	if !withData {
+		v, err := scanView(r.queryRow(ctx, `SELECT `+viewCols+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), nil)
+		return v, damaged(notFound(err, what))
 	}
-	v, err := scanView(r.queryRow(ctx, query+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), data)
-	return v, damaged(notFound(err, fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)))
+	// The data (megabytes) straight from the driver: no second copy.
+	var v tract.CompiledView
+	found := false
+	err := r.eachRow(ctx, `SELECT `+viewCols+`, data FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, 9,
+		func(vals []any) error {
+			var err error
+			v, err = scanView(anyRow(vals), new([]byte))
+			found = true
+			return err
+		})
+	if err == nil && !found {
+		err = sql.ErrNoRows
+	}
+	return v, damaged(notFound(err, what))
+}
+
+// anyRow scans the values eachRow gives as a row.
+type anyRow []any
+
+func (a anyRow) Scan(dest ...any) error {
+	if len(dest) != len(a) {
+		return fmt.Errorf("scan %d values into %d", len(a), len(dest))
+	}
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *string:
+			*d = asString(a[i])
+		case *int64:
+			n, ok := a[i].(int64)
+			if !ok {
+				return fmt.Errorf("column %d: %T is not an integer", i, a[i])
+			}
+			*d = n
+		case *int:
+			n, ok := a[i].(int64)
+			if !ok {
+				return fmt.Errorf("column %d: %T is not an integer", i, a[i])
+			}
+			*d = int(n)
+		case *[]byte:
+			switch x := a[i].(type) {
+			case []byte:
+				*d = x
+			case string:
+				*d = []byte(x)
+			default:
+				return fmt.Errorf("column %d: %T is not a blob", i, a[i])
+			}
+		default:
+			return fmt.Errorf("column %d: cannot scan into %T", i, d)
+		}
+	}
+	return nil
 }
 
 func (r reader) ScanCompiledViews(ctx context.Context, fn func(tract.CompiledView) error) error {
