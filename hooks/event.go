@@ -19,8 +19,9 @@ type Harness struct {
 	// StartEvent and ToolEvent are the harness's event names for a session
 	// start and for the moment after a tool ran.
 	StartEvent, ToolEvent string
-	// toolPaths returns the paths a tool's input names.
-	toolPaths func(tool string, input map[string]any) []string
+	// toolPaths returns the paths a tool's input names, or an error
+	// naming a path field of the wrong type.
+	toolPaths func(tool string, input map[string]any) ([]string, error)
 }
 
 // The harnesses lineage supports. Event and field names follow each
@@ -121,7 +122,11 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, describeJSON(w.ToolInput, 0, err))
 			}
 		}
-		ev.Paths = cleanPaths(h.toolPaths(w.ToolName, input))
+		paths, err := h.toolPaths(w.ToolName, input)
+		if err != nil {
+			return Event{}, fmt.Errorf("%s hook event: at /tool_input%w", h.Title, err)
+		}
+		ev.Paths = cleanPaths(paths)
 		if len(ev.Paths) > 0 {
 			ev.Kind = Tool
 		}
@@ -139,21 +144,44 @@ func cleanPaths(ps []string) []string {
 	return out
 }
 
-// str returns input[key] when it is a string.
-func str(input map[string]any, keys ...string) []string {
+// str returns input[key] for each key present as a string; absent and
+// null keys are skipped, any other type is an error naming the key (the
+// caller prefixes "tool_input").
+func str(input map[string]any, keys ...string) ([]string, error) {
 	var out []string
 	for _, k := range keys {
-		if s, ok := input[k].(string); ok {
-			out = append(out, s)
+		switch v := input[k].(type) {
+		case nil:
+		case string:
+			out = append(out, v)
+		default:
+			return nil, fmt.Errorf("/%s: want a string, got %s", k, jsonKind(v))
 		}
 	}
-	return out
+	return out, nil
+}
+
+// jsonKind names the JSON kind of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
 }
 
 // claudePaths: the file tools of Claude Code's tool reference — Read,
 // Edit, Write, MultiEdit (file_path), NotebookEdit (notebook_path), Grep,
 // Glob, LS (path).
-func claudePaths(tool string, input map[string]any) []string {
+func claudePaths(tool string, input map[string]any) ([]string, error) {
 	switch tool {
 	case "Read", "Edit", "Write", "MultiEdit":
 		return str(input, "file_path")
@@ -162,7 +190,7 @@ func claudePaths(tool string, input map[string]any) []string {
 	case "Grep", "Glob", "LS":
 		return str(input, "path")
 	}
-	return nil
+	return nil, nil
 }
 
 // geminiPaths: Gemini CLI's file-system tools with the argument keys of its
@@ -170,26 +198,36 @@ func claudePaths(tool string, input map[string]any) []string {
 // list_directory, glob, grep_search and its legacy alias
 // search_file_content (dir_path; path in older releases), read_many_files
 // (include: paths or glob patterns).
-func geminiPaths(tool string, input map[string]any) []string {
+func geminiPaths(tool string, input map[string]any) ([]string, error) {
 	switch tool {
 	case "read_file", "write_file", "replace":
 		return str(input, "file_path")
 	case "list_directory", "glob", "grep_search", "search_file_content":
 		return str(input, "dir_path", "path")
 	case "read_many_files":
+		key := "include"
+		if input[key] == nil {
+			key = "paths"
+		}
+		var items []any
+		switch v := input[key].(type) {
+		case nil:
+		case []any:
+			items = v
+		default:
+			return nil, fmt.Errorf("/%s: want an array of strings, got %s", key, jsonKind(v))
+		}
 		var out []string
-		items, _ := input["include"].([]any)
-		if len(items) == 0 {
-			items, _ = input["paths"].([]any)
-		}
-		for _, it := range items {
-			if s, ok := it.(string); ok {
-				out = append(out, staticPrefix(s))
+		for i, it := range items {
+			s, ok := it.(string)
+			if !ok {
+				return nil, fmt.Errorf("/%s/%d: want a string, got %s", key, i, jsonKind(it))
 			}
+			out = append(out, staticPrefix(s))
 		}
-		return out
+		return out, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // staticPrefix is the part of a glob pattern before its first wildcard:
@@ -210,12 +248,16 @@ func staticPrefix(pattern string) string {
 // text in tool_input.command; the files are named on the patch's
 // "*** Add File:", "*** Update File:", "*** Delete File:" and
 // "*** Move to:" lines. Its shell tool (Bash) names no paths.
-func codexPaths(tool string, input map[string]any) []string {
+func codexPaths(tool string, input map[string]any) ([]string, error) {
 	if tool != "apply_patch" {
-		return nil
+		return nil, nil
+	}
+	patches, err := str(input, "command", "patch", "input")
+	if err != nil {
+		return nil, err
 	}
 	var out []string
-	for _, patch := range str(input, "command", "patch", "input") {
+	for _, patch := range patches {
 		for line := range strings.Lines(patch) {
 			line = strings.TrimRight(line, "\r\n")
 			for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
@@ -225,7 +267,7 @@ func codexPaths(tool string, input map[string]any) []string {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Output is what the hook prints on stdout for context: the harness's

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,6 +99,30 @@ func TestToolPaths(t *testing.T) {
 		ev, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
 		if err != nil || !slices.Equal(ev.Paths, tt.want) {
 			t.Errorf("%s %s: %q, %v; want %q", tt.h.Name, tt.tool, ev.Paths, err, tt.want)
+		}
+	}
+}
+
+// A path field of the wrong type is an error naming it, like session_id,
+// never silently ignored; null counts as absent.
+func TestToolPathTypes(t *testing.T) {
+	for _, tt := range []struct {
+		h           *Harness
+		tool, input string
+		want        string
+	}{
+		{Claude, "Read", `{"file_path":42}`, "Claude Code hook event: at /tool_input/file_path: want a string, got a number"},
+		{Claude, "Grep", `{"path":["a"]}`, "Claude Code hook event: at /tool_input/path: want a string, got an array"},
+		{Gemini, "read_file", `{"file_path":true}`, "Gemini CLI hook event: at /tool_input/file_path: want a string, got a boolean"},
+		{Gemini, "read_many_files", `{"include":"docs"}`, "Gemini CLI hook event: at /tool_input/include: want an array of strings, got a string"},
+		{Gemini, "read_many_files", `{"include":["a",{}]}`, "Gemini CLI hook event: at /tool_input/include/1: want a string, got an object"},
+		{Codex, "apply_patch", `{"command":7}`, "Codex CLI hook event: at /tool_input/command: want a string, got a number"},
+		{Claude, "Read", `{"file_path":null}`, ""},
+		{Claude, "Bash", `{"command":7}`, ""},
+	} {
+		_, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
+		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("%s %s %s: %v, want %q", tt.h.Name, tt.tool, tt.input, err, tt.want)
 		}
 	}
 }

@@ -33,6 +33,10 @@ type Options struct {
 	Slug string
 	// Now is the clock that ages state files; nil means time.Now.
 	Now func() time.Time
+	// Deliver, when set, hands the answer to the harness (prints it) while
+	// the session's state is locked; the state is saved only after it
+	// succeeded. An error from it is Handle's error.
+	Deliver func(Result) error
 }
 
 // Result is the answer to one event.
@@ -54,56 +58,135 @@ const Rules = `AGENTS.md in this session:
 
 // Handle answers ev for harness h: it starts, resumes or updates the
 // session's state under its lock and returns the context for the model.
+//
+// The harness must never be blocked or left without context by lineage's
+// own bookkeeping, so:
+//   - opts.Deliver, when set, hands the answer over while the state is
+//     still locked, and the state is saved only when it succeeded: a
+//     reminder that never reached the model is not marked reported;
+//   - a state file that is not a state is moved aside to
+//     "<file>.broken" with a warning, and the event is answered as if
+//     there were none;
+//   - without a usable sessions directory (missing and not creatable,
+//     read-only, full, a symbolic link) the event is answered without
+//     state, with a warning: the initial block at a start or resume, and
+//     every tool call's files as new beyond the initial chain.
 func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, error) {
 	if ev.Kind == Ignored {
 		return Result{}, nil
 	}
 	opts.Instructions.Cwd = ev.Cwd
-	path, err := SessionPath(opts.SessionsDir, h.Name, ev.SessionID)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
-		return Result{}, fmt.Errorf("sessions directory: %w", err)
-	}
 	var res Result
-	start := func() instructions.State {
+	var deliverErr error
+	deliver := func() error {
+		if opts.Deliver == nil {
+			return nil
+		}
+		if err := opts.Deliver(res); err != nil {
+			deliverErr = err
+			return err
+		}
+		return nil
+	}
+	ran := false
+	path, err := SessionPath(opts.SessionsDir, h.Name, ev.SessionID)
+	if err == nil {
+		err = usableSessionsDir(opts.SessionsDir)
+	}
+	var written bool
+	if err == nil {
+		// The instructions service locks, reads, and writes only a changed
+		// state (a tool call that reports nothing new writes nothing); the
+		// state of a harness session is private: 0600.
+		fileOpts := instructions.StateFileOptions{Mode: 0o600, Broken: func(aside string, err error) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%v; moved it aside to %s and started afresh", err, aside))
+		}}
+		written, err = instructions.UpdateStateFile(ctx, path, fileOpts, func(saved *instructions.State) (instructions.State, error) {
+			ran = true
+			st := answer(&res, ev, saved, false, opts)
+			return st, deliver()
+		})
+	}
+	switch {
+	case deliverErr != nil:
+		return Result{}, deliverErr
+	case err != nil && ctx.Err() != nil:
+		return Result{}, err
+	case err != nil && ran:
+		// Answered and handed over; only the saving failed. The next event
+		// repeats what this one said rather than losing it.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("session state not saved: %v", err))
+		return res, nil
+	case err != nil:
+		res = Result{Warnings: append(res.Warnings, fmt.Sprintf("no session state (%v); answering without it", err))}
+		answer(&res, ev, nil, true, opts)
+		if err := deliver(); err != nil {
+			return Result{}, err
+		}
+		return res, nil
+	}
+	if written {
+		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("removing expired session states: %v", err))
+		}
+	}
+	return res, nil
+}
+
+// answer sets res's context for ev given the saved state (nil: none) and
+// returns the state to save. A tool event of a session never seen is
+// answered as a start; stateless (no sessions directory to remember
+// anything in), it reports the files beyond the initial chain.
+func answer(res *Result, ev Event, saved *instructions.State, stateless bool, opts Options) instructions.State {
+	switch {
+	case ev.Kind == Start || saved == nil && (ev.Kind == Resume || !stateless):
+		// A new context window, or a session lineage never saw (or whose
+		// state expired): the model has no reminders yet.
 		sess, in := instructions.Start(opts.Instructions)
 		res.Warnings = append(res.Warnings, in.Warnings...)
 		res.Context = startContext(in.Text, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
 		return sess.State()
+	case ev.Kind == Resume:
+		r := instructions.Resume(*saved, opts.Instructions)
+		res.Context, res.Warnings = r.Text, append(res.Warnings, r.Warnings...)
+		return r.Session.State()
 	}
-	// The instructions service locks, reads, and writes only a changed
-	// state (a tool call that reports nothing new writes nothing); the
-	// state of a harness session is private: 0600.
-	written, err := instructions.UpdateStateFile(ctx, path, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
-		switch {
-		case ev.Kind == Start || saved == nil:
-			// A new context window, or a session lineage never saw (or
-			// whose state expired): the model has no reminders yet.
-			return start(), nil
-		case ev.Kind == Resume:
-			r := instructions.Resume(*saved, opts.Instructions)
-			res.Context, res.Warnings = r.Text, r.Warnings
-			return r.Session.State(), nil
-		}
-		sess := instructions.Restore(*saved, opts.Instructions)
-		var files []instructions.File
-		for _, p := range ev.Paths {
-			files = append(files, sess.Resolve(p).Files...)
-		}
-		res.Context = instructions.ResolveReminder(files)
-		return sess.State(), nil
-	})
+	var sess *instructions.Session
+	if saved != nil {
+		sess = instructions.Restore(*saved, opts.Instructions)
+	} else {
+		// Stateless: the model got the initial chain at its start, so
+		// report what lies beyond it.
+		var in instructions.Initial
+		sess, in = instructions.Start(opts.Instructions)
+		res.Warnings = append(res.Warnings, in.Warnings...)
+	}
+	var files []instructions.File
+	for _, p := range ev.Paths {
+		files = append(files, sess.Resolve(p).Files...)
+	}
+	res.Context = instructions.ResolveReminder(files)
+	return sess.State()
+}
+
+// usableSessionsDir creates dir (0700) when missing and refuses one that
+// is a symbolic link, as a symlinked lock file is refused: following it
+// would keep private state wherever it points.
+func usableSessionsDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("sessions directory %s is a symbolic link; refusing it", dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("sessions directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
 	if err != nil {
-		return Result{}, err
+		return fmt.Errorf("sessions directory: %w", err)
 	}
-	if written {
-		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
-			return Result{}, err
-		}
+	if !fi.IsDir() {
+		return fmt.Errorf("sessions directory %s is a %s, not a directory", dir, fsx.KindOf(fi.Mode()))
 	}
-	return res, nil
+	return nil
 }
 
 func (o Options) now() time.Time {

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,17 +135,29 @@ func TestResumeWithoutStateStartsOver(t *testing.T) {
 	}
 }
 
-func TestBrokenStateIsAnErrorNamingTheFile(t *testing.T) {
+// A broken state file is moved aside (kept for inspection), said once,
+// and the event is answered as if there were none.
+func TestBrokenStateIsMovedAside(t *testing.T) {
 	r := repo(t)
 	dir := t.TempDir()
 	p, _ := SessionPath(dir, "claude", "b")
-	if err := os.WriteFile(p, []byte(`{"version": 9}`), 0o600); err != nil {
+	broken := []byte(`{"version": 9}`)
+	if err := os.WriteFile(p, broken, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Handle(context.Background(), Claude, Event{Kind: Tool, Name: "PostToolUse", SessionID: "b", Cwd: r, Paths: []string{"web"}},
+	res, err := Handle(context.Background(), Claude, Event{Kind: Tool, Name: "PostToolUse", SessionID: "b", Cwd: r, Paths: []string{"web"}},
 		Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: dir})
-	if err == nil || !strings.Contains(err.Error(), p) {
-		t.Errorf("err = %v, want one naming %s", err, p)
+	if err != nil || !strings.HasPrefix(res.Context, "<agents_context") {
+		t.Fatalf("answer: %q, %v", res.Context, err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], p) || !strings.Contains(res.Warnings[0], p+".broken") {
+		t.Errorf("warnings %q, want one naming %s and where it went", res.Warnings, p)
+	}
+	if got, err := os.ReadFile(p + ".broken"); err != nil || string(got) != string(broken) {
+		t.Errorf("kept aside: %q, %v", got, err)
+	}
+	if _, ok, err := instructions.ReadState(p); !ok || err != nil {
+		t.Errorf("a fresh state must be saved: %v, %v", ok, err)
 	}
 }
 
@@ -171,5 +184,55 @@ func TestStartWithSlugCarriesGuardrails(t *testing.T) {
 	res, err = Handle(context.Background(), Claude, Event{Kind: Start, Name: "SessionStart", SessionID: "p", Cwd: r}, opts)
 	if err != nil || strings.Contains(res.Context, "agent_profile") || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], `no context for slug "nobody"`) {
 		t.Errorf("unknown slug: %v, warnings %q", err, res.Warnings)
+	}
+}
+
+// A reminder the harness never got (its output write failed) is not
+// marked reported: the next tool call reports it again.
+func TestFailedDeliveryIsNotReported(t *testing.T) {
+	r := repo(t)
+	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: filepath.Join(t.TempDir(), "sessions")}
+	handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r})
+	tool := Event{Kind: Tool, Name: "PostToolUse", SessionID: "s1", Cwd: r, Paths: []string{"web/src/app.ts"}}
+	failing := opts
+	failing.Deliver = func(Result) error { return errors.New("broken pipe") }
+	if _, err := Handle(context.Background(), Claude, tool, failing); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("a failed delivery must be the error, got %v", err)
+	}
+	var got []string
+	delivering := opts
+	delivering.Deliver = func(res Result) error { got = append(got, res.Context); return nil }
+	for range 2 {
+		if _, err := Handle(context.Background(), Claude, tool, delivering); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 || !strings.Contains(got[0], filepath.Join(r, "web", "AGENTS.md")) || got[1] != "" {
+		t.Errorf("after a failed delivery: %q, want the reminder once, then nothing", got)
+	}
+}
+
+// A sessions directory that cannot be written: answers without state,
+// one warning each, never an error.
+func TestReadOnlySessionsDirAnswersStatelessly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only directories")
+	}
+	r := repo(t)
+	dir := filepath.Join(t.TempDir(), "sessions")
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: dir}
+	start, err := Handle(context.Background(), Claude, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r}, opts)
+	if err != nil || !strings.Contains(start.Context, "<agents_context") || len(start.Warnings) != 1 {
+		t.Fatalf("start: %+v, %v", start, err)
+	}
+	tool := Event{Kind: Tool, Name: "PostToolUse", SessionID: "s1", Cwd: r, Paths: []string{"web/src/app.ts"}}
+	for range 2 {
+		res, err := Handle(context.Background(), Claude, tool, opts)
+		if err != nil || !strings.Contains(res.Context, filepath.Join(r, "web", "AGENTS.md")) || strings.Contains(res.Context, "<agents_context") {
+			t.Fatalf("tool without state: %+v, %v", res, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,10 +173,20 @@ func readState(path string) (st State, data []byte, ok bool, err error) {
 	}
 	st, err = ParseState(data)
 	if err != nil {
-		return State{}, nil, false, fmt.Errorf("state %s: %w", path, err)
+		return State{}, nil, false, &stateContentError{path: path, err: err}
 	}
 	return st, data, true, nil
 }
+
+// stateContentError is a state file whose bytes do not parse.
+type stateContentError struct {
+	path string
+	err  error
+}
+
+func (e *stateContentError) Error() string        { return "state " + e.path + ": " + e.err.Error() }
+func (e *stateContentError) Unwrap() error        { return e.err }
+func (e *stateContentError) Is(target error) bool { return target == errStateContent }
 
 // UpdateState runs fn on the state in path under an exclusive lock on
 // "<path>.lock" and atomically writes what fn returns, so concurrent
@@ -193,7 +204,25 @@ type StateFileOptions struct {
 	// Mode is the file's permission bits; 0 means 0644. Private session
 	// state (a harness hook's) uses 0600.
 	Mode fs.FileMode
+	// Broken, when set, is called for a state file that cannot be used (not
+	// a state file, too large, not a regular file) after it was moved aside
+	// to "<path>.broken" (replacing an older one): the update then goes on
+	// as if there were no state. Without it such a file is an error.
+	Broken func(aside string, err error)
 }
+
+// BrokenSuffix is appended to a state file moved aside (see
+// [StateFileOptions.Broken]).
+const BrokenSuffix = ".broken"
+
+// isBroken reports whether err from readState means the file itself is
+// unusable, as opposed to the filesystem failing to read it.
+func isBroken(err error) bool {
+	return errors.Is(err, errStateContent) || errors.Is(err, fsx.ErrTooLarge) || errors.Is(err, fsx.ErrNotRegular) || fsx.IsSymlinkLoop(err)
+}
+
+// errStateContent marks a state file whose bytes are not a state.
+var errStateContent = errors.New("not a session state")
 
 // UpdateStateFile is [UpdateState] with options; written reports whether
 // the file was written (false when fn's state equals the saved one).
@@ -203,12 +232,15 @@ func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn
 		return false, err
 	}
 	defer lock.Unlock()
-	// Every writer holds the lock: a temporary file left now is a killed
-	// writer's.
-	if err := fsx.RemoveStaleTemps(path); err != nil {
-		return false, err
-	}
 	st, saved, ok, err := readState(path)
+	if err != nil && opts.Broken != nil && isBroken(err) {
+		aside := path + BrokenSuffix
+		if rerr := os.Rename(path, aside); rerr != nil {
+			return false, fmt.Errorf("%w; moving it aside: %w", err, rerr)
+		}
+		opts.Broken(aside, err)
+		st, saved, ok, err = State{}, nil, false, nil
+	}
 	if err != nil {
 		return false, err
 	}
@@ -231,7 +263,10 @@ func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := fsx.WriteFileAtomic(path, data, mode); err != nil {
+	// Every writer holds the lock, so the temporary file has a fixed name:
+	// the directory is never listed (a state file beside 50,000 others
+	// costs what one alone does).
+	if err := fsx.WriteFileLocked(path, data, mode); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -245,14 +280,11 @@ func WriteState(ctx context.Context, path string, st State) error {
 		return err
 	}
 	defer lock.Unlock()
-	if err := fsx.RemoveStaleTemps(path); err != nil {
-		return err
-	}
 	data, err := MarshalState(st)
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	return fsx.WriteFileLocked(path, data, 0o644)
 }
 
 // Continue restores the session saved in st, or, when st is nil (nothing

@@ -17,6 +17,10 @@ type LogOptions struct {
 	N int
 	// All lists the history of every branch, not just HEAD's.
 	All bool
+	// Skip leaves out the first Skip entries (a page further down the
+	// log); with N and not All the log reads Skip+N commits, not the
+	// history.
+	Skip int
 }
 
 // LogEntry is one commit in a log.
@@ -70,13 +74,19 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	}
 	var order []*Commit
 	if o.N > 0 && !o.All {
-		w := newestFirst{rd: newMemoReader(r.store), limit: o.N}
+		w := newestFirst{rd: newMemoReader(r.store), limit: o.Skip + o.N}
 		if err := w.walk(ctx, head.Commit, nil); err != nil {
 			return nil, err
 		}
 		order = w.out
 	} else if order, err = r.linearizeAll(ctx, tips); err != nil {
 		return nil, err
+	}
+	if o.Skip > 0 {
+		order = order[min(o.Skip, len(order)):]
+		if o.N > 0 && len(order) > o.N {
+			order = order[:o.N]
+		}
 	}
 	var contents []Hash
 	for _, c := range order {

@@ -48,6 +48,9 @@ func (o LogOptions) Validate() error {
 	if o.N < 0 {
 		return &ValidationError{Field: "max-count", Value: fmt.Sprint(o.N), Reason: "must be 0 or more"}
 	}
+	if o.Skip < 0 {
+		return &ValidationError{Field: "skip", Value: fmt.Sprint(o.Skip), Reason: "must be 0 or more"}
+	}
 	return nil
 }
 

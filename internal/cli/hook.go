@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +26,16 @@ further files a tool call's paths need, each once per session.
   lineage hook claude              the hook itself: one event on stdin
 
 See docs/hooks.md.`)
+	// An unknown harness name or flag is what a typo or a newer harness
+	// in a settings file runs: exit 1, never the usage code 2, which the
+	// harness would take as "block" (see [hookRun]).
+	cmd.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return hookFailure(fmt.Errorf("unknown harness %q (want claude, gemini or codex)", args[0]))
+		}
+		return nil
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	for _, h := range hooks.Harnesses() {
 		cmd.AddCommand(newHookRunCmd(env, h))
 	}
@@ -59,11 +67,7 @@ which the harness would take as "block".`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := runHook(cmd, env, h, slug)
-			if err != nil {
-				return hookFailure(err)
-			}
-			if _, err := env.Stdout.Write(out); err != nil {
+			if err := runHook(cmd, env, h, slug); err != nil {
 				return hookFailure(err)
 			}
 			return nil
@@ -74,43 +78,54 @@ which the harness would take as "block".`,
 	return cmd
 }
 
-// runHook returns what the hook prints on stdout; warnings go to stderr.
-func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, slug string) ([]byte, error) {
+// runHook answers one event: its context on stdout, printed while the
+// session's state is locked and saved only once printed; warnings go to
+// stderr.
+func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, slug string) error {
 	data, err := io.ReadAll(io.LimitReader(env.Stdin, hooks.MaxEventBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
+		return fmt.Errorf("read event: %w", err)
 	}
 	if len(data) > hooks.MaxEventBytes {
-		return nil, fmt.Errorf("event larger than %d bytes", hooks.MaxEventBytes)
+		return fmt.Errorf("event larger than %d bytes", hooks.MaxEventBytes)
 	}
 	ev, err := h.ParseEvent(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ev.Kind == hooks.Ignored {
-		return nil, nil
+		return nil
 	}
 	clock, err := env.Clock()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	base, err := fsx.Host.StateDir(env.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
+	// Without a state directory the hook still answers, statelessly
+	// (hooks.Handle says so on stderr).
+	sessions := ""
+	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
+		sessions = filepath.Join(base, "lineage", "sessions")
 	}
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
 	res, err := hooks.Handle(cmd.Context(), h, ev, hooks.Options{
 		Instructions: instructions.Options{Config: instructions.BuildConfig(ev.Cwd, fromEnv), Home: fsx.HomeDir(env.Getenv)},
-		SessionsDir:  filepath.Join(base, "lineage", "sessions"),
+		SessionsDir:  sessions,
 		Slug:         slug,
 		Now:          clock,
+		Deliver: func(res hooks.Result) error {
+			out, err := h.Output(ev, res.Context)
+			if err != nil {
+				return err
+			}
+			if _, err := env.Stdout.Write(out); err != nil {
+				return fmt.Errorf("write the answer: %w", err)
+			}
+			return nil
+		},
 	})
-	if err != nil {
-		return nil, err
-	}
 	instructionsWarn(env, res.Warnings)
-	return h.Output(ev, res.Context)
+	return err
 }
 
 func newHookInstallCmd(env *Env, install bool) *cobra.Command {
@@ -154,7 +169,7 @@ and local paths are under --cwd (default: the current directory).`,
 			if err != nil {
 				return err
 			}
-			return editSettings(env, h, path, install, program, slug, dryRun)
+			return editSettings(cmd.Context(), env, h, path, install, program, slug, dryRun)
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", hooks.ScopeUser, "settings `scope`: user, project or local (claude only)")
@@ -181,43 +196,46 @@ func hookProgram(command string) (string, error) {
 	return hooks.RunningProgram()
 }
 
-func editSettings(env *Env, h *hooks.Harness, path string, install bool, program, slug string, dryRun bool) error {
-	before, err := fsx.ReadRegular(path, instructions.MaxConfigBytes)
-	missing := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !missing {
-		return fmt.Errorf("read %s: %w", path, err)
+func editSettings(ctx context.Context, env *Env, h *hooks.Harness, path string, install bool, program, slug string, dryRun bool) error {
+	// The lock lives in lineage's state directory, not beside the file,
+	// where it would show in a project's checkout.
+	lockDir := filepath.Dir(path)
+	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
+		lockDir = filepath.Join(base, "lineage", "locks")
 	}
-	var after []byte
-	if install {
-		after, err = h.Install(before, program, slug)
-	} else if !missing {
-		after, err = h.Uninstall(before, program)
-	}
+	res, err := hooks.EditSettingsFile(ctx, path, lockDir, !dryRun, func(before []byte, missing bool) ([]byte, error) {
+		var after []byte
+		var err error
+		switch {
+		case install:
+			after, err = h.Install(before, program, slug)
+		case !missing:
+			after, err = h.Uninstall(before, program)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return after, nil
+	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	if missing && !install {
+	if res.Missing && !install {
 		fmt.Fprintf(env.Stderr, "lineage: %s does not exist; nothing to remove\n", path)
 		return nil
 	}
-	diff := hooks.Diff(path, before, after)
+	diff := hooks.Diff(path, res.Before, res.After)
 	if dryRun {
 		_, err := io.WriteString(env.Stdout, diff)
 		return err
 	}
-	if diff == "" {
+	if !res.Written {
 		fmt.Fprintf(env.Stderr, "lineage: %s already up to date\n", path)
 		return nil
 	}
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := fsx.WriteFileAtomic(path, after, perm); err != nil {
-		return err
+	if res.Target != path {
+		fmt.Fprintf(env.Stderr, "lineage: updated %s (through the symbolic link %s)\n", res.Target, path)
+		return nil
 	}
 	fmt.Fprintf(env.Stderr, "lineage: updated %s\n", path)
 	return nil

@@ -72,14 +72,28 @@ func Main() int {
 
 // Run executes one lineage command line and returns its exit code. Errors are
 // printed to env.Stderr as "lineage: <message>".
-func Run(ctx context.Context, args []string, env *Env) int {
+func Run(ctx context.Context, args []string, env *Env) (code int) {
+	// A harness runs the hook: exit 2 would block its agent, and a Go
+	// panic exits 2. Neither may happen there.
+	hook := hookRun(args)
+	if hook {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(env.Stderr, "lineage: hook: internal error: %v\n", r)
+				code = ExitFailure
+			}
+		}()
+	}
 	root := NewRootCmd(env, append([]string{}, args...)...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	code := exitCode(err)
+	code = exitCode(err)
+	if hook && code == ExitUsage {
+		code = ExitFailure
+	}
 	var ee *ExitError
 	if !(errors.As(err, &ee) && ee.Silent) {
 		fmt.Fprintf(env.Stderr, "lineage: %s\n", err)
@@ -120,6 +134,7 @@ var groups = []struct {
 	{"tract", tractShort, newTractCmd},
 	{"mcp", mcpShort, newMCPCmd},
 	{"hook", hookShort, newHookCmd},
+	{"serve", serveShort, newServeCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args
@@ -135,7 +150,8 @@ version control:
   instructions  hierarchical AGENTS.md loading and a resolver for new scopes
   agents        CLIA triads: discovery, deterministic merge, journal writes
   tract         git for an LLM's context window: commits, branches, compile
-  mcp           all of the above as an MCP server`,
+  mcp           all of the above as an MCP server
+  serve         a read-only web page of a tract store and the instructions here`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -179,6 +195,25 @@ func invokedGroup(args []string) (name string, all bool) {
 		return a, false
 	}
 	return "", false
+}
+
+// hookRun reports whether args run the hook group other than its install
+// and uninstall commands (which people run, with the usual exit codes).
+func hookRun(args []string) bool {
+	if g, _ := invokedGroup(args); g != "hook" {
+		return false
+	}
+	seen := false
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case !seen && a == "hook":
+			seen = true
+		case seen:
+			return a != "install" && a != "uninstall"
+		}
+	}
+	return true
 }
 
 // noArgs rejects positional arguments as a usage error; a group command

@@ -119,7 +119,7 @@ func not(f func(string) bool) func(string) bool {
 
 // The layers of docs/architecture.md.
 var (
-	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver")
+	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver", "webui")
 	domain  = pkg("instructions", "hooks", "agents", "journal", "triad", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
@@ -130,10 +130,10 @@ var Rules = []Rule{
 	{Name: "the domain never reaches a store or a database driver", For: domain,
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
 	{Name: "library packages never import a face", For: not(faces),
-		Forbid: under(Module+"/internal/cli", Module+"/mcpserver")},
+		Forbid: under(Module+"/internal/cli", Module+"/mcpserver", Module+"/webui")},
 	{Name: "the MCP server never imports the CLI", For: pkg("mcpserver"),
 		Forbid: under(Module + "/internal/cli")},
-	{Name: "the MCP server gets its store injected", For: pkg("mcpserver"),
+	{Name: "the MCP server and the web face get their store injected", For: pkg("mcpserver", "webui"),
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }, Direct: true},
 	{Name: "modernc.org/sqlite only in tract/sqlite", For: not(pkg("tract/sqlite")),
 		Forbid: under("modernc.org/sqlite"), Direct: true},

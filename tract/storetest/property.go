@@ -255,6 +255,14 @@ func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string)
 	if !reflect.DeepEqual(short, want) {
 		rt.Fatalf("log -n %d of %s differs from the whole log's first entries:\nshort: %+v\nwhole: %+v", n, name, short, want)
 	}
+	skip := rapid.IntRange(0, len(full)+1).Draw(rt, "log --skip")
+	page, err := r.Log(ctx, name, tract.LogOptions{N: n, Skip: skip})
+	if err != nil {
+		rt.Fatalf("log -n %d --skip %d %s: %v", n, skip, name, err)
+	}
+	if want := full[min(skip, len(full)):min(skip+n, len(full))]; !reflect.DeepEqual(page, want) {
+		rt.Fatalf("log -n %d skip %d of %s is not that page of the whole log:\npage:  %+v\nwhole: %+v", n, skip, name, page, want)
+	}
 	if len(full) == 0 {
 		return
 	}

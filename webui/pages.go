@@ -1,0 +1,390 @@
+package webui
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/triad"
+)
+
+// tractRow is one tract on the tracts page.
+type tractRow struct {
+	tract.TractInfo
+	Branches []tract.Branch
+	Tags     []tract.Tag
+	Status   tract.Status
+	// Pressure is the compiled tokens as a share of the budget, in percent
+	// (0 without a budget).
+	Pressure int
+}
+
+func (s *Server) tracts(ctx context.Context, r *http.Request) (string, pageData, error) {
+	list, err := s.o.Repo.List(ctx)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	rows := make([]tractRow, 0, len(list))
+	for _, t := range list {
+		row := tractRow{TractInfo: t}
+		if row.Branches, err = s.o.Repo.Branches(ctx, t.Name); err != nil {
+			return "", pageData{}, err
+		}
+		if row.Tags, err = s.o.Repo.Tags(ctx, t.Name); err != nil {
+			return "", pageData{}, err
+		}
+		if row.Status, err = s.o.Repo.Status(ctx, t.Name); err != nil {
+			return "", pageData{}, err
+		}
+		row.Pressure = pressure(row.Status.Tokens, row.Status.Budget)
+		rows = append(rows, row)
+	}
+	return "tracts", pageData{Title: "Tracts", Page: rows}, nil
+}
+
+func pressure(tokens int, budget *int) int {
+	if budget == nil || *budget <= 0 {
+		return 0
+	}
+	return tokens * 100 / *budget
+}
+
+// graphRow is one commit of the graph window.
+type graphRow struct {
+	tract.LogEntry
+	Node graphNode
+	// Skipped says the tract's own newest annotation skips the commit.
+	Skipped bool
+	// EditedBy is set when an edit in the window replaces the commit.
+	EditedBy tract.Hash
+	// From is a summary's oldest replaced commit (its newest is
+	// EditTarget).
+	From tract.Hash
+	// Spawned lists the tracts spawned at this commit.
+	Spawned []tract.TractInfo
+}
+
+type graphPage struct {
+	Tract   tract.TractInfo
+	Rows    []graphRow
+	Layout  graphLayout
+	Skip    int
+	Next    int // the skip of the next (older) page; 0 when none
+	Prev    int // the skip of the previous page; -1 when none
+	Window  int
+	Parent  string // the spawn parent's name
+	Spawned []tract.TractInfo
+}
+
+func (s *Server) tractInfo(ctx context.Context, name string) (tract.TractInfo, []tract.TractInfo, error) {
+	list, err := s.o.Repo.List(ctx)
+	if err != nil {
+		return tract.TractInfo{}, nil, err
+	}
+	for _, t := range list {
+		if t.Name == name {
+			return t, list, nil
+		}
+	}
+	return tract.TractInfo{}, nil, errors.Join(tract.ErrNotFound, errors.New("no tract "+name))
+}
+
+func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, error) {
+	name := r.PathValue("name")
+	skip, err := intParam(r, "skip", 0, 0)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	window, err := intParam(r, "n", s.o.Window, MaxWindow)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	if window == 0 {
+		window = s.o.Window
+	}
+	info, list, err := s.tractInfo(ctx, name)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	// One more than the window tells whether an older page exists.
+	entries, err := s.o.Repo.Log(ctx, name, tract.LogOptions{N: window + 1, Skip: skip})
+	if err != nil {
+		return "", pageData{}, err
+	}
+	p := graphPage{Tract: info, Skip: skip, Prev: -1, Window: window, Parent: info.Parent}
+	if len(entries) > window {
+		entries = entries[:window]
+		p.Next = skip + window
+	}
+	if skip > 0 {
+		p.Prev = max(0, skip-window)
+	}
+	p.Layout = layoutGraph(entries, name)
+	rows := make([]graphRow, len(entries))
+	at := map[tract.Hash]int{}
+	for i, e := range entries {
+		rows[i] = graphRow{LogEntry: e, Node: p.Layout.Nodes[i]}
+		at[e.Hash] = i
+	}
+	for i, e := range entries {
+		if e.EditTarget == "" {
+			continue
+		}
+		if j, ok := at[e.EditTarget]; ok && e.Operation == tract.OpEdit {
+			rows[j].EditedBy = e.Hash
+		}
+		if e.Operation == tract.OpCompress {
+			shown, err := s.o.Repo.Show(ctx, name, string(e.Hash))
+			if err != nil {
+				return "", pageData{}, err
+			}
+			if shown.Content != nil {
+				rows[i].From = shown.Content.From
+			}
+		}
+	}
+	for i, e := range entries {
+		anns, err := s.o.Repo.Store().Annotations(ctx, tract.AnnotationQuery{Commit: e.Hash, Viewers: []string{info.ID}})
+		if err != nil {
+			return "", pageData{}, err
+		}
+		if n := len(anns); n > 0 {
+			rows[i].Skipped = newest(anns).Priority == tract.Skip
+		}
+	}
+	for _, t := range list {
+		if t.Spawn == nil {
+			continue
+		}
+		if t.Spawn.Parent == info.ID {
+			p.Spawned = append(p.Spawned, t)
+			if j, ok := at[t.Spawn.Commit]; ok {
+				rows[j].Spawned = append(rows[j].Spawned, t)
+			}
+		}
+	}
+	p.Rows = rows
+	return "graph", pageData{Title: name + " graph", Tract: name, Page: p}, nil
+}
+
+func newest(anns []tract.Annotation) tract.Annotation {
+	return slices.MaxFunc(anns, func(a, b tract.Annotation) int { return int(a.Seq - b.Seq) })
+}
+
+type commitPage struct {
+	Shown tract.Shown
+	// InCompile lists the compiled messages that come from the commit
+	// (its own message, or a summary standing in for it).
+	InCompile []tract.BlameEntry
+	Text      string
+	Calls     string
+}
+
+func (s *Server) commit(ctx context.Context, r *http.Request) (string, pageData, error) {
+	name, hash := r.PathValue("name"), r.PathValue("hash")
+	shown, err := s.o.Repo.Show(ctx, name, hash)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	p := commitPage{Shown: shown}
+	if c := shown.Content; c != nil {
+		p.Text = c.Text
+		if len(c.ToolCalls) > 0 || len(c.Tools) > 0 {
+			p.Calls = indentJSON(struct {
+				ToolCalls []tract.ToolCall `json:"toolCalls,omitempty"`
+				Tools     []tract.ToolDef  `json:"tools,omitempty"`
+			}{c.ToolCalls, c.Tools})
+		}
+	}
+	blame, err := s.o.Repo.Blame(ctx, name, tract.CompileOptions{})
+	if err != nil {
+		return "", pageData{}, err
+	}
+	for _, b := range blame {
+		if b.Commit == shown.Commit.Hash || slices.Contains(b.Summarizes, shown.Commit.Hash) {
+			p.InCompile = append(p.InCompile, b)
+		}
+	}
+	return "commit", pageData{Title: name + " " + shown.Commit.Hash.Short(), Tract: name, Page: p}, nil
+}
+
+type compilePage struct {
+	Result   tract.Result
+	Budget   int
+	Format   tract.Format
+	At       string
+	Request  string
+	Percent  int // used share of the budget, 0–100
+	Formats  []tract.Format
+	Dropped  int
+	DropToks int
+}
+
+func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData, error) {
+	name := r.PathValue("name")
+	q := r.URL.Query()
+	budget, err := intParam(r, "budget", 0, 0)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	f := tract.Format(q.Get("format"))
+	if f == "" {
+		f = tract.FormatOpenAI
+	}
+	if f == tract.FormatJSON {
+		return "", pageData{}, badRequest{"format=json: the page shows the record itself; pick openai, openai-request, anthropic or text"}
+	}
+	if err := f.Validate(); err != nil {
+		return "", pageData{}, err
+	}
+	o := tract.CompileOptions{At: q.Get("at"), Budget: budget}
+	if err := o.Validate(); err != nil {
+		return "", pageData{}, err
+	}
+	res, err := s.o.Repo.Compile(ctx, name, o)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	rendered, err := tract.Render(res, f)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	p := compilePage{Result: res, Budget: budget, Format: f, At: o.At, Dropped: len(res.Dropped),
+		Formats: []tract.Format{tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText}}
+	for _, d := range res.Dropped {
+		p.DropToks += d.Tokens
+	}
+	if budget > 0 {
+		p.Percent = min(100, res.Tokens*100/budget)
+	}
+	switch f {
+	case tract.FormatText:
+		p.Request = rendered.Text
+	case tract.FormatOpenAI:
+		p.Request = indentJSON(rendered.OpenAI)
+	case tract.FormatOpenAIRequest:
+		p.Request = indentJSON(rendered.OpenAIRequest)
+	case tract.FormatAnthropic:
+		p.Request = indentJSON(rendered.Anthropic)
+	}
+	return "compile", pageData{Title: name + " compile", Tract: name, Page: p}, nil
+}
+
+func indentJSON(v any) string {
+	b, err := json.Marshal(v, jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(b)
+}
+
+type diffPage struct {
+	A, B string
+	Diff tract.DiffResult
+}
+
+func (s *Server) diff(ctx context.Context, r *http.Request) (string, pageData, error) {
+	name := r.PathValue("name")
+	q := r.URL.Query()
+	p := diffPage{A: q.Get("a"), B: q.Get("b")}
+	if p.B == "" {
+		p.B = tract.HeadRef
+	}
+	if p.A == "" {
+		return "diff", pageData{Title: name + " diff", Tract: name, Page: p}, nil
+	}
+	d, err := s.o.Repo.Diff(ctx, name, p.A, p.B, "")
+	if err != nil {
+		return "", pageData{}, err
+	}
+	p.Diff = d
+	return "diff", pageData{Title: name + " diff", Tract: name, Page: p}, nil
+}
+
+type findPage struct {
+	Query string
+	All   bool
+	Found []tract.Found
+	Cut   bool
+}
+
+func (s *Server) find(ctx context.Context, r *http.Request) (string, pageData, error) {
+	name := r.PathValue("name")
+	q := r.URL.Query()
+	p := findPage{Query: q.Get("q"), All: q.Get("all") == "1"}
+	if strings.TrimSpace(p.Query) == "" {
+		return "find", pageData{Title: name + " find", Tract: name, Page: p}, nil
+	}
+	o := tract.FindOptions{Text: p.Query, AllTracts: p.All, Limit: maxListed + 1}
+	if err := o.Validate(); err != nil {
+		return "", pageData{}, err
+	}
+	found, err := s.o.Repo.Find(ctx, name, o)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	if len(found) > maxListed {
+		found, p.Cut = found[:maxListed], true
+	}
+	p.Found = found
+	return "find", pageData{Title: name + " find", Tract: name, Page: p}, nil
+}
+
+type instructionsPage struct {
+	Dir         string
+	Explanation instructions.Explanation
+	Slug        string
+	Profile     *profileView
+	ProfileErr  string
+}
+
+type profileView struct {
+	Fields   []fieldSource
+	Document string
+}
+
+type fieldSource struct{ Pointer, File string }
+
+func (s *Server) instructions(ctx context.Context, r *http.Request) (string, pageData, error) {
+	q := r.URL.Query()
+	p := instructionsPage{Dir: q.Get("dir"), Slug: strings.TrimSpace(q.Get("slug"))}
+	if p.Dir == "" {
+		p.Dir = "."
+	}
+	// The pages show the tree the server was started in: dir is relative
+	// to it and may not climb out (the instructions service opens the
+	// files; this only picks which chain to explain).
+	if filepath.IsAbs(p.Dir) || !filepath.IsLocal(filepath.FromSlash(p.Dir)) && filepath.Clean(p.Dir) != "." {
+		return "", pageData{}, badRequest{"dir=" + p.Dir + ": want a directory inside " + s.o.Instructions.Cwd}
+	}
+	target := filepath.Join(s.o.Instructions.Cwd, filepath.FromSlash(p.Dir))
+	p.Explanation = instructions.Explain(s.o.Instructions, target)
+	if p.Slug != "" {
+		ao := s.o.Agents
+		ao.Path = target
+		ch, err := agents.Resolve(ao, p.Slug)
+		var prof *agents.Profile
+		if err == nil {
+			prof, err = ch.RequireProfile(triad.Agent)
+		}
+		if err != nil {
+			p.ProfileErr = err.Error()
+		} else {
+			v := &profileView{Document: string(triad.Encode(prof.Merged, triad.EncodeOptions{}))}
+			for _, ptr := range prof.SortedPointers() {
+				v.Fields = append(v.Fields, fieldSource{Pointer: ptr, File: prof.Provenance[ptr]})
+			}
+			p.Profile = v
+		}
+	}
+	return "instructions", pageData{Title: "Instructions", Page: p}, nil
+}

@@ -1,0 +1,215 @@
+package webui
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/httpguard"
+	"github.com/agentlineage/lineage/tract"
+)
+
+// DefaultWindow is how many commits one graph page shows.
+const DefaultWindow = 50
+
+// MaxWindow bounds the rows a graph page may ask for.
+const MaxWindow = 500
+
+// maxListed bounds find results and other lists on one page.
+const maxListed = 200
+
+// Options configure a [Server].
+type Options struct {
+	// Repo is the tract store's repo, opened read-only by the caller.
+	Repo *tract.Repo
+	// Store names the store in page headers (a redacted URL or path).
+	Store string
+	// Instructions are the options of the instructions pages: Cwd is the
+	// directory they start from; a page's dir must lie inside it.
+	Instructions instructions.Options
+	// Agents are the options of the agent profile pages (Path is set per
+	// request to the page's directory).
+	Agents agents.Options
+	// Window is the graph's rows per page (default [DefaultWindow]).
+	Window int
+	// RequestTimeout bounds the work of one page (default 30 s).
+	RequestTimeout time.Duration
+}
+
+// Server renders the pages.
+type Server struct {
+	o    Options
+	tmpl *template.Template
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// New checks the options and parses the templates.
+func New(o Options) (*Server, error) {
+	if o.Repo == nil {
+		return nil, errors.New("webui: no repo")
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	return &Server{o: o, tmpl: t}, nil
+}
+
+// Handler serves every page behind [httpguard.Guard] (403 for a
+// non-loopback Origin, 401 without the bearer token when token is set).
+// Only GET and HEAD are answered.
+func (s *Server) Handler(token string) http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /{$}", s.page(s.tracts))
+	mux.HandleFunc("GET /tract/{name}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, tractURL(r.PathValue("name"), "graph"), http.StatusFound)
+	})
+	mux.HandleFunc("GET /tract/{name}/graph", s.page(s.graph))
+	mux.HandleFunc("GET /tract/{name}/commit/{hash}", s.page(s.commit))
+	mux.HandleFunc("GET /tract/{name}/compile", s.page(s.compile))
+	mux.HandleFunc("GET /tract/{name}/diff", s.page(s.diff))
+	mux.HandleFunc("GET /tract/{name}/find", s.page(s.find))
+	mux.HandleFunc("GET /instructions", s.page(s.instructions))
+	return httpguard.Guard(token, headers(mux))
+}
+
+// Serve serves the pages on ln until ctx is cancelled, then shuts down
+// gracefully. The server bounds what a slow or hostile client can hold: the
+// headers must arrive within 10 s, a request within 30 s, and an idle
+// connection is closed after 2 minutes.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, token string) error {
+	hs := &http.Server{Handler: s.Handler(token), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Pages in flight get a few seconds to finish; a connection still
+	// open after that (a client that never sent its request) is closed.
+	shutdown, stop := context.WithTimeout(context.Background(), 3*time.Second)
+	defer stop()
+	if err := hs.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
+		hs.Close()
+	}
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
+		return e
+	}
+	return nil
+}
+
+// headers sets what every answer carries: no script, style or image from
+// anywhere but this server, no framing, no content sniffing.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// pageData is what every template gets: the page's own data and the frame.
+type pageData struct {
+	Title string
+	Store string
+	Tract string // the tract the page is about, for the navigation
+	Page  any
+}
+
+// page adapts a handler that returns its template name and data: errors
+// become a page with the status they mean, and the page is rendered into a
+// buffer first so a template error never sends half a page.
+func (s *Server) page(fn func(ctx context.Context, r *http.Request) (string, pageData, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.o.RequestTimeout)
+		defer cancel()
+		name, data, err := fn(ctx, r)
+		data.Store = s.o.Store
+		status := http.StatusOK
+		if err != nil {
+			status = statusOf(err)
+			name, data.Title, data.Page = "error", http.StatusText(status), err.Error()
+		}
+		var buf bytes.Buffer
+		if err := s.tmpl.ExecuteTemplate(&buf, name+".html", data); err != nil {
+			http.Error(w, "internal error: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		w.Write(buf.Bytes())
+	}
+}
+
+// badRequest is a query parameter the page cannot use.
+type badRequest struct{ msg string }
+
+func (e badRequest) Error() string { return e.msg }
+
+func statusOf(err error) int {
+	var ve *tract.ValidationError
+	var br badRequest
+	switch {
+	case errors.As(err, &br), errors.As(err, &ve):
+		return http.StatusBadRequest
+	case errors.Is(err, tract.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// intParam reads a non-negative whole number query parameter.
+func intParam(r *http.Request, name string, def, max int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || (max > 0 && n > max) {
+		if max > 0 {
+			return 0, badRequest{name + "=" + v + ": want a whole number from 0 to " + strconv.Itoa(max)}
+		}
+		return 0, badRequest{name + "=" + v + ": want a whole number, 0 or more"}
+	}
+	return n, nil
+}
+
+// tractURL is the stable URL of a tract page.
+func tractURL(name, page string) string {
+	return "/tract/" + url.PathEscape(name) + "/" + page
+}
+
+// commitURL is the stable URL of a commit page.
+func commitURL(tractName string, h tract.Hash) string {
+	return tractURL(tractName, "commit/"+url.PathEscape(string(h)))
+}

@@ -1,0 +1,52 @@
+package webui
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxShownBytes bounds one stored text on a page; the rest is counted, not
+// shown.
+const MaxShownBytes = 64 << 10
+
+// shown is stored text as a page shows it: at most max bytes (cut on a rune
+// boundary), invalid UTF-8 replaced, and control characters other than
+// newline and tab made visible as their Unicode control pictures (or
+// \u escapes) so a stored ESC or NUL can neither hide text nor confuse a
+// terminal the page is copied into. Escaping for HTML is the template's job.
+func shown(s string, max int) string {
+	cut := 0
+	if len(s) > max {
+		for max > 0 && !utf8.RuneStart(s[max]) {
+			max-- // cut on a rune boundary
+		}
+		cut = len(s) - max
+		s = s[:max]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r) // ␀ … ␟
+		case r == 0x7f:
+			b.WriteRune('\u2421') // ␡
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if cut > 0 {
+		fmt.Fprintf(&b, "\n… %d more bytes not shown", cut)
+	}
+	return b.String()
+}
+
+// line is shown text on one line: newlines and tabs become spaces.
+func line(s string, max int) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(shown(s, max))
+}
