@@ -3,8 +3,8 @@ package tract
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
