@@ -9,7 +9,8 @@ import (
 )
 
 // viewsMigration is version 5: compile checkpoints (tract.CompiledView),
-// one row per viewer tract and encoding.
+// one row per viewer tract and encoding, and an index of each tract's
+// commits in time order (find -n stops at the limit).
 const viewsMigration = `CREATE TABLE compiled_views (
 		viewer text COLLATE "C" NOT NULL,
 		encoding text COLLATE "C" NOT NULL,
@@ -22,7 +23,8 @@ const viewsMigration = `CREATE TABLE compiled_views (
 		data bytea NOT NULL,
 		PRIMARY KEY (viewer, encoding)
 	);
-	CREATE INDEX compiled_views_head ON compiled_views (head);`
+	CREATE INDEX compiled_views_head ON compiled_views (head);
+	CREATE INDEX commits_tract_time ON commits (tract, time, hash);`
 
 const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, data_sum`
 

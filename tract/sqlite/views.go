@@ -10,8 +10,10 @@ import (
 )
 
 // viewsMigration is version 5: compile checkpoints (tract.CompiledView), one
-// row per viewer tract and encoding. The data is the last column, so a read
-// of the header (status) never touches its overflow pages.
+// row per viewer tract and encoding (the data is the last column, so a read
+// of the header, what status needs, never touches its overflow pages), and
+// an index of each tract's commits in time order (find -n on a common word
+// walks it and stops at the limit).
 const viewsMigration = `CREATE TABLE compiled_views (
 		viewer TEXT NOT NULL,
 		encoding TEXT NOT NULL,
@@ -24,7 +26,8 @@ const viewsMigration = `CREATE TABLE compiled_views (
 		data BLOB NOT NULL,
 		PRIMARY KEY (viewer, encoding)
 	);
-	CREATE INDEX compiled_views_head ON compiled_views(head);`
+	CREATE INDEX compiled_views_head ON compiled_views(head);
+	CREATE INDEX commits_tract_time ON commits(tract, time, hash);`
 
 const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, data_sum`
 
