@@ -60,6 +60,8 @@ type Initial struct {
 	CoveredDirs []string `json:"coveredDirs"`
 	// Text is the <agents_context scope="initial"> block, "" when empty.
 	Text string `json:"text"`
+	// Parts are Text's pieces, file by file (see [TextPart]).
+	Parts []TextPart `json:"-"`
 	// Tokens is the sum of the loaded files' Tokens (their content in
 	// TokenEncoding; the block adds a header line per file and its tags),
 	// set only when the load counted tokens (Options.Tokens).
@@ -106,7 +108,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()

@@ -74,6 +74,21 @@ const (
 	tokensPrimer     = 3
 )
 
+// PrimerTokens is what every compile's Tokens includes once beside its
+// messages: the tokens that prime the reply.
+const PrimerTokens = tokensPrimer
+
+// MessageTokens is what a message whose content counts contentTokens
+// costs in a compile's Tokens, one more with a name: the accounting every
+// compile uses, for a caller adding messages of its own beside one.
+func MessageTokens(contentTokens int, named bool) int {
+	n := tokensPerMessage + contentTokens
+	if named {
+		n += tokensPerName
+	}
+	return n
+}
+
 // Compile turns a tract's history into the messages an LLM receives. A
 // result is cached per tract, encoding and head, and extended incrementally
 // when the head moves forward; it always equals a cold compile.

@@ -88,6 +88,11 @@ func New(s Store, o Options) *Repo {
 	return r
 }
 
+// Counter returns the token counter the repo compiles with for encoding
+// ("" is the default): what a caller counting text beside a compile uses,
+// so both counts agree.
+func (r *Repo) Counter(encoding string) (tokens.Counter, error) { return r.counter(encoding) }
+
 // Store returns the repo's store.
 func (r *Repo) Store() Store { return r.store }
 

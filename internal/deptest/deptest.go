@@ -147,4 +147,8 @@ var Rules = []Rule{
 		Forbid: under("github.com/go-git/go-git/v5"), Direct: true},
 	{Name: "the YAML decoder only in internal/frontmatter", For: not(pkg("internal/frontmatter")),
 		Forbid: under("go.yaml.in/yaml/v3"), Direct: true},
+	{Name: "compose composes the services and reaches no store or driver", For: pkg("compose"),
+		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
+	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
+		Forbid: under(Module + "/compose")},
 }

@@ -263,6 +263,30 @@ func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string)
 	if want := full[min(skip, len(full)):min(skip+n, len(full))]; !reflect.DeepEqual(page, want) {
 		rt.Fatalf("log -n %d skip %d of %s is not that page of the whole log:\npage:  %+v\nwhole: %+v", n, skip, name, page, want)
 	}
+	// From a commit on HEAD's first-parent chain the log is the rest of
+	// the whole log from that commit (how a page continues).
+	if len(full) > 0 {
+		var chain []int
+		at := map[tract.Hash]int{}
+		for i, e := range full {
+			at[e.Hash] = i
+		}
+		for i, ok := 0, true; ok; {
+			chain = append(chain, i)
+			i, ok = -1, false
+			if ps := full[chain[len(chain)-1]].Parents; len(ps) > 0 {
+				i, ok = at[ps[0]]
+			}
+		}
+		from := rapid.SampledFrom(chain).Draw(rt, "log from")
+		rest, err := r.Log(ctx, name, tract.LogOptions{N: n, From: string(full[from].Hash)})
+		if err != nil {
+			rt.Fatalf("log -n %d %s from %s: %v", n, name, full[from].Hash, err)
+		}
+		if want := full[from:min(from+n, len(full))]; !reflect.DeepEqual(rest, want) {
+			rt.Fatalf("log -n %d of %s from %s is not the whole log from there:\ngot:   %+v\nwhole: %+v", n, name, full[from].Hash.Short(), rest, want)
+		}
+	}
 	if len(full) == 0 {
 		return
 	}
