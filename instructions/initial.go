@@ -170,11 +170,12 @@ type TextPart struct {
 }
 
 // renderInitial renders the <agents_context scope="initial"> block, or ""
-// when no loaded file has content, and the parts it is made of.
-func renderInitial(files []loadedFile) (string, []TextPart) {
+// when no loaded file has content, and the parts it is made of. Files
+// preloaded names are left out.
+func renderInitial(files []loadedFile, preloaded func(string) bool) (string, []TextPart) {
 	var parts []TextPart
 	for _, f := range files {
-		if f.content != "" {
+		if f.content != "" && (preloaded == nil || !preloaded(f.path)) {
 			parts = append(parts, TextPart{Path: f.path, Text: "Instructions from: " + fsx.LineSafe(f.path) + "\n" + f.content + "\n\n"})
 		}
 	}

@@ -18,6 +18,12 @@ type Options struct {
 	Home string
 	// FS is the filesystem; nil means [OS].
 	FS FS
+	// Preloaded, when set, names the files of the initial chain the agent's
+	// harness already put in the model's context by itself: they are loaded
+	// and registered like the others (a resolve does not report them), but
+	// their bodies are left out of [Initial.Text], so no body reaches the
+	// model twice.
+	Preloaded func(path string) bool
 	// Tokens, when set, counts each loaded file's tokens and the initial
 	// block's (Initial.Tokens, ChainDir.Tokens). nil counts nothing, unless
 	// Config.Initial.BudgetTokens is set (then [DefaultTokenCounter]).
@@ -108,7 +114,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text, in.Parts = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded, opts.Preloaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
