@@ -95,12 +95,13 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(path, f, fi, limit)
+	return ReadOpened(path, f, fi, limit)
 }
 
-// readLimited reads the open regular file f (at path, whose Stat is fi)
-// whole under limit (see [ReadRegular]).
-func readLimited(path string, f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
+// ReadOpened reads the regular file f, opened from path with Stat fi (as
+// [OpenRegular] returns them), whole under limit as [ReadRegular] does.
+// It does not close f.
+func ReadOpened(path string, f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	if limit >= 0 && fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, fi.Size(), limit)
 	}

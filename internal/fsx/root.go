@@ -100,7 +100,7 @@ func ReadRegularIn(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, renameRootError(root, name, err)
 	}
 	defer f.Close()
-	return readLimited(rootPath(root, name), f, fi, limit)
+	return ReadOpened(rootPath(root, name), f, fi, limit)
 }
 
 // WriteFileAtomicIn is [WriteFileAtomic] on the file name inside root:
