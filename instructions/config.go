@@ -43,6 +43,9 @@ type RootConfig struct {
 type InitialConfig struct {
 	MaxFiles int
 	MaxBytes int
+	// BudgetTokens, when > 0, makes the initial load warn when its block
+	// is larger than this many tokens (the tract tokenizer). 0: no budget.
+	BudgetTokens int
 }
 
 // ResolverConfig governs [Session.Resolve].
@@ -82,8 +85,9 @@ type RootSettings struct {
 
 // InitialSettings is the optional form of [InitialConfig].
 type InitialSettings struct {
-	MaxFiles *int `json:"maxFiles,omitzero"`
-	MaxBytes *int `json:"maxBytes,omitzero"`
+	MaxFiles     *int `json:"maxFiles,omitzero"`
+	MaxBytes     *int `json:"maxBytes,omitzero"`
+	BudgetTokens *int `json:"budgetTokens,omitzero"`
 }
 
 // ResolverSettings is the optional form of [ResolverConfig].
@@ -123,6 +127,7 @@ func (s Settings) applyTo(c *Config) {
 	if i := s.Initial; i != nil {
 		setInt(&c.Initial.MaxFiles, i.MaxFiles)
 		setInt(&c.Initial.MaxBytes, i.MaxBytes)
+		setInt(&c.Initial.BudgetTokens, i.BudgetTokens)
 	}
 	if r := s.Resolver; r != nil {
 		setBool(&c.Resolver.Enabled, r.Enabled)
@@ -196,7 +201,8 @@ func (s Settings) validate() error {
 	}
 	var errs []error
 	if i := s.Initial; i != nil {
-		errs = append(errs, positive("initial.maxFiles", i.MaxFiles), positive("initial.maxBytes", i.MaxBytes))
+		errs = append(errs, positive("initial.maxFiles", i.MaxFiles), positive("initial.maxBytes", i.MaxBytes),
+			positive("initial.budgetTokens", i.BudgetTokens))
 	}
 	if r := s.Resolver; r != nil {
 		errs = append(errs, positive("resolver.maxFilesPerResolve", r.MaxFilesPerResolve))

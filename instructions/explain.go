@@ -19,7 +19,11 @@ type Explanation struct {
 	Target    string     `json:"target,omitzero"`
 	TargetDir string     `json:"targetDir,omitzero"`
 	Dirs      []ChainDir `json:"dirs"`
-	Warnings  []string   `json:"-"`
+	// Tokens is the sum of the loaded files' tokens (each in Dirs), when
+	// opts.Tokens was set.
+	Tokens        int      `json:"tokens,omitzero"`
+	TokenEncoding string   `json:"tokenEncoding,omitzero"`
+	Warnings      []string `json:"-"`
 }
 
 // Explain walks the chain from the root to opts.Cwd, or to target's
@@ -52,8 +56,15 @@ func Explain(opts Options, target string) Explanation {
 		e.Dirs = append(e.Dirs, ChainDir{Dir: end, Status: StatusOutsideRoot})
 		return e
 	}
-	c := loadChain(fsys, dirs, opts.Config)
+	counter := opts.counter()
+	c := loadChain(fsys, dirs, opts.Config, counter)
 	e.Dirs, e.Warnings = c.dirs, c.warnings
+	if counter != nil {
+		e.Tokens, e.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
+		if w := budgetWarning(opts.Config, e.Tokens, e.TokenEncoding); w != "" {
+			e.Warnings = append(e.Warnings, w)
+		}
+	}
 	return e
 }
 

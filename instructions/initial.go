@@ -19,6 +19,9 @@ type File struct {
 	SizeBytes int64  `json:"sizeBytes"`
 	// Reason is "new" or "updated" in a resolve result, empty otherwise.
 	Reason string `json:"reason,omitzero"`
+	// Tokens is the file's content in tokens, set by a load that counts
+	// tokens (Options.Tokens); never by a resolve, which reads no bodies.
+	Tokens int `json:"tokens,omitzero"`
 }
 
 func newFile(path string, v version, reason string) File {
@@ -48,6 +51,8 @@ type ChainDir struct {
 	// ContentBytes is what the file adds to maxBytes: the UTF-8 bytes of its
 	// content after trimming.
 	ContentBytes int `json:"contentBytes,omitzero"`
+	// Tokens is the loaded content in tokens, when the load counted them.
+	Tokens int `json:"tokens,omitzero"`
 }
 
 // loadedFile is a file the chain loaded.
@@ -58,6 +63,7 @@ type loadedFile struct {
 	id      fsx.FileID
 	hasID   bool
 	content string
+	tokens  int
 }
 
 type chain struct {
@@ -69,7 +75,7 @@ type chain struct {
 // loadChain walks dirs in order and loads each directory's file under the
 // caps. At the first file that would exceed a cap loading stops: that file
 // and every later one get the cap's status and are not loaded.
-func loadChain(fsys FS, dirs []string, cfg Config) chain {
+func loadChain(fsys FS, dirs []string, cfg Config, counter TokenCounter) chain {
 	var c chain
 	var stopped Status
 	seen := map[fsx.FileID]string{}
@@ -118,7 +124,12 @@ func loadChain(fsys FS, dirs []string, cfg Config) chain {
 			if hasID {
 				seen[id] = d.path
 			}
-			c.loaded = append(c.loaded, loadedFile{dir: dir, path: d.path, v: v, id: id, hasID: hasID, content: content})
+			lf := loadedFile{dir: dir, path: d.path, v: v, id: id, hasID: hasID, content: content}
+			if counter != nil {
+				lf.tokens = counter.Count(content)
+				cd.Tokens = lf.tokens
+			}
+			c.loaded = append(c.loaded, lf)
 		}
 		c.dirs = append(c.dirs, cd)
 	}
@@ -148,17 +159,36 @@ func cutNotice(dirs []ChainDir) string {
 	return ""
 }
 
+// TextPart is a piece of an initial block: the block is its parts' Text
+// joined with nothing between them. A file's part (Path set) is its
+// "Instructions from:" line, its content and the separator after it; the
+// parts without a path are the block's frame. Callers that weigh the block
+// file by file (token counts per file) use them.
+type TextPart struct {
+	Path string
+	Text string
+}
+
 // renderInitial renders the <agents_context scope="initial"> block, or ""
-// when no loaded file has content.
-func renderInitial(files []loadedFile) string {
-	var blocks []string
+// when no loaded file has content, and the parts it is made of. Files
+// preloaded names are left out.
+func renderInitial(files []loadedFile, preloaded func(string) bool) (string, []TextPart) {
+	var parts []TextPart
 	for _, f := range files {
-		if f.content != "" {
-			blocks = append(blocks, "Instructions from: "+fsx.LineSafe(f.path)+"\n"+f.content)
+		if f.content != "" && (preloaded == nil || !preloaded(f.path)) {
+			parts = append(parts, TextPart{Path: f.path, Text: "Instructions from: " + fsx.LineSafe(f.path) + "\n" + f.content + "\n\n"})
 		}
 	}
-	if len(blocks) == 0 {
-		return ""
+	if len(parts) == 0 {
+		return "", nil
 	}
-	return "<agents_context scope=\"initial\">\n" + strings.Join(blocks, "\n\n") + "\n</agents_context>"
+	last := &parts[len(parts)-1]
+	last.Text = strings.TrimSuffix(last.Text, "\n")
+	parts = append([]TextPart{{Text: "<agents_context scope=\"initial\">\n"}}, parts...)
+	parts = append(parts, TextPart{Text: "</agents_context>"})
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), parts
 }

@@ -33,12 +33,12 @@ type Resolution struct {
 func (s *Session) Resolve(target string) Resolution {
 	abs := fsx.Abs(s.base, target)
 	res := Resolution{TargetPath: target, ResolvedPath: abs, Files: []File{}}
+	if fi, err := s.fsys.Stat(abs); err != nil || !fi.IsDir() {
+		res.ResolvedPath = filepath.Dir(abs)
+	}
 	root := s.Root().Dir
 	if !within(root, abs) {
 		return res
-	}
-	if fi, err := s.fsys.Stat(abs); err != nil || !fi.IsDir() {
-		res.ResolvedPath = filepath.Dir(abs)
 	}
 	if !s.cfg.Enabled || !s.cfg.Resolver.Enabled {
 		return res

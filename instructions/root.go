@@ -34,12 +34,13 @@ func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 	if home != "" {
 		home = filepath.Clean(home)
 	}
+	isHome := homeTest(fsys, home)
 	for dir := cwd; ; {
 		for _, m := range cfg.Markers {
-			if m == globalSettingsDir && home != "" && fsx.Equal(dir, home) {
-				continue
-			}
 			if _, err := fsys.Lstat(filepath.Join(dir, m)); err == nil {
+				if m == globalSettingsDir && isHome(dir) {
+					continue
+				}
 				return Root{Dir: dir, Source: "marker:" + m}
 			}
 		}
@@ -53,6 +54,38 @@ func EstimateRoot(fsys FS, cfg RootConfig, cwd, home string) Root {
 		dir = parent
 	}
 	return Root{Dir: cwd, Source: "cwd"}
+}
+
+// homeTest returns a test for "dir is the home directory": by name, and —
+// when the names differ — by identity, so a $HOME that is a symlink (or a
+// cwd reached through the physical path) is still recognized. Home is
+// stat'ed once, and only when a directory holds a ".codelia".
+func homeTest(fsys FS, home string) func(dir string) bool {
+	if home == "" {
+		return func(string) bool { return false }
+	}
+	var homeID fsx.FileID
+	var looked, hasID bool
+	return func(dir string) bool {
+		if fsx.Equal(dir, home) {
+			return true
+		}
+		if !looked {
+			looked = true
+			if fi, err := fsys.Stat(home); err == nil {
+				homeID, hasID = fsx.IDOf(home, fi)
+			}
+		}
+		if !hasID {
+			return false
+		}
+		fi, err := fsys.Stat(dir)
+		if err != nil {
+			return false
+		}
+		id, ok := fsx.IDOf(dir, fi)
+		return ok && id == homeID
+	}
 }
 
 // chainDirs returns the directories from root down to dir, both included,

@@ -18,6 +18,16 @@ type Options struct {
 	Home string
 	// FS is the filesystem; nil means [OS].
 	FS FS
+	// Preloaded, when set, names the files of the initial chain the agent's
+	// harness already put in the model's context by itself: they are loaded
+	// and registered like the others (a resolve does not report them), but
+	// their bodies are left out of [Initial.Text], so no body reaches the
+	// model twice.
+	Preloaded func(path string) bool
+	// Tokens, when set, counts each loaded file's tokens and the initial
+	// block's (Initial.Tokens, ChainDir.Tokens). nil counts nothing, unless
+	// Config.Initial.BudgetTokens is set (then [DefaultTokenCounter]).
+	Tokens TokenCounter
 }
 
 // Session is the set of AGENTS.md files an agent has been given: the
@@ -56,6 +66,13 @@ type Initial struct {
 	CoveredDirs []string `json:"coveredDirs"`
 	// Text is the <agents_context scope="initial"> block, "" when empty.
 	Text string `json:"text"`
+	// Parts are Text's pieces, file by file (see [TextPart]).
+	Parts []TextPart `json:"-"`
+	// Tokens is the sum of the loaded files' Tokens (their content in
+	// TokenEncoding; the block adds a header line per file and its tags),
+	// set only when the load counted tokens (Options.Tokens).
+	Tokens        int    `json:"tokens,omitzero"`
+	TokenEncoding string `json:"tokenEncoding,omitzero"`
 	// Dirs is what became of each directory of the chain.
 	Dirs     []ChainDir `json:"-"`
 	Warnings []string   `json:"-"`
@@ -85,17 +102,26 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files, in.CoveredDirs = []File{}, []string{}
 		return s, in
 	}
-	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config)
+	counter := opts.counter()
+	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config, counter)
 	for _, f := range c.loaded {
 		s.register(f.path, known{v: f.v, id: f.id, hasID: f.hasID})
-		in.Files = append(in.Files, newFile(f.path, f.v, ""))
+		file := newFile(f.path, f.v, "")
+		file.Tokens = f.tokens
+		in.Files = append(in.Files, file)
 	}
 	if in.Files == nil {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded, opts.Preloaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
+	if counter != nil {
+		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
+		if w := budgetWarning(opts.Config, in.Tokens, in.TokenEncoding); w != "" {
+			in.Warnings = append(in.Warnings, w)
+		}
+	}
 	return s, in
 }
 

@@ -221,6 +221,13 @@ func resolveWorker(statePath, cwd string, targets []string) error {
 }
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(stateWriterEnv); spec != "" {
+		if err := stateWriter(spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if spec := os.Getenv("INSTRUCTIONS_RESOLVE_WORKER"); spec != "" {
 		parts := strings.Split(spec, "|")
 		if err := resolveWorker(parts[0], parts[1], parts[2:]); err != nil {

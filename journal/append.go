@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -341,6 +342,24 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	return fsx.WriteFileAtomicIn(dir, name, triad.AppendEncode(make([]byte, 0, size+8192), doc, layout), perm)
 }
 
+// readIn reads the document name in dir through the root, with errors
+// naming its full path.
+func readIn(dir *os.Root, name, path string) ([]byte, fs.FileInfo, error) {
+	data, fi, err := fsx.ReadRegularIn(dir, name, agents.MaxDocumentBytes)
+	var nr *fsx.NotRegularError
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+	case errors.As(err, &nr):
+		err = &fsx.NotRegularError{Path: path, Kind: nr.Kind}
+	case errors.As(err, &pe):
+		err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	case errors.Is(err, fsx.ErrTooLarge):
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return data, fi, err
+}
+
 // checkLock refuses a lock file in dir that is not a regular file with a
 // message (opening through the root refuses it anyway).
 func checkLock(dir string) error {
@@ -355,11 +374,7 @@ func checkLock(dir string) error {
 
 // readAgencyIn is [readAgency] on the file name in dir (shown as path).
 func readAgencyIn(dir *os.Root, name, path string) (*triad.Value, triad.EncodeOptions, os.FileMode, []byte, error) {
-	data, err := fsx.ReadRegularIn(dir, name, agents.MaxDocumentBytes)
-	if err != nil {
-		return nil, triad.EncodeOptions{}, 0, nil, err
-	}
-	fi, err := dir.Stat(name)
+	data, fi, err := readIn(dir, name, path)
 	if err != nil {
 		return nil, triad.EncodeOptions{}, 0, nil, err
 	}

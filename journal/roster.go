@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
@@ -89,7 +88,7 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 		defer lock.Unlock()
 	}
 	perm := os.FileMode(0o644)
-	data, err := fsx.ReadRegularIn(dir, "AGENTS.md", agents.MaxDocumentBytes)
+	data, _, err := readIn(dir, "AGENTS.md", path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		res.Created = true

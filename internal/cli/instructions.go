@@ -14,6 +14,7 @@ import (
 type instructionsFlags struct {
 	cwd, config, root, markers, fileNames string
 	maxFiles, maxBytes, maxPerResolve     int
+	budgetTokens                          int
 	disable, noResolver                   bool
 }
 
@@ -35,6 +36,7 @@ Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
 	pf.IntVar(&f.maxFiles, "max-files", 0, "most files in the initial chain (default 16)")
 	pf.IntVar(&f.maxBytes, "max-bytes", 0, "most content bytes in the initial chain (default 262144)")
 	pf.IntVar(&f.maxPerResolve, "max-per-resolve", 0, "most files one resolve returns (default 8)")
+	pf.IntVar(&f.budgetTokens, "budget-tokens", 0, "warn when the initial instructions exceed `N` tokens")
 	pf.StringVar(&f.fileNames, "file-names", "", "comma-separated `names` tried in each directory (default AGENTS.md)")
 	pf.BoolVar(&f.disable, "disable", false, "load nothing and resolve nothing")
 	pf.BoolVar(&f.noResolver, "no-resolver", false, "load the initial chain but resolve nothing")
@@ -117,7 +119,8 @@ func (f *instructionsFlags) settings(cmd *cobra.Command) (instructions.Settings,
 		}
 		return &v
 	}
-	s.Initial = &instructions.InitialSettings{MaxFiles: positive("max-files", f.maxFiles), MaxBytes: positive("max-bytes", f.maxBytes)}
+	s.Initial = &instructions.InitialSettings{MaxFiles: positive("max-files", f.maxFiles), MaxBytes: positive("max-bytes", f.maxBytes),
+		BudgetTokens: positive("budget-tokens", f.budgetTokens)}
 	s.Resolver = &instructions.ResolverSettings{MaxFilesPerResolve: positive("max-per-resolve", f.maxPerResolve)}
 	if bad != nil {
 		return s, bad

@@ -31,6 +31,9 @@ func printExplanation(w io.Writer, e instructions.Explanation) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if e.TokenEncoding != "" && e.Enabled {
+		fmt.Fprintf(&b, "total: %d tokens (%s)\n", e.Tokens, e.TokenEncoding)
+	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -48,6 +51,10 @@ func dirDetail(d instructions.ChainDir) string {
 	case instructions.StatusLoaded, instructions.StatusMaxBytes:
 		if d.ContentBytes == 0 && d.Status == instructions.StatusMaxBytes {
 			break // not read to its end: the detail says why
+		}
+		if d.Status == instructions.StatusLoaded && d.Tokens > 0 {
+			parts = append(parts, "("+strconv.Itoa(d.ContentBytes)+" bytes, "+strconv.Itoa(d.Tokens)+" tokens)")
+			break
 		}
 		parts = append(parts, "("+strconv.Itoa(d.ContentBytes)+" bytes)")
 	}
@@ -82,6 +89,7 @@ unreadable.`,
 					return usageError("TARGET must not be empty")
 				}
 			}
+			opts.Tokens = instructions.DefaultTokenCounter()
 			e := instructions.Explain(opts, target)
 			instructionsWarn(env, e.Warnings)
 			if asJSON.set {

@@ -26,6 +26,9 @@ is started in FILE (replacing any there).`,
 			if err != nil {
 				return err
 			}
+			if asJSON.set {
+				opts.Tokens = instructions.DefaultTokenCounter()
+			}
 			var in instructions.Initial
 			if state == "" {
 				_, in = instructions.Start(opts)
