@@ -57,7 +57,7 @@ func Explain(opts Options, target string) Explanation {
 		return e
 	}
 	counter := opts.counter()
-	c := loadChain(fsys, dirs, opts.Config, counter)
+	c := loadChain(fsys, dirs, opts.Config, counter, root.Dir, opts.Home)
 	e.Dirs, e.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		e.Tokens, e.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
