@@ -112,12 +112,12 @@ func scanLine(line string, lineNo int, openSpan string, out *[]ImportRef) string
 			i = n
 			continue
 		}
-		if openSpan != "" || c != '@' || (i > 0 && line[i-1] != ' ' && line[i-1] != '\t') {
+		if openSpan != "" || c != '@' || (i > 0 && !isBlank(line[i-1])) {
 			i++
 			continue
 		}
 		end := i + 1
-		for end < len(line) && line[end] != ' ' && line[end] != '\t' {
+		for end < len(line) && !isBlank(line[end]) {
 			end++
 		}
 		if spec := importSpec(line[i+1 : end]); spec != "" {
@@ -171,3 +171,6 @@ func importPath(spec, importerDir, home string) (string, bool) {
 		return fsx.Abs(importerDir, filepath.FromSlash(spec)), true
 	}
 }
+
+// isBlank reports ASCII white space within a line.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
