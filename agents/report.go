@@ -87,6 +87,7 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 	if w := triad.SchemaWarning(path, d); w != "" {
 		rep.warnf("%s", w)
 	}
+	documentFindings(path, d, rep)
 	return d, nil
 }
 

@@ -351,17 +351,36 @@ func cutNotice(dirs []ChainDir) string {
 	return ""
 }
 
+// TextPart is a piece of an initial block: the block is its parts' Text
+// joined with nothing between them. A file's part (Path set) is its
+// "Instructions from:" line, its content and the separator after it; the
+// parts without a path are the block's frame. Callers that weigh the block
+// file by file (token counts per file) use them.
+type TextPart struct {
+	Path string
+	Text string
+}
+
 // renderInitial renders the <agents_context scope="initial"> block, or ""
-// when no loaded file has content.
-func renderInitial(files []loadedFile) string {
-	var blocks []string
+// when no loaded file has content, and the parts it is made of. Files
+// preloaded names are left out.
+func renderInitial(files []loadedFile, preloaded func(string) bool) (string, []TextPart) {
+	var parts []TextPart
 	for _, f := range files {
-		if f.content != "" {
-			blocks = append(blocks, "Instructions from: "+fsx.LineSafe(f.path)+"\n"+f.content)
+		if f.content != "" && (preloaded == nil || !preloaded(f.path)) {
+			parts = append(parts, TextPart{Path: f.path, Text: "Instructions from: " + fsx.LineSafe(f.path) + "\n" + f.content + "\n\n"})
 		}
 	}
-	if len(blocks) == 0 {
-		return ""
+	if len(parts) == 0 {
+		return "", nil
 	}
-	return "<agents_context scope=\"initial\">\n" + strings.Join(blocks, "\n\n") + "\n</agents_context>"
+	last := &parts[len(parts)-1]
+	last.Text = strings.TrimSuffix(last.Text, "\n")
+	parts = append([]TextPart{{Text: "<agents_context scope=\"initial\">\n"}}, parts...)
+	parts = append(parts, TextPart{Text: "</agents_context>"})
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), parts
 }

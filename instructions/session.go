@@ -18,6 +18,12 @@ type Options struct {
 	Home string
 	// FS is the filesystem; nil means [OS].
 	FS FS
+	// Preloaded, when set, names the files of the initial chain the agent's
+	// harness already put in the model's context by itself: they are loaded
+	// and registered like the others (a resolve does not report them), but
+	// their bodies are left out of [Initial.Text], so no body reaches the
+	// model twice.
+	Preloaded func(path string) bool
 	// Tokens, when set, counts each loaded file's tokens and the initial
 	// block's (Initial.Tokens, ChainDir.Tokens). nil counts nothing, unless
 	// Config.Initial.BudgetTokens is set (then [DefaultTokenCounter]).
@@ -68,6 +74,8 @@ type Initial struct {
 	CoveredDirs []string `json:"coveredDirs"`
 	// Text is the <agents_context scope="initial"> block, "" when empty.
 	Text string `json:"text"`
+	// Parts are Text's pieces, file by file (see [TextPart]).
+	Parts []TextPart `json:"-"`
 	// Tokens is the sum of the loaded files' Tokens (their content in
 	// TokenEncoding; the block adds a header line per file and its tags),
 	// set only when the load counted tokens (Options.Tokens).
@@ -117,7 +125,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded, opts.Preloaded)
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()

@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,8 +69,9 @@ func TestPathArgumentsOutsideTheRootsAreRefused(t *testing.T) {
 	}
 	for name, p := range bad {
 		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: InitialResourceURI + "?cwd=" + p})
-		if err == nil || !strings.Contains(err.Error(), "outside the allowed roots") {
-			t.Errorf("resource ?cwd=, %s %q: error %v", name, p, err)
+		var je *jsonrpc.Error
+		if err == nil || !strings.Contains(err.Error(), "outside the allowed roots") || !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("resource ?cwd=, %s %q: error %v, want code %d naming the roots", name, p, err, jsonrpc.CodeInvalidParams)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(outside, ".clia")); !os.IsNotExist(err) {

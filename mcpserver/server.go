@@ -149,6 +149,7 @@ func New(opts Options) (*Server, error) {
 	s.addInstructionResumeTool()
 	s.addInstructionResources()
 	s.addAgentsTools()
+	s.addContextTools()
 	if opts.OpenTract != nil {
 		s.addTractTools()
 		s.addTractResources()

@@ -44,6 +44,12 @@ func (r *Repo) Blame(ctx context.Context, tractName string, o CompileOptions) ([
 	return out, nil
 }
 
+// SpawnPath lists the names of the spawn ancestors of the tract with id
+// (a [Message]'s TractID), root first, ending with the tract itself.
+func (r *Repo) SpawnPath(ctx context.Context, id string) ([]string, error) {
+	return r.spawnPath(ctx, id)
+}
+
 // spawnPath lists the names of a tract's spawn ancestors, root first,
 // ending with the tract itself.
 func (r *Repo) spawnPath(ctx context.Context, id string) ([]string, error) {

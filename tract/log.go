@@ -21,6 +21,11 @@ type LogOptions struct {
 	// log); with N and not All the log reads Skip+N commits, not the
 	// history.
 	Skip int
+	// From, when set, is the ref the log starts at instead of HEAD (as
+	// `git log REF`); refs still label the commits they name. A page that
+	// ends on HEAD's first-parent chain continues, from its last such
+	// commit, as the log of that commit.
+	From string
 }
 
 // LogEntry is one commit in a log.
@@ -57,8 +62,16 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	labels := map[Hash][]string{}
 	tips := []Hash{}
 	if head.Commit != "" {
-		tips = append(tips, head.Commit)
 		labels[head.Commit] = append(labels[head.Commit], HeadRef)
+	}
+	start := head.Commit
+	if o.From != "" {
+		if start, err = r.Resolve(ctx, t, o.From); err != nil {
+			return nil, err
+		}
+	}
+	if start != "" {
+		tips = append(tips, start)
 	}
 	for _, ref := range refs {
 		if ref.Name == HeadRef {
@@ -75,7 +88,7 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	var order []*Commit
 	if o.N > 0 && !o.All {
 		w := newestFirst{rd: newMemoReader(r.store), limit: o.Skip + o.N}
-		if err := w.walk(ctx, head.Commit, nil); err != nil {
+		if err := w.walk(ctx, start, nil); err != nil {
 			return nil, err
 		}
 		order = w.out

@@ -47,17 +47,26 @@ func (r *Repo) Status(ctx context.Context, tractName string) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Tract: t.Name, Branch: h.Branch, Head: h.Commit, Children: []ChildStatus{}, Branches: []BranchStatus{}}
-	res, err := r.Compile(ctx, tractName, CompileOptions{})
+	// The stored checkpoint's header has the figure when it is at HEAD.
+	tokens, ok, err := r.storedTokens(ctx, t, h.Commit)
 	if err != nil {
 		return Status{}, err
 	}
-	st.Tokens = res.Tokens
+	if ok {
+		st.Tokens = tokens + tokensPrimer
+	} else {
+		res, err := r.Compile(ctx, tractName, CompileOptions{})
+		if err != nil {
+			return Status{}, err
+		}
+		st.Tokens = res.Tokens
+	}
 	cfg, err := readConfig(ctx, r.store, t.ID)
 	if err != nil {
 		return Status{}, err
 	}
 	if cfg.Budget > 0 {
-		st.Budget, st.Over = &cfg.Budget, res.Tokens > cfg.Budget
+		st.Budget, st.Over = &cfg.Budget, st.Tokens > cfg.Budget
 	}
 	tracts, err := r.store.Tracts(ctx)
 	if err != nil {

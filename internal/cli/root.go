@@ -132,8 +132,10 @@ var groups = []struct {
 	{"instructions", instructionsShort, newInstructionsCmd},
 	{"agents", agentsShort, newAgentsCmd},
 	{"tract", tractShort, newTractCmd},
+	{"context", contextShort, newContextCmd},
 	{"mcp", mcpShort, newMCPCmd},
 	{"hook", hookShort, newHookCmd},
+	{"skills", skillsShort, newSkillsCmd},
 	{"serve", serveShort, newServeCmd},
 }
 
@@ -150,6 +152,8 @@ version control:
   instructions  hierarchical AGENTS.md loading and a resolver for new scopes
   agents        CLIA triads: discovery, deterministic merge, journal writes
   tract         git for an LLM's context window: commits, branches, compile
+  context       one model request: instructions, agent profile and history
+  skills        Agent Skills (SKILL.md): catalog, search, load, lint
   mcp           all of the above as an MCP server
   serve         a read-only web page of a tract store and the instructions here`,
 		Version:       version(),

@@ -75,6 +75,9 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[7].Name, m("tract/stores"), m("tract/internal/rowform"), m("tract/sqlite"), false},
 		{Rules[8].Name, m("journal"), "github.com/go-git/go-git/v5/plumbing/format/config", m("agents"), false},
 		{Rules[9].Name, m("hooks"), "go.yaml.in/yaml/v3", m("internal/frontmatter"), false},
+		{Rules[10].Name, m("compose"), m("tract/sqlite"), m("tract"), true},
+		{Rules[11].Name, m("tract"), m("compose"), m("internal/tokens"), true},
+		{Rules[11].Name, m("hooks"), m("compose"), m("instructions"), true},
 	}
 	for _, tt := range tests {
 		var rule []Rule

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/compose"
+	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/tract"
+)
+
+const contextShort = "One model request: AGENTS.md chain, agent profile and tract history under one budget"
+
+func newContextCmd(env *Env) *cobra.Command {
+	var (
+		inf     instructionsFlags
+		af      agentsFlags
+		tf      tractFlags
+		o       compose.Options
+		format  string
+		asJSON  jsonFlag
+		explain bool
+	)
+	cmd := &cobra.Command{
+		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
+		Short: contextShort,
+		Long: `Compose the whole context of one model request. The system part is pinned and
+comes first: the initial AGENTS.md chain of TARGET's directory (default: the
+working directory) under the instruction caps, the merged profile of the agent
+--slug names (role, purpose, responsibilities, guardrails, directives), and the
+pinned system messages of the --tract. The tract's other messages follow,
+compiled under what --budget leaves. A budget the pinned part alone exceeds
+fails (exit 3) naming its three largest contributors.
+
+--json prints the request with the provenance of every block and what was
+left out; --explain prints the provenance as a table.
+
+Instruction flags are those of 'lineage instructions', the store is found as
+for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError("%s takes at most 1 argument (TARGET), got %d", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Format = compose.Format(format)
+			if err := o.Format.Validate(); err != nil {
+				return usageError("unknown --format %q (want text, openai, anthropic, openai-request or anthropic-request)", format)
+			}
+			if explain && asJSON.set {
+				return usageError("give --json or --explain, not both")
+			}
+			if o.Slug != "" {
+				if err := requireSlug(o.Slug); err != nil {
+					return err
+				}
+			}
+			iopts, err := inf.options(cmd, env)
+			if err != nil {
+				return err
+			}
+			o.Instructions = iopts
+			if len(args) == 1 {
+				o.Target = args[0]
+			}
+			o.Agents = af.options(env)
+			o.Agents.Path = ""
+			if o.Tract != "" {
+				tf.tract = o.Tract
+				s, err := tf.readSession(cmd, env)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				// One compile per process: a cached view would only hold
+				// the whole history while the request is printed.
+				o.Repo, o.Cold = s.repo, true
+			}
+			res, err := compose.Compile(cmd.Context(), o)
+			if err != nil {
+				return contextErr(err)
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
+			}
+			switch {
+			case asJSON.set:
+				return writeJSON(env.Stdout, res)
+			case explain:
+				return writeContextExplain(env.Stdout, res)
+			}
+			if len(res.Dropped) > 0 {
+				writeDroppedNote(env, res)
+			}
+			if text, ok := res.Request.(string); ok {
+				_, err := io.WriteString(env.Stdout, text)
+				return err
+			}
+			return writeJSON(env.Stdout, res.Request)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Slug, "slug", "", "agent slug whose merged profile joins the system part")
+	fl.StringVar(&o.Tract, "tract", "", "tract whose history fills the messages (default: none)")
+	fl.StringVar(&tf.store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
+	fl.StringVar(&o.At, "at", "", "compile the tract as of this ref")
+	budgetFlag(cmd, &o.Budget, "most tokens the whole request may use (the pinned part is never cut)")
+	fl.StringVar(&format, "format", string(compose.FormatOpenAI), "text, openai (messages), anthropic (system, messages, tools), openai-request or anthropic-request (request bodies)")
+	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
+	fl.StringVar(&o.Model, "model", "", "model name the request formats carry")
+	fl.IntVar(&o.MaxTokens, "max-tokens", 0, "reply token limit the request formats carry (max_tokens, max_completion_tokens)")
+	fl.BoolVar(&explain, "explain", false, "print where every block came from and what was left out, as a table")
+	asJSON.add(cmd, "print the request with the provenance of every block and what was left out")
+	// The instruction chain's flags, as 'lineage instructions' takes them.
+	fl.StringVar(&inf.config, "config", "", "instructions: JSON configuration `file`")
+	fl.StringVar(&inf.root, "root", "", "instructions: project root override (markers are not consulted)")
+	fl.StringVar(&inf.markers, "markers", "", "instructions: comma-separated root `markers` (default .codelia,.git,.jj)")
+	fl.IntVar(&inf.maxFiles, "max-files", 0, "instructions: most files in the initial chain (default 16)")
+	fl.IntVar(&inf.maxBytes, "max-bytes", 0, "instructions: most content bytes in the initial chain (default 262144)")
+	fl.StringVar(&inf.fileNames, "file-names", "", "instructions: comma-separated `names` tried in each directory (default AGENTS.md)")
+	// The agent chain's flags, as 'lineage agents' takes them.
+	fl.StringArrayVar(&af.roots, "agents-root", nil, "agents: agents root searched in every domain root after .clia/agents (repeatable)")
+	fl.BoolVar(&af.allowOutside, "allow-outside-inherits", false, "agents: follow inherits that leave the workspace")
+	return cmd
+}
+
+// contextErr maps compose errors to exit codes: a budget the pinned part
+// exceeds and an OpenAI request with no message are findings (3), bad options a usage error (2), the rest as the
+// service they came from maps them.
+func contextErr(err error) error {
+	var be *compose.BudgetError
+	var ve *compose.ValidationError
+	switch {
+	case errors.As(err, &be), errors.Is(err, tract.ErrEmptyContext):
+		return findingError(err)
+	case errors.As(err, &ve):
+		return usageError("%v", ve)
+	}
+	return tractErr(agentsError(err))
+}
+
+func writeDroppedNote(env *Env, res compose.Result) {
+	tokens := 0
+	for _, d := range res.Dropped {
+		tokens += d.Tokens
+	}
+	budget := "no budget"
+	if res.Budget != nil {
+		budget = fmt.Sprintf("budget %d", *res.Budget)
+	}
+	fmt.Fprintf(env.Stderr, "%s: left out %d item(s) (%d tokens of messages); see --explain\n", budget, len(res.Dropped), tokens)
+}
+
+// writeContextExplain prints the provenance table: one row per block, then
+// its files or fields, then what was left out.
+func writeContextExplain(w io.Writer, res compose.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	budget := "none"
+	if res.Budget != nil {
+		budget = fmt.Sprint(*res.Budget)
+	}
+	fmt.Fprintf(tw, "dir: %s\nencoding: %s\nbudget: %s\ntokens: %d (system %d, overhead %d)\n\n",
+		fsx.LineSafe(res.Dir), res.Encoding, budget, res.Tokens, res.SystemTokens, res.Overhead)
+	fmt.Fprintln(tw, "#\tpart\tsource\ttokens\tfrom")
+	for _, b := range res.Blocks {
+		switch b.Source {
+		case compose.SourceInstructions:
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d file(s), %d tokens of frame\n", b.Index, b.Part, b.Source, b.Tokens, len(b.Files), b.Overhead)
+			for _, f := range b.Files {
+				fmt.Fprintf(tw, "\t\t  file\t%d\t%s (mtime %d ms, %d bytes)\n", f.Tokens, fsx.LineSafe(f.Path), f.MtimeMs, f.SizeBytes)
+			}
+		case compose.SourceProfile:
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\tagent %s, %d field(s), %d tokens of frame\n", b.Index, b.Part, b.Source, b.Tokens, fsx.LineSafe(res.Slug), len(b.Fields), b.Overhead)
+			for _, f := range b.Fields {
+				fmt.Fprintf(tw, "\t\t  field\t%d\t%s\n", f.Tokens, fsx.LineSafe(f.Field))
+				for _, v := range f.Values {
+					inh := ""
+					if v.Inherited {
+						inh = ", inherited"
+					}
+					fmt.Fprintf(tw, "\t\t\t\t  %s <- %s (layer %d%s)\n", fsx.LineSafe(v.Pointer), fsx.LineSafe(v.File), v.Layer, inh)
+				}
+			}
+		default:
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s %s %s %s, spawn path %s\n", b.Index, b.Part, b.Source, b.Tokens, b.Commit.Short(),
+				fsx.LineSafe(b.Tract), b.Type, b.Priority, fsx.LineSafe(strings.Join(b.SpawnPath, " > ")))
+		}
+	}
+	fmt.Fprintln(tw, "\nleft out:")
+	if len(res.Dropped) == 0 {
+		fmt.Fprintln(tw, "  (none)")
+	}
+	for _, d := range res.Dropped {
+		what := fsx.LineSafe(d.Path)
+		if d.Commit != "" {
+			what = fmt.Sprintf("%s %s %s %s, %d tokens", d.Commit.Short(), fsx.LineSafe(d.Tract), d.Type, d.Priority, d.Tokens)
+		}
+		detail := ""
+		if d.Detail != "" {
+			detail = " (" + fsx.LineSafe(d.Detail) + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", d.Reason, d.Source, what, detail)
+	}
+	return tw.Flush()
+}
