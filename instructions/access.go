@@ -3,6 +3,7 @@ package instructions
 import (
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,7 +21,12 @@ type RootOpener interface {
 
 // OpenRegularIn opens name inside dir through an os.Root.
 func (osFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
-	f, _, err := fsx.OpenRegularIn(dir, name)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, _, err := fsx.OpenRegularIn(root, name)
 	if err != nil {
 		if strings.Contains(err.Error(), "escapes") {
 			return nil, errEscapes
