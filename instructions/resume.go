@@ -59,6 +59,9 @@ func Resume(saved State, opts Options) Resumed {
 		if !fsx.Contains(cur.root.Dir, f.Path) {
 			continue
 		}
+		if _, ok := cur.imports[f.Path]; !ok && len(f.Imports) > 0 {
+			cur.imports[f.Path] = clone(f.Imports)
+		}
 		// A file the session had been told about (a resolve reported it)
 		// that changed while the session was away is re-presented
 		// (seed §9.6), and known from now on at its new version.
