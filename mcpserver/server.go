@@ -58,6 +58,8 @@ type Options struct {
 	// AllowRoots are directories (absolute) every call may read and write
 	// besides the client's roots (else Cwd).
 	AllowRoots []string
+	// Skills configure the skills tools and catalog.
+	Skills SkillsOptions
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -84,6 +86,8 @@ type Server struct {
 
 	watch  *watcher
 	tracts *tractRepo
+
+	skillState skillState
 }
 
 // New builds a server with every tool, resource and prompt registered.
@@ -134,7 +138,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:            serverInstructions,
+		Instructions:            serverInstructions + s.skillsInstructions(),
 		Logger:                  opts.Logger,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -149,6 +153,7 @@ func New(opts Options) (*Server, error) {
 	s.addInstructionResumeTool()
 	s.addInstructionResources()
 	s.addAgentsTools()
+	s.addSkillsTools()
 	s.addContextTools()
 	if opts.OpenTract != nil {
 		s.addTractTools()
