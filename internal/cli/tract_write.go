@@ -108,8 +108,24 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			// The pressure costs a compile: without a budget only --json
+			// (which reports the tokens) pays for it.
+			var p *tract.Pressure
+			if cfg, err := s.repo.Config(cmd.Context(), s.tract); err == nil && (cfg.Budget > 0 || asJSON.set) {
+				if got, err := s.repo.Pressure(cmd.Context(), s.tract); err == nil {
+					p = &got
+				} else {
+					fmt.Fprintf(env.Stderr, "lineage: committed %s; the context's tokens are unknown: %v\n", commit.Hash.Short(), err)
+				}
+			}
+			if p != nil && p.Warn {
+				warnPressure(env, *p)
+			}
 			if asJSON.set {
-				return writeJSON(env.Stdout, commit)
+				if p == nil {
+					return writeJSON(env.Stdout, commit)
+				}
+				return writeJSON(env.Stdout, tract.CommitResult{Commit: commit, Pressure: *p})
 			}
 			fmt.Fprintln(env.Stdout, commit.Hash)
 			return nil
@@ -263,4 +279,16 @@ func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	return cmd
+}
+
+// warnPressure says on stderr that the context is at or above its warning
+// threshold, with the compression that brings it back under.
+func warnPressure(env *Env, p tract.Pressure) {
+	fmt.Fprintf(env.Stderr, "lineage: context at %.0f%% of the budget (%d of %d tokens, warn-at %g)", *p.Ratio*100, p.Tokens, *p.Budget, p.WarnAt)
+	if p.Plan == nil {
+		fmt.Fprintln(env.Stderr, ": nothing but pinned messages to compress")
+		return
+	}
+	fmt.Fprintf(env.Stderr, ": compress %s frees %d tokens of %d messages for a summary of at most %d tokens (lineage tract compress %s --summary TEXT)\n",
+		p.Plan.Range, p.Plan.Tokens, p.Plan.Messages, p.Plan.MaxSummaryTokens, p.Plan.Range)
 }

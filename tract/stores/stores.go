@@ -115,7 +115,31 @@ func openSQLite(ctx context.Context, l Location, o Options) (tract.Store, error)
 	if err != nil {
 		return nil, err
 	}
+	if !o.ReadOnly {
+		keepOutOfGit(filepath.Dir(l.Path))
+	}
 	return s, nil
+}
+
+// GitignoreName is the file a .lineage directory holds so that git never
+// shows the store, its lock or its journal files: it ignores everything.
+const GitignoreName = ".gitignore"
+
+// keepOutOfGit writes .gitignore ("*") into dir when dir is a .lineage
+// directory without one; an existing file is the user's and stays as it
+// is. Best effort: a directory that cannot take it still holds a store.
+func keepOutOfGit(dir string) {
+	if filepath.Base(dir) != DirName {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, GitignoreName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, err = f.WriteString("*\n")
+	if cerr := f.Close(); err != nil || cerr != nil {
+		_ = os.Remove(filepath.Join(dir, GitignoreName))
+	}
 }
 
 func openPostgres(ctx context.Context, l Location, o Options) (tract.Store, error) {
