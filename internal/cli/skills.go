@@ -352,3 +352,10 @@ is a finding.`,
 	j.add(cmd, "")
 	return cmd
 }
+
+// hookSkills are the skills a hook's session start lists: the same folders
+// and environment as the skills commands.
+func hookSkills(env *Env, cwd, home string, root instructions.RootConfig) *skills.Options {
+	user, _, extra := skillsEnv(env, cwd)
+	return &skills.Options{Home: home, Root: root, User: user, Extra: extra, CachePath: skillsCachePath(env)}
+}
