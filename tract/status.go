@@ -75,7 +75,7 @@ func (r *Repo) Status(ctx context.Context, tractName string) (Status, error) {
 	if cfg.Budget > 0 {
 		st.Budget, st.Over = &cfg.Budget, st.Tokens > cfg.Budget
 	}
-	p, err := r.pressureOf(ctx, tractName, cfg, res.Tokens)
+	p, err := r.pressureOf(ctx, tractName, cfg, st.Tokens)
 	if err != nil {
 		return Status{}, err
 	}
