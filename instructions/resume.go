@@ -55,6 +55,9 @@ func Resume(saved State, opts Options) Resumed {
 		if fsx.Contains(cur.root.Dir, f.Path) {
 			cur.register(f.Path, known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}})
 			cur.idsPending = true
+			if _, ok := cur.imports[f.Path]; !ok && len(f.Imports) > 0 {
+				cur.imports[f.Path] = clone(f.Imports)
+			}
 		}
 	}
 	slices.Sort(gone)
