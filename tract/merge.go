@@ -167,12 +167,14 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 			}
 		}
 	}
-	// What this side sees of a commit's priority: the newest annotation
-	// made on its own commits or on the history both sides share (a skip
-	// recorded at the fork point counts for both).
+	// What this side decided about a commit's priority since the fork: its
+	// newest annotation made on its own commits. One recorded before the
+	// fork is where both sides started, not a side's choice: a skip there
+	// that one side took back (annotated normal) does not make the other
+	// side "skip" what the first one edits.
 	newest := map[Hash]Priority{}
 	for _, a := range anns {
-		if a.Head != "" && (s.only[a.Head] || mine[a.Head] != nil && other[a.Head] != nil) {
+		if a.Head != "" && s.only[a.Head] {
 			newest[a.Commit] = a.Priority
 		}
 	}
