@@ -20,6 +20,11 @@ type MergeOptions struct {
 	NoFF bool
 	// Strategy resolves conflicts: "ours" or "theirs"; "" reports them.
 	Strategy string
+	// Message is the merge commit's message (default "merge BRANCH").
+	Message string
+	// DeleteBranch deletes the merged branch once the merge is done (it
+	// is merged then, so no force is needed).
+	DeleteBranch bool
 }
 
 // Merge kinds.
@@ -38,6 +43,22 @@ type MergeResult struct {
 	Merge Hash `json:"merge,omitempty"`
 	// Resolved lists the conflicts a strategy settled.
 	Resolved []Conflict `json:"resolved"`
+	// Deleted is the branch --delete-branch deleted.
+	Deleted string `json:"deleted,omitempty"`
+}
+
+// Merge merges ref (a branch of the tract) into the current branch and,
+// with o.DeleteBranch, deletes it afterwards.
+func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+	res, err := r.merge(ctx, tractName, ref, o)
+	if err != nil || !o.DeleteBranch {
+		return res, err
+	}
+	if err := r.DeleteBranch(ctx, tractName, ref, false); err != nil {
+		return res, fmt.Errorf("merged, but deleting branch %s failed: %w", ref, err)
+	}
+	res.Deleted = ref
+	return res, nil
 }
 
 // side is one side of a merge: what it has that the other does not.
@@ -47,8 +68,7 @@ type side struct {
 	skips map[Hash]bool    // targets this side's newest annotation skips
 }
 
-// Merge merges ref (a branch of the tract) into the current branch.
-func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+func (r *Repo) merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
 	if err := o.Validate(); err != nil {
 		return MergeResult{}, err
 	}
@@ -103,7 +123,11 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 	}
 	res := MergeResult{Kind: MergeCommit, Resolved: []Conflict{}}
 	err = r.store.Update(ctx, func(tx Tx) error {
-		m := Commit{Parents: []Hash{head.Commit, other}, Operation: OpMerge, Tract: t.ID, Time: now, Message: "merge " + ref}
+		message := o.Message
+		if message == "" {
+			message = "merge " + ref
+		}
+		m := Commit{Parents: []Hash{head.Commit, other}, Operation: OpMerge, Tract: t.ID, Time: now, Message: message}
 		if head.Commit == "" {
 			m.Parents = []Hash{other}
 		}
