@@ -32,6 +32,11 @@ func readContent(fsys FS, path string, budget int) (fileContent, error) {
 	if err != nil {
 		return fileContent{}, err
 	}
+	return readFrom(r, path, budget)
+}
+
+// readFrom is [readContent] on an opened file, which it closes.
+func readFrom(r io.ReadCloser, path string, budget int) (fileContent, error) {
 	defer r.Close()
 	br := bufio.NewReader(r)
 	head, err := io.ReadAll(io.LimitReader(br, int64(budget)+1))
