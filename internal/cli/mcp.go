@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -164,6 +165,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
+		HookSessions:    hookSessionsDir(env),
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
 		Now:             now,
@@ -171,4 +173,14 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Version:         version(),
 		Skills:          skillsServerOptions(env, cwd),
 	}, nil
+}
+
+// hookSessionsDir is where lineage's hooks keep their session states ("" when
+// there is no state directory).
+func hookSessionsDir(env *Env) string {
+	base, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "lineage", "sessions")
 }
