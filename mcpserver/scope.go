@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -108,4 +109,29 @@ func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return c.FS.OpenRegular(name)
+}
+
+// ReadDir lets the loader list rule folders (.agents/rules, .claude/rules)
+// inside the allowed roots.
+func (c confinedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := c.roots.Check(name); err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	if l, ok := c.FS.(instructions.DirReader); ok {
+		return l.ReadDir(name)
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.ErrUnsupported}
+}
+
+// OpenRegularIn opens an @import through the directory it must stay in,
+// as the loader's own filesystem does, after the allowed roots' check.
+func (c confinedFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
+	p := filepath.Join(dir, name)
+	if err := c.roots.Check(p); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	if ro, ok := c.FS.(instructions.RootOpener); ok {
+		return ro.OpenRegularIn(dir, name)
+	}
+	return c.FS.OpenRegular(p)
 }
