@@ -3,6 +3,7 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,12 @@ type Options struct {
 	AgentsRoots []string
 	// AllowOutsideInherits lets inherits reach files outside the workspace.
 	AllowOutsideInherits bool
+	// Open, when set, opens each triad document read instead of
+	// [fsx.OpenRegular]: a server face passes its confined opener
+	// ([confine.Roots.OpenRegular]), so no document outside its roots is
+	// read, not even one a symbolic link swapped in mid-resolution leads
+	// to.
+	Open func(path string) (*os.File, fs.FileInfo, error)
 }
 
 // Roots returns the agents roots in use: [DefaultAgentsRoot], then each

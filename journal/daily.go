@@ -52,22 +52,35 @@ func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error
 	now := opts.now()
 	jt := t
 	jt.Dir = filepath.Join(t.Dir, "journal")
-	if err := ensureDir(jt); err != nil {
+	// Through the root of the write root: the lock in the context, the day
+	// file in its journal directory (see openDir).
+	ctxDir, err := openDir(t.Root, t.Dir)
+	if err != nil {
 		return nil, err
 	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+	defer ctxDir.Close()
+	dir, err := openDir(t.Root, jt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	if err := checkLock(t.Dir); err != nil {
+		return nil, err
+	}
+	lock, err := fsx.LockFileIn(ctx, ctxDir, lockName)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	path := filepath.Join(jt.Dir, now.Format(time.DateOnly)+".json")
+	name := now.Format(time.DateOnly) + ".json"
+	path := filepath.Join(jt.Dir, name)
 	if err := checkFile(jt.Dir, path); err != nil {
 		return nil, err
 	}
 	res := &DailyResult{File: path}
 	doc, layout, perm := triad.NewObject(), triad.EncodeOptions{SpaceBeforeColon: true, SortKeys: true}, os.FileMode(0o644)
-	if _, err := os.Lstat(path); err == nil {
-		if doc, layout, perm, err = readAgency(path); err != nil {
+	if _, err := dir.Lstat(name); err == nil {
+		if doc, layout, perm, _, err = readAgencyIn(dir, name, path); err != nil {
 			return nil, err
 		}
 	} else {
@@ -98,7 +111,7 @@ func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error
 		return res, nil
 	}
 	doc.Set("timestamp", triad.NewString(now.Format(time.RFC3339)))
-	if err := fsx.WriteFileAtomic(path, triad.Encode(doc, layout), perm); err != nil {
+	if err := fsx.WriteFileAtomicIn(dir, name, triad.Encode(doc, layout), perm); err != nil {
 		return nil, err
 	}
 	res.Written = true

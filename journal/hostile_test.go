@@ -51,3 +51,24 @@ func TestAppendRemovesKilledWritersTemps(t *testing.T) {
 		t.Errorf("context holds %s", got)
 	}
 }
+
+// A roster (AGENTS.md) that is a symlink leading outside is refused before
+// anything is created: no half-commissioned agent is left behind.
+func TestCommissionChecksTheRosterFirst(t *testing.T) {
+	root, outside := tempRoot(t), tempRoot(t)
+	write(t, root, map[string]string{".git": "<dir>"})
+	write(t, outside, map[string]string{"AGENTS.md": "# elsewhere\n"})
+	if err := os.Symlink(filepath.Join(outside, "AGENTS.md"), filepath.Join(root, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Commissioned(context.Background(), Options{Agents: agents.Options{Path: root}}, Commission{Slug: "new-agent", Title: "New"})
+	if err == nil || !strings.Contains(err.Error(), "roster: refusing to write") || !strings.Contains(err.Error(), "nothing created") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".clia")); err == nil {
+		t.Error("the agent was created before the roster was refused")
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "AGENTS.md")); string(data) != "# elsewhere\n" {
+		t.Errorf("outside file changed: %q", data)
+	}
+}

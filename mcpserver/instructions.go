@@ -37,12 +37,17 @@ type OutsideFile struct {
 	Reason string `json:"reason"`
 }
 
-// outsideFiles are the chain files the confined loader refused.
+// outsideFiles are the chain files the confined loader refused. Each path
+// is checked once: a file swapped between two checks must not make the
+// second one differ from the first.
 func outsideFiles(sc scope, in instructions.Initial) []OutsideFile {
 	var out []OutsideFile
 	for _, d := range in.Dirs {
-		if d.Path != "" && d.Status == instructions.StatusUnreadable && sc.roots.Check(d.Path) != nil {
-			out = append(out, OutsideFile{Path: d.Path, Reason: sc.roots.Check(d.Path).Error()})
+		if d.Path == "" || d.Status != instructions.StatusUnreadable {
+			continue
+		}
+		if err := sc.roots.Check(d.Path); err != nil {
+			out = append(out, OutsideFile{Path: d.Path, Reason: err.Error()})
 		}
 	}
 	return out

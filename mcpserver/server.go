@@ -58,6 +58,11 @@ type Options struct {
 	// AllowRoots are directories (absolute) every call may read and write
 	// besides the client's roots (else Cwd).
 	AllowRoots []string
+	// RootsWithin, when set, bound what clients may declare: each client
+	// root is intersected with these directories (absolute), so a client
+	// declaring "/" gets them, not the whole host. A client root outside
+	// all of them is dropped.
+	RootsWithin []string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -97,6 +102,12 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("mcp server: allowed root %q must be an absolute path", r)
 		}
 		opts.AllowRoots[i] = filepath.Clean(r)
+	}
+	for i, r := range opts.RootsWithin {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("mcp server: roots-within %q must be an absolute path", r)
+		}
+		opts.RootsWithin[i] = filepath.Clean(r)
 	}
 	if opts.Stateless && opts.StateDir == "" {
 		return nil, errors.New("mcp server: stateless mode needs a state directory")
