@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -154,15 +155,12 @@ func (c confinedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.ErrUnsupported}
 }
 
-// OpenRegularIn opens an @import through the directory it must stay in,
-// as the loader's own filesystem does, after the allowed roots' check.
+// OpenRegularIn opens an @import that must stay in dir: through dir's own
+// os.Root when dir lies inside an allowed root (that confines it to both),
+// else through the allowed root holding it, as OpenRegular does.
 func (c confinedFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
-	p := filepath.Join(dir, name)
-	if err := c.roots.Check(p); err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
-	}
-	if ro, ok := c.FS.(instructions.RootOpener); ok {
+	if ro, ok := c.FS.(instructions.RootOpener); ok && c.roots.Check(dir) == nil {
 		return ro.OpenRegularIn(dir, name)
 	}
-	return c.FS.OpenRegular(p)
+	return c.OpenRegular(filepath.Join(dir, name))
 }
