@@ -5,7 +5,7 @@ package journal
 import (
 	"context"
 	"fmt"
-	"os"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -32,9 +32,7 @@ func TestAppendUnderSymlinkSwap(t *testing.T) {
 	}
 	ctxDir := filepath.Dir(first.File)
 	decoy := filepath.Join(filepath.Dir(ctxDir), "decoy")
-	if err := os.Symlink(outside, decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, decoy)
 	before := swaptest.Tree(t, outside)
 	sw := swaptest.Start(t, ctxDir, decoy, 10*time.Second)
 	var mu sync.Mutex
