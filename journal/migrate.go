@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,6 +45,11 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	}
 	out := []TidyResult{}
 	for _, f := range files {
+		if f.link != "" {
+			k, _, _ := triad.Match(filepath.Base(f.path))
+			out = append(out, skippedLink(f, k))
+			continue
+		}
 		r, err := migrateFile(ctx, f, t.Write)
 		if err != nil {
 			return out, err
@@ -55,7 +59,8 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	return out, nil
 }
 
-func migrateFile(ctx context.Context, f string, write bool) (TidyResult, error) {
+func migrateFile(ctx context.Context, tf tidyFile, write bool) (TidyResult, error) {
+	f := tf.path
 	k, current, _ := triad.Match(filepath.Base(f))
 	r := TidyResult{File: f, Kind: string(k)}
 	dir := filepath.Dir(f)
@@ -76,6 +81,14 @@ func migrateFile(ctx context.Context, f string, write bool) (TidyResult, error) 
 	}
 	changed := migrateDoc(doc, k)
 	if !changed && target == f {
+		if write {
+			// Remove what a killed run left, under the lock.
+			_, unlock, err := lockTidy(ctx, tf)
+			if err != nil {
+				return r, err
+			}
+			unlock()
+		}
 		return r, nil
 	}
 	r.Changed = true
@@ -87,32 +100,30 @@ func migrateFile(ctx context.Context, f string, write bool) (TidyResult, error) 
 	if !write {
 		return r, nil
 	}
-	if err := checkFile(dir, f); err != nil {
-		return r, err
-	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(dir, lockName))
+	d, unlock, err := lockTidy(ctx, tf)
 	if err != nil {
 		return r, err
 	}
-	defer lock.Unlock()
-	if now, err := os.ReadFile(f); err != nil || string(now) != string(old) {
+	defer unlock()
+	name, targetName := filepath.Base(f), filepath.Base(target)
+	if now, _, err := readIn(d, name, f); err != nil || string(now) != string(old) {
 		return r, errConcurrent(f, err)
 	}
 	if target != f {
-		if _, err := os.Lstat(target); err == nil {
+		if _, err := d.Lstat(targetName); err == nil {
 			return r, errExists(target)
 		}
-		if err := fsx.WriteFileAtomic(target, data, perm); err != nil {
+		if err := fsx.WriteFileAtomicIn(d, targetName, data, perm); err != nil {
 			return r, err
 		}
 		r.Written = true
-		return r, os.Rename(f, f+".bak")
+		return r, d.Rename(name, name+".bak")
 	}
-	if err := fsx.WriteFileAtomic(f+".bak", old, perm); err != nil {
+	if err := fsx.WriteFileAtomicIn(d, name+".bak", old, perm); err != nil {
 		return r, err
 	}
 	r.Written = true
-	return r, fsx.WriteFileAtomic(f, data, perm)
+	return r, fsx.WriteFileAtomicIn(d, name, data, perm)
 }
 
 // migrateDoc applies the 0.4.0 shape rules to doc and reports a change.
