@@ -34,10 +34,15 @@ type Options struct {
 
 // Roots returns the agents roots in use: [DefaultAgentsRoot], then each
 // of AgentsRoots not already listed.
+//
+// Roots are compared as the OS compares paths: `.clia/agents/` is
+// `.clia/agents`, and on Windows and macOS `.CLIA\agents` is too, so no
+// context directory is found twice.
 func (o Options) Roots() []string {
-	out := []string{DefaultAgentsRoot}
+	out := []string{filepath.Clean(DefaultAgentsRoot)}
 	for _, r := range o.AgentsRoots {
-		if c := filepath.Clean(r); !slices.Contains(out, c) {
+		c := filepath.Clean(r)
+		if !slices.ContainsFunc(out, func(have string) bool { return fsx.Equal(have, c) }) {
 			out = append(out, c)
 		}
 	}

@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,12 +156,8 @@ func TestImportsStayInsideAllowedRoots(t *testing.T) {
 	outside := makeTree(t, filepath.Join(base, "outside"), map[string]string{"secret.md": "secret", "shared/ok.md": "shared"})
 	root := makeTree(t, filepath.Join(base, "repo"), map[string]string{testMarker + "/": "",
 		"AGENTS.md": "@../outside/secret.md @" + outside + "/secret.md @link.md @linkdir/secret.md @" + outside + "/shared/ok.md @~/h.md"})
-	if err := os.Symlink(outside+"/secret.md", root+"/link.md"); err != nil {
-		t.Skip(err)
-	}
-	if err := os.Symlink(outside, root+"/linkdir"); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside+"/secret.md", root+"/link.md")
+	platformtest.Symlink(t, outside, root+"/linkdir")
 	home := makeTree(t, filepath.Join(base, "home"), map[string]string{"h.md": "home"})
 	o := opts(root)
 	o.Home = home
@@ -221,12 +218,8 @@ func TestImportsProperties(t *testing.T) {
 			files[n] = b.String()
 		}
 		makeTree(t, root, files)
-		if err := os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(root, "link.md")); err != nil {
-			rt.Skip(err)
-		}
-		if err := os.Symlink(outside, filepath.Join(root, "dl")); err != nil {
-			rt.Fatal(err)
-		}
+		platformtest.Symlink(rt, filepath.Join(outside, "o.md"), filepath.Join(root, "link.md"))
+		platformtest.Symlink(rt, outside, filepath.Join(root, "dl"))
 		o := opts(root + "/d/e")
 		o.Home = base
 		_, in := Start(o)

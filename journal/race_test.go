@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/internal/swaptest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -33,9 +34,7 @@ func TestAppendUnderSymlinkSwap(t *testing.T) {
 	}
 	ctxDir := filepath.Dir(first.File)
 	decoy := filepath.Join(filepath.Dir(ctxDir), "decoy")
-	if err := os.Symlink(outside, decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, decoy)
 	before := swaptest.Tree(t, outside)
 	sw := swaptest.Start(t, ctxDir, decoy, 10*time.Second)
 	var mu sync.Mutex
@@ -91,9 +90,7 @@ func swapRun2(t *testing.T, files, outsideFiles map[string]string, n int, op fun
 		write(t, outside, map[string]string{name: body})
 	}
 	decoy := filepath.Join(root, ".clia", "agents", "decoy")
-	if err := os.Symlink(outside, decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, decoy)
 	before := swaptest.Tree(t, outside)
 	sw := swaptest.Start(t, ctxDir, decoy, 10*time.Second)
 	for i := range n {
@@ -155,9 +152,7 @@ func TestCommissionUnderSymlinkSwap(t *testing.T) {
 	write(t, root, map[string]string{".git": "<dir>", ".clia/agents/keep": "<dir>"})
 	agentsRoot := filepath.Join(root, ".clia", "agents")
 	decoy := filepath.Join(root, ".clia", "decoy")
-	if err := os.Symlink(outside, decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, decoy)
 	before := swaptest.Tree(t, outside)
 	sw := swaptest.Start(t, agentsRoot, decoy, 10*time.Second)
 	var created []string

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +23,8 @@ func confinedProject(t *testing.T) (dir, outside string) {
 	writeFile(t, filepath.Join(outside, "secret.txt"), "TOP SECRET\n")
 	writeFile(t, filepath.Join(outside, ".git", "HEAD"), "ref: refs/heads/main\n")
 	t.Cleanup(func() { os.RemoveAll(outside) })
-	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "secret-link")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, filepath.Join(dir, "out"))
+	platformtest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "secret-link"))
 	return dir, outside
 }
 
@@ -84,9 +81,7 @@ func TestPathArgumentsOutsideTheRootsAreRefused(t *testing.T) {
 func TestAgentsFileLeadingOutsideIsNotRead(t *testing.T) {
 	dir, outside := confinedProject(t)
 	os.Remove(filepath.Join(dir, "sub", "AGENTS.md"))
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "sub", "AGENTS.md")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "sub", "AGENTS.md"))
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	var in InitialOutput
 	call(t, cs, "instructions_initial", map[string]any{"cwd": "sub"}, &in)

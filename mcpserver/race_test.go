@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,9 +43,7 @@ func TestInstructionsUnderSymlinkSwap(t *testing.T) {
 	dir, outside := confinedProject(t)
 	agentsFile := filepath.Join(dir, "sub", "AGENTS.md")
 	decoy := filepath.Join(dir, "sub", "decoy")
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "secret.txt"), decoy)
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	sw := swaptest.Start(t, agentsFile, decoy, 30*time.Second)
 	loaded := 0
@@ -76,9 +75,7 @@ func TestAgentsProfileUnderSymlinkSwap(t *testing.T) {
 	writeFile(t, filepath.Join(outside, "evil.json"), `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["SECRET rule"]}`+"\n")
 	doc := filepath.Join(dir, ".clia", "agents", "tau", "tau@ws.agent.triad.json")
 	decoy := filepath.Join(dir, ".clia", "agents", "decoy.json")
-	if err := os.Symlink(filepath.Join(outside, "evil.json"), decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "evil.json"), decoy)
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	sw := swaptest.Start(t, doc, decoy, 30*time.Second)
 	for i := range raceCalls {
@@ -102,9 +99,7 @@ func TestJournalUnderSymlinkSwap(t *testing.T) {
 	file, _ := first["file"].(string)
 	ctxDir := filepath.Dir(file)
 	decoy := filepath.Join(filepath.Dir(ctxDir), "decoy")
-	if err := os.Symlink(outside, decoy); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, decoy)
 	before := swaptest.Tree(t, outside)
 	sw := swaptest.Start(t, ctxDir, decoy, 30*time.Second)
 	var acked []string

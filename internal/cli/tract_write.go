@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
@@ -222,6 +223,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 
 func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 	var text, file, message string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "edit REF (--text S | --file F)",
 		Short: "Record an edit replacing a commit's text; prints the edit's hash",
@@ -243,6 +245,9 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, c)
+			}
 			fmt.Fprintln(env.Stdout, c.Hash)
 			return nil
 		},
@@ -250,11 +255,13 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&text, "text", "", "new text")
 	cmd.Flags().StringVar(&file, "file", "", "read the new text from a file ('-' for stdin)")
 	cmd.Flags().StringVar(&message, "message", "", "commit message")
+	asJSON.add(cmd, "print the edit commit as JSON")
 	return cmd
 }
 
 func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
 	var reason string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "annotate REF skip|normal|important|pinned [--reason R]",
 		Short: "Set the current tract's priority for a commit (any tract's)",
@@ -273,11 +280,21 @@ func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, struct {
+					Commit   tract.Hash     `json:"commit"`
+					Tract    string         `json:"tract"`
+					Priority tract.Priority `json:"priority"`
+					Reason   string         `json:"reason,omitempty"`
+					Time     time.Time      `json:"time"`
+				}{a.Commit, s.tract, a.Priority, a.Reason, a.Time})
+			}
 			fmt.Fprintf(env.Stdout, "%s is %s for tract %s\n", a.Commit.Short(), a.Priority, s.tract)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
+	asJSON.add(cmd, "print the annotation as JSON")
 	return cmd
 }
 

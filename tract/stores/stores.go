@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/postgres"
 	"github.com/agentlineage/lineage/tract/sqlite"
@@ -88,8 +89,10 @@ func Parse(url, dir string) (Location, error) {
 	if p == "" {
 		return Location{}, errors.New("store: empty path")
 	}
-	if dir != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+	if dir != "" {
+		// The OS's own rules: on Windows `\x.db` is on dir's drive and
+		// `D:x.db` on drive D, never joined under dir.
+		p = fsx.Abs(dir, p)
 	}
 	return Location{Driver: SQLite, Path: filepath.Clean(p)}, nil
 }
