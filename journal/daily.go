@@ -26,18 +26,53 @@ type Daily struct {
 
 // DailyResult reports a day-document write.
 type DailyResult struct {
-	File    string       `json:"file"`
-	Written bool         `json:"written"`
-	Created bool         `json:"created"`
-	Doc     *triad.Value `json:"-"`
+	File    string `json:"file"`
+	Written bool   `json:"written"`
+	Created bool   `json:"created"`
+	// Agency is the agency document that recorded DirsTouched, if any.
+	Agency string       `json:"agency,omitempty"`
+	Doc    *triad.Value `json:"-"`
 }
 
 // WriteDaily adds d to the day document of today (UTC, by the clock of
 // opts). Unlike CLIA, which overwrites the day, an existing document is
 // merged: its lists gain the new items (existing ones first, duplicates
 // dropped), "timestamp" becomes now and agentVersion the given one; every
-// other key stays. Adding nothing already there writes nothing.
+// other key stays. Adding nothing already there writes nothing. As in
+// CLIA, DirsTouched are also unioned into the context's agency document
+// (extensions["x-dirsTouched"], and "updated" becomes now) when it has one.
 func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error) {
+	res, err := writeDay(ctx, opts, d)
+	if err != nil || len(nonBlank(d.DirsTouched)) == 0 {
+		return res, err
+	}
+	t, err := ResolveTarget(opts.Agents, d.Slug, opts.Scope, opts.AgentsDir)
+	if err != nil {
+		return res, err
+	}
+	if sel, err := triad.SelectDir(t.Dir); err != nil || sel.Files[triad.Agency] == "" {
+		return res, nil
+	}
+	now := opts.now()
+	var file string
+	err = updateAgency(ctx, t, d.Slug, now, func(doc, _ *triad.Value) (bool, error) {
+		before := string(triad.Canonical(doc))
+		if err := unionDirs(doc, d.DirsTouched); err != nil {
+			return false, err
+		}
+		if string(triad.Canonical(doc)) == before {
+			return false, nil
+		}
+		doc.Set("updated", triad.NewString(now.Format(time.RFC3339)))
+		return true, nil
+	}, &file)
+	if err == nil {
+		res.Agency = file
+	}
+	return res, err
+}
+
+func writeDay(ctx context.Context, opts Options, d Daily) (*DailyResult, error) {
 	if len(nonBlank(d.Highlights))+len(nonBlank(d.Focus))+len(nonBlank(d.NextSteps)) == 0 {
 		return nil, errors.New("a day entry needs at least one highlight, focus or next step")
 	}

@@ -139,8 +139,10 @@ func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, f hooks.Flags) erro
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
 	home := fsx.HomeDir(env.Getenv)
+	cfg := instructions.BuildConfig(ev.Cwd, file, fromEnv, flags)
 	res, err := hooks.Handle(cmd.Context(), h, ev, hooks.Options{
-		Instructions: instructions.Options{Config: instructions.BuildConfig(ev.Cwd, file, fromEnv, flags), Home: home},
+		Instructions: instructions.Options{Config: cfg, Home: home},
+		Skills:       hookSkills(env, ev.Cwd, home, cfg.Root),
 		SessionsDir:  sessions,
 		Slug:         f.Slug,
 		Now:          clock,

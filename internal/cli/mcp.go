@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -164,10 +165,22 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
+		HookSessions:    hookSessionsDir(env),
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
 		Now:             now,
 		Logger:          slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Version:         version(),
+		Skills:          skillsServerOptions(env, cwd),
 	}, nil
+}
+
+// hookSessionsDir is where lineage's hooks keep their session states ("" when
+// there is no state directory).
+func hookSessionsDir(env *Env) string {
+	base, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "lineage", "sessions")
 }
