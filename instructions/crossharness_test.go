@@ -95,7 +95,7 @@ func TestCrossHarnessFixture(t *testing.T) {
 	rel := func(files []File) []string {
 		out := []string{}
 		for _, f := range files {
-			out = append(out, strings.TrimPrefix(f.Path, root+"/"))
+			out = append(out, filepath.ToSlash(strings.TrimPrefix(f.Path, root+string(filepath.Separator))))
 		}
 		slices.Sort(out)
 		return out

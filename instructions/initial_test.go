@@ -17,9 +17,9 @@ func TestInitialRenderingIsExact(t *testing.T) {
 	})
 	_, in := Start(opts(filepath.Join(root, "a", "b", "c")))
 	want := "<agents_context scope=\"initial\">\n" +
-		"Instructions from: " + root + "/AGENTS.md\nRoot rules.\n\n" +
-		"Instructions from: " + root + "/a/AGENTS.md\n  Indented first line stays.\nA rules.\n\n" +
-		"Instructions from: " + root + "/a/b/c/AGENTS.md\nLeaf rules.\n" +
+		"Instructions from: " + filepath.Join(root, "AGENTS.md") + "\nRoot rules.\n\n" +
+		"Instructions from: " + filepath.Join(root, "a/AGENTS.md") + "\n  Indented first line stays.\nA rules.\n\n" +
+		"Instructions from: " + filepath.Join(root, "a/b/c/AGENTS.md") + "\nLeaf rules.\n" +
 		"</agents_context>"
 	if in.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", in.Text, want)

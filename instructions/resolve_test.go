@@ -223,8 +223,8 @@ func TestBeyondReferenceResolveReminderEmitted(t *testing.T) {
 	got := ResolveReminder(s.Resolve(filepath.Join(root, "feature/sub/x.go")).Files)
 	want := `<system-reminder type="agents.resolve.paths">
 Additional AGENTS.md may apply for this path:
-- ` + root + `/feature/AGENTS.md (mtime: 1738970000000)
-- ` + root + `/feature/sub/AGENTS.md (mtime: 1738970001000)
+- ` + filepath.Join(root, "feature/AGENTS.md") + ` (mtime: 1738970000000)
+- ` + filepath.Join(root, "feature/sub/AGENTS.md") + ` (mtime: 1738970001000)
 Read and apply these files before editing files in this scope.
 </system-reminder>`
 	if got != want {

@@ -28,14 +28,14 @@ func TestResumeDiffIsExact(t *testing.T) {
 	r := Resume(saved, opts(filepath.Join(root, "b")))
 	want := `<system-reminder type="session.resume.diff">
 Session resumed with context changes:
-- cwd: ` + root + `/a -> ` + root + `/b
+- cwd: ` + filepath.Join(root, "a") + ` -> ` + filepath.Join(root, "b") + `
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/b/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "b/AGENTS.md") + ` (mtime: 1738973000000)
 No longer in scope:
-- ` + root + `/a/AGENTS.md
-- ` + root + `/gone/AGENTS.md
+- ` + filepath.Join(root, "a/AGENTS.md") + `
+- ` + filepath.Join(root, "gone/AGENTS.md") + `
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
@@ -68,7 +68,7 @@ Session resumed with context changes:
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".git",".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "AGENTS.md") + ` (mtime: 1738973000000)
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
@@ -95,7 +95,7 @@ Session resumed with context changes:
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/web/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "web/AGENTS.md") + ` (mtime: 1738973000000)
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)

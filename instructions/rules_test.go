@@ -102,7 +102,7 @@ func TestExcludes(t *testing.T) {
 	got := map[string]string{}
 	for _, d := range e.Dirs {
 		if d.Status == StatusExcluded {
-			got[strings.TrimPrefix(d.Path, root)] = d.Detail
+			got[filepath.ToSlash(strings.TrimPrefix(d.Path, root))] = d.Detail
 		}
 	}
 	want := map[string]string{"/docs/x.md": filepath.Join(root, "docs/*.md"), "/packages/legacy/AGENTS.md": "packages/legacy/**", "/.claude/rules/legacy.md": "**/rules/legacy.md"}
@@ -140,7 +140,7 @@ func TestGlobalFilesHaveTheirOwnCap(t *testing.T) {
 	if got := paths(in.Files); !slices.Equal(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(in.Text, "<agents_context scope=\"initial\">\nInstructions from: "+home+"/.codex/AGENTS.md\nglobal one") {
+	if !strings.HasPrefix(in.Text, "<agents_context scope=\"initial\">\nInstructions from: "+filepath.Join(home, ".codex/AGENTS.md")+"\nglobal one") {
 		t.Errorf("text:\n%s", in.Text)
 	}
 	e := Explain(o, "")
