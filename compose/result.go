@@ -129,6 +129,6 @@ type Dropped struct {
 	Type     tract.Type     `json:"type,omitempty"`
 	Priority tract.Priority `json:"priority,omitempty"`
 	// Tokens is what the message would have cost (tract messages).
-	Tokens int    `json:"tokens,omitempty"`
+	Tokens int    `json:"tokens,omitzero"`
 	Detail string `json:"detail,omitempty"`
 }
