@@ -314,8 +314,8 @@ func TestComposeProperty(t *testing.T) {
 					rt.Fatalf("tract message %d: %s, want %s", i, got[i].Commit.Short(), want[i].Commit.Short())
 				}
 			}
-			if len(res.Dropped) < len(hist.Dropped) {
-				rt.Fatalf("%d dropped, the tract dropped %d", len(res.Dropped), len(hist.Dropped))
+			if len(res.DroppedMessages) != len(hist.Dropped) {
+				rt.Fatalf("%d messages dropped, the tract dropped %d", len(res.DroppedMessages), len(hist.Dropped))
 			}
 		} else if len(res.Messages) != len(own) {
 			rt.Fatalf("%d messages without a tract, want %d", len(res.Messages), len(own))
