@@ -21,7 +21,10 @@ type Diagnosis struct {
 // Doctor checks what a profile of slug at opts.Path would rely on: invalid
 // JSON (error), no write target (error), rootChain problems (error),
 // unknown schema versions, several candidates in one directory, dangling,
-// outside and URL inherits (warnings), and an agent whose merged status is
+// outside and URL inherits, duplicate keys, inherits that are not arrays of
+// strings, guardrails repeated across layers, missing persona and
+// system-instructions files, a missing or dangling roster row, content read
+// from a sibling submodule (warnings), and an agent whose merged status is
 // active but whose inheritance does not reach the root directives document
 // (warning; see [ReachesRootDirectives]). A slug with no context at all is
 // a *NoContextError, as for every other read of a slug, returned with the
@@ -55,12 +58,28 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		r.rep.errorf("no write target: no .git directory or file at or above %s (journal needs --agents-dir)", r.p)
 	}
 	for _, k := range []triad.DocKind{triad.Agenda, triad.Agency} {
-		ch.Layers(k)
+		layers := ch.Layers(k)
+		siblingFindings(r.p, ch, layers, &r.rep)
+		if opts.CheckSchema {
+			schemaFindings(k, layers, &r.rep)
+		}
 	}
 	agent := ch.Profile(triad.Agent)
+	if opts.CheckSchema {
+		schemaFindings(triad.Agent, agent.Layers, &r.rep)
+	}
 	if n := len(agent.Layers); n > 0 && isActive(agent.Merged) && !ReachesRootDirectives(r.p, agent.Layers) {
 		r.rep.warnf("%s: status is active but its inheritance does not reach the root directives document (%s)",
 			agent.Layers[n-1].File, rootDirectivesDir(r.p)+string(filepath.Separator))
+	}
+	siblingFindings(r.p, ch, agent.Layers, &r.rep)
+	guardrailFindings(agent.Layers, &r.rep)
+	local := ch.Contexts[len(ch.Contexts)-1]
+	fileRefFindings(agent, &r.rep)
+	if repo, ok := RepoRoot(local.Dir); ok {
+		if rel, err := filepath.Rel(repo, filepath.Dir(local.Dir)); err == nil && !strings.HasPrefix(rel, "..") {
+			rosterFindings(repo, slug, rel, &r.rep)
+		}
 	}
 	for _, c := range ch.Contexts {
 		r.rep.infof("context %s %s (%s)", c.Prefix, c.Dir, c.Reason)

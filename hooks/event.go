@@ -17,8 +17,9 @@ type Harness struct {
 	// Title is the product name used in messages.
 	Title string
 	// StartEvent and ToolEvent are the harness's event names for a session
-	// start and for the moment after a tool ran.
-	StartEvent, ToolEvent string
+	// start and for the moment after a tool ran; SubagentEvent, when set,
+	// is the event that starts a subagent (a start for that agent).
+	StartEvent, ToolEvent, SubagentEvent string
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -27,7 +28,7 @@ type Harness struct {
 // The harnesses lineage supports. Event and field names follow each
 // harness's hooks reference (see docs/hooks.md for the sources).
 var (
-	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", toolPaths: claudePaths}
+	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: "SubagentStart", toolPaths: claudePaths}
 	Gemini = &Harness{Name: "gemini", Title: "Gemini CLI", StartEvent: "SessionStart", ToolEvent: "AfterTool", toolPaths: geminiPaths}
 	Codex  = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", toolPaths: codexPaths}
 )
@@ -67,6 +68,11 @@ type Event struct {
 	// Name is the harness's event name (hook_event_name).
 	Name      string
 	SessionID string
+	// AgentID names the subagent the event belongs to ("" for the main
+	// agent): Claude Code's agent_id. Each agent has its own state.
+	AgentID string
+	// AgentType is the subagent's type (Claude Code's agent_type).
+	AgentType string
 	// Cwd is the session's working directory, absolute.
 	Cwd string
 	// Source is the session-start source (startup, resume, clear, compact).
@@ -83,6 +89,8 @@ const MaxEventBytes = 64 << 20
 
 type wireEvent struct {
 	SessionID string         `json:"session_id"`
+	AgentID   string         `json:"agent_id"`
+	AgentType string         `json:"agent_type"`
 	Cwd       string         `json:"cwd"`
 	Name      string         `json:"hook_event_name"`
 	Source    string         `json:"source"`
@@ -108,8 +116,13 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 	case !filepath.IsAbs(w.Cwd):
 		return Event{}, fmt.Errorf("%s hook event: cwd %q is not an absolute path", h.Title, w.Cwd)
 	}
-	ev := Event{Name: w.Name, SessionID: w.SessionID, Cwd: filepath.Clean(w.Cwd), Source: w.Source, Tool: w.ToolName}
+	ev := Event{Name: w.Name, SessionID: w.SessionID, AgentID: w.AgentID, AgentType: w.AgentType,
+		Cwd: filepath.Clean(w.Cwd), Source: w.Source, Tool: w.ToolName}
 	switch w.Name {
+	case h.SubagentEvent:
+		if h.SubagentEvent != "" && w.AgentID != "" {
+			ev.Kind = Start
+		}
 	case h.StartEvent:
 		ev.Kind = Start
 		if w.Source == "resume" {

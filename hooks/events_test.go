@@ -164,11 +164,11 @@ func FuzzInstall(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		once, err := Claude.Install(data, testProgram, "")
+		once, err := Claude.Install(data, testProgram, Flags{})
 		if err != nil {
 			return
 		}
-		twice, err := Claude.Install(once, testProgram, "")
+		twice, err := Claude.Install(once, testProgram, Flags{})
 		if err != nil || string(once) != string(twice) {
 			t.Fatalf("second install of %q: %v\n%s", data, err, Diff("s", once, twice))
 		}
@@ -192,7 +192,7 @@ func FuzzProgramWord(f *testing.F) {
 		if word != path || rest != " hook claude" {
 			t.Fatalf("ProgramWord(%q) reads back as %q, rest %q", path, word, rest)
 		}
-		if base := path[strings.LastIndexAny(path, `/\`)+1:]; base == "lineage" && !Claude.isOurs(Claude.Command(ProgramWord(path, "linux"), ""), "") {
+		if base := path[strings.LastIndexAny(path, `/\`)+1:]; base == "lineage" && !Claude.isOurs(Claude.Command(ProgramWord(path, "linux"), Flags{}), "") {
 			t.Fatalf("%q hook claude is not recognised", path)
 		}
 	})

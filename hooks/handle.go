@@ -16,6 +16,7 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/skills"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -33,6 +34,14 @@ type Options struct {
 	Slug string
 	// Now is the clock that ages state files; nil means time.Now.
 	Now func() time.Time
+	// Env is the hook's environment: the harness's own configuration
+	// variables and PATH, which say what the harness loads by itself.
+	Env Env
+	// View, when set, replaces the native view Handle works out (tests).
+	View func(h *Harness, cwd string) Native
+	// Skills, when set, adds to a session start the catalog of the skills
+	// the harness does not list by itself (its Cwd is the event's).
+	Skills *skills.Options
 	// Deliver, when set, hands the answer to the harness (prints it) while
 	// the session's state is locked; the state is saved only after it
 	// succeeded. An error from it is Handle's error.
@@ -46,15 +55,6 @@ type Result struct {
 	// Warnings are for the user (stderr), never for the model.
 	Warnings []string
 }
-
-// Rules are the seed's prompt rules that apply when resolution is
-// automatic (§8 rules 1, 3, 4 and 5), sent once at the end of the
-// session-start context.
-const Rules = `AGENTS.md in this session:
-- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.
-- When a <system-reminder type="agents.resolve.paths"> names files after a tool call, read them and apply them before you edit files in that scope.
-- Read each AGENTS.md path once; a path is named again only when the file changed.
-- When a session resumes with a <system-reminder type="session.resume.diff">, act on those changes first.`
 
 // Handle answers ev for harness h: it starts, resumes or updates the
 // session's state under its lock and returns the context for the model.
@@ -89,7 +89,7 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		return nil
 	}
 	ran := false
-	path, err := SessionPath(opts.SessionsDir, h.Name, ev.SessionID)
+	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
 	if err == nil {
 		err = usableSessionsDir(opts.SessionsDir)
 	}
@@ -103,7 +103,7 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		}}
 		written, err = instructions.UpdateStateFile(ctx, path, fileOpts, func(saved *instructions.State) (instructions.State, error) {
 			ran = true
-			st := answer(&res, ev, saved, false, opts)
+			st := answer(&res, h, ev, saved, false, opts)
 			return st, deliver()
 		})
 	}
@@ -119,7 +119,7 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		return res, nil
 	case err != nil:
 		res = Result{Warnings: append(res.Warnings, fmt.Sprintf("no session state (%v); answering without it", err))}
-		answer(&res, ev, nil, true, opts)
+		answer(&res, h, ev, nil, true, opts)
 		if err := deliver(); err != nil {
 			return Result{}, err
 		}
@@ -134,39 +134,62 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 }
 
 // answer sets res's context for ev given the saved state (nil: none) and
-// returns the state to save. A tool event of a session never seen is
-// answered as a start; stateless (no sessions directory to remember
-// anything in), it reports the files beyond the initial chain.
-func answer(res *Result, ev Event, saved *instructions.State, stateless bool, opts Options) instructions.State {
+// returns the state to save. An event of a session (or agent) never seen
+// is answered as a start, and a tool event then also with the reminder for
+// its paths, so nothing is reported one call late; stateless (no sessions
+// directory to remember anything in), a tool event reports the files
+// beyond the initial chain.
+func answer(res *Result, h *Harness, ev Event, saved *instructions.State, stateless bool, opts Options) instructions.State {
+	var sess *instructions.Session
 	switch {
 	case ev.Kind == Start || saved == nil && (ev.Kind == Resume || !stateless):
 		// A new context window, or a session lineage never saw (or whose
 		// state expired): the model has no reminders yet.
-		sess, in := instructions.Start(opts.Instructions)
+		var in instructions.Initial
+		native := nativeView(h, ev.Cwd, opts)
+		io := opts.Instructions
+		io.Preloaded = native.preloaded
+		if h == Claude && native.Known {
+			// Claude Code loads the rules of .claude/rules/ without paths:
+			// itself (code.claude.com/docs/en/memory).
+			io.Preloaded = func(p string) bool {
+				return native.preloaded(p) || strings.Contains(filepath.ToSlash(p), "/.claude/rules/")
+			}
+		}
+		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
+		sess, in = instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(in.Text, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
-		return sess.State()
+		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		res.Context = joinNonEmpty(res.Context, skillsStart(h, ev.Cwd, opts, &res.Warnings))
 	case ev.Kind == Resume:
 		r := instructions.Resume(*saved, opts.Instructions)
 		res.Context, res.Warnings = r.Text, append(res.Warnings, r.Warnings...)
 		return r.Session.State()
-	}
-	var sess *instructions.Session
-	if saved != nil {
+	case saved != nil:
 		sess = instructions.Restore(*saved, opts.Instructions)
-	} else {
+	default:
 		// Stateless: the model got the initial chain at its start, so
 		// report what lies beyond it.
 		var in instructions.Initial
 		sess, in = instructions.Start(opts.Instructions)
 		res.Warnings = append(res.Warnings, in.Warnings...)
 	}
-	var files []instructions.File
-	for _, p := range ev.Paths {
-		files = append(files, sess.Resolve(p).Files...)
+	if ev.Kind == Tool {
+		var files []instructions.File
+		for _, p := range ev.Paths {
+			files = append(files, sess.Resolve(p).Files...)
+		}
+		res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
 	}
-	res.Context = instructions.ResolveReminder(files)
 	return sess.State()
+}
+
+// nativeView is what h loads by itself for a start in cwd.
+func nativeView(h *Harness, cwd string, opts Options) Native {
+	if opts.View != nil {
+		return opts.View(h, cwd)
+	}
+	return NativeView(h, cwd, opts.Env)
 }
 
 // usableSessionsDir creates dir (0700) when missing and refuses one that
@@ -196,14 +219,14 @@ func (o Options) now() time.Time {
 	return o.Now()
 }
 
-func startContext(initial, profile string) string {
-	parts := make([]string, 0, 3)
-	for _, p := range []string{initial, profile, Rules} {
+func joinNonEmpty(parts ...string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
 		if p != "" {
-			parts = append(parts, p)
+			out = append(out, p)
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(out, "\n\n")
 }
 
 // profileBlock renders the merged guardrails of slug's agent profile seen
@@ -256,6 +279,19 @@ func SessionPath(dir, harness, id string) (string, error) {
 		return "", errors.New("no sessions directory")
 	}
 	return filepath.Join(dir, harness+"-"+safeID(id)+".json"), nil
+}
+
+// AgentPath is the state file of one agent of a harness session: the
+// session's own ([SessionPath]) for the main agent (agent ""), else
+// <harness>-<session>@<agent>.json, each id made safe as in SessionPath.
+func AgentPath(dir, harness, session, agent string) (string, error) {
+	if agent == "" {
+		return SessionPath(dir, harness, session)
+	}
+	if dir == "" {
+		return "", errors.New("no sessions directory")
+	}
+	return filepath.Join(dir, harness+"-"+safeID(session)+"@"+safeID(agent)+".json"), nil
 }
 
 func safeID(id string) string {

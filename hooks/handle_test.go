@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,19 @@ func repo(t *testing.T) string {
 	return dir
 }
 
+// loadsNothing is the native view of a harness that loads none of the
+// chain's files itself.
+func loadsNothing(h *Harness, _ string) Native { return Native{Harness: h, Known: true} }
+
+// plainRules are the rules after a start whose bodies lineage sent.
+const plainRules = RulesHeader + "\n- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.\n" +
+	ruleReminder + "\n" + ruleOnce + "\n" + ruleResume
+
 func handle(t *testing.T, opts Options, ev Event) string {
 	t.Helper()
+	if opts.View == nil {
+		opts.View = loadsNothing
+	}
 	res, err := Handle(context.Background(), Claude, ev, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -43,13 +55,7 @@ func TestStateFileModeAndNoWriteWhenUnchanged(t *testing.T) {
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: filepath.Join(t.TempDir(), "sessions")}
 	handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r})
 	path, _ := SessionPath(opts.SessionsDir, "claude", "s1")
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("state mode %v, want 0600", fi.Mode().Perm())
-	}
+	platformtest.Perm(t, path, 0o600)
 	tool := Event{Kind: Tool, Name: "PostToolUse", SessionID: "s1", Cwd: r, Paths: []string{"web/src/app.ts"}}
 	if got := handle(t, opts, tool); !strings.Contains(got, filepath.Join(r, "web", "AGENTS.md")) {
 		t.Fatalf("first touch: %q", got)
@@ -127,7 +133,7 @@ func TestResumeWithoutStateStartsOver(t *testing.T) {
 	r := repo(t)
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: t.TempDir()}
 	got := handle(t, opts, Event{Kind: Resume, Name: "SessionStart", SessionID: "never-seen", Cwd: r})
-	if !strings.HasPrefix(got, "<agents_context scope=\"initial\">") || !strings.HasSuffix(got, Rules) {
+	if !strings.HasPrefix(got, "<agents_context scope=\"initial\">") || !strings.HasSuffix(got, plainRules) {
 		t.Errorf("resume of an unknown session: %q", got)
 	}
 	if got := handle(t, opts, Event{Kind: Resume, Name: "SessionStart", SessionID: "never-seen", Cwd: r}); got != "" {
@@ -170,13 +176,13 @@ func TestStartWithSlugCarriesGuardrails(t *testing.T) {
 	if err := os.WriteFile(triadPath, []byte(`{"schemaVersion": "0.4.0", "slug": "coder", "guardrails": ["Never push to main", "Keep\nit short"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: t.TempDir(), Slug: "coder"}
+	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: t.TempDir(), Slug: "coder", View: loadsNothing}
 	res, err := Handle(context.Background(), Claude, Event{Kind: Start, Name: "SessionStart", SessionID: "p", Cwd: r}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "<agent_profile slug=\"coder\">\nGuardrails for this agent, merged from its CLIA triads (keep every one):\n" +
-		"- Never push to main (from " + triadPath + ")\n- \"Keep\\nit short\" (from " + triadPath + ")\n</agent_profile>\n\n" + Rules
+		"- Never push to main (from " + triadPath + ")\n- \"Keep\\nit short\" (from " + triadPath + ")\n</agent_profile>\n\n" + plainRules
 	if !strings.HasSuffix(res.Context, want) || len(res.Warnings) != 0 {
 		t.Errorf("context =\n%s\nwant suffix\n%s\nwarnings %q", res.Context, want, res.Warnings)
 	}

@@ -21,21 +21,27 @@ const (
 )
 
 // SettingsPath is the file the harness reads hooks from at scope: Claude
-// Code ~/.claude/settings.json, <project>/.claude/settings.json and
-// <project>/.claude/settings.local.json; Gemini CLI ~/.gemini/settings.json
-// and <project>/.gemini/settings.json; Codex CLI ~/.codex/hooks.json and
-// <project>/.codex/hooks.json. Gemini CLI and Codex CLI have no local scope.
-func (h *Harness) SettingsPath(scope, home, project string) (string, error) {
+// Code <config dir>/settings.json, <project>/.claude/settings.json and
+// <project>/.claude/settings.local.json; Gemini CLI <home>/.gemini/settings.json
+// and <project>/.gemini/settings.json; Codex CLI <codex home>/hooks.json and
+// <project>/.codex/hooks.json. The user scope follows each harness's own
+// variable: CLAUDE_CONFIG_DIR (else ~/.claude), GEMINI_CLI_HOME (else the
+// home directory), CODEX_HOME (else ~/.codex). Gemini CLI and Codex CLI
+// have no local scope.
+func (h *Harness) SettingsPath(scope string, env Env, project string) (string, error) {
 	dir, file := "."+h.Name, "settings.json"
 	if h == Codex {
 		file = "hooks.json"
 	}
 	switch scope {
 	case ScopeUser:
-		if home == "" {
+		if v := h.ConfigDirVar(); v != "" && env.get(v) != "" {
+			return filepath.Join(h.UserDir(env), file), nil
+		}
+		if env.Home == "" {
 			return "", errors.New("no home directory (HOME, or USERPROFILE on Windows, is not set)")
 		}
-		return filepath.Join(home, dir, file), nil
+		return filepath.Join(h.UserDir(env), file), nil
 	case ScopeProject:
 		return filepath.Join(project, dir, file), nil
 	case ScopeLocal:
@@ -47,16 +53,61 @@ func (h *Harness) SettingsPath(scope, home, project string) (string, error) {
 	return "", fmt.Errorf("unknown scope %q (want user, project or local)", scope)
 }
 
+// ConfigDirVar is the environment variable that moves the harness's user
+// configuration: CLAUDE_CONFIG_DIR, GEMINI_CLI_HOME, CODEX_HOME.
+func (h *Harness) ConfigDirVar() string {
+	switch h {
+	case Claude:
+		return "CLAUDE_CONFIG_DIR"
+	case Gemini:
+		return "GEMINI_CLI_HOME"
+	case Codex:
+		return "CODEX_HOME"
+	}
+	return ""
+}
+
+// UserDir is the harness's user configuration directory.
+func (h *Harness) UserDir(env Env) string {
+	switch h {
+	case Claude:
+		return ClaudeConfigDir(env)
+	case Gemini:
+		return filepath.Join(GeminiHome(env), ".gemini")
+	case Codex:
+		return CodexHome(env)
+	}
+	return ""
+}
+
+// Flags are the hook command's own flags, written into the installed
+// command.
+type Flags struct {
+	// Slug adds the agent's merged guardrails at session start.
+	Slug string
+	// FileNames are the instruction file names (comma-separated), as
+	// --file-names takes them.
+	FileNames string
+	// Config is an instructions configuration file (absolute path).
+	Config string
+}
+
 // Command is the command line a harness runs for lineage's hook: program
 // (a shell word, as [ProgramWord] makes one; "" means "lineage", found on
-// the harness's PATH), then "hook <harness>" and, with a slug, --slug.
-func (h *Harness) Command(program, slug string) string {
+// the harness's PATH), then "hook <harness>" and the flags that are set.
+func (h *Harness) Command(program string, f Flags) string {
 	if program == "" {
 		program = "lineage"
 	}
 	c := program + " hook " + h.Name
-	if slug != "" {
-		c += " --slug " + shellQuote(slug)
+	if f.Slug != "" {
+		c += " --slug " + shellQuote(f.Slug)
+	}
+	if f.FileNames != "" {
+		c += " --file-names " + shellQuote(f.FileNames)
+	}
+	if f.Config != "" {
+		c += " --config " + shellQuote(f.Config)
 	}
 	return c
 }
@@ -91,7 +142,7 @@ func ProgramWord(path, goos string) string {
 }
 
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@/+:") == "" {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@/+:,") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -165,11 +216,11 @@ type hookGroup struct {
 }
 
 // groups are the hook entries lineage installs, per event.
-func (h *Harness) groups(program, slug string) []struct {
+func (h *Harness) groups(program string, f Flags) []struct {
 	event string
 	group hookGroup
 } {
-	cmd := hookCommand{Type: "command", Command: h.Command(program, slug)}
+	cmd := hookCommand{Type: "command", Command: h.Command(program, f)}
 	start, tool := "", ""
 	switch h {
 	case Claude:
@@ -182,13 +233,24 @@ func (h *Harness) groups(program, slug string) []struct {
 	case Codex:
 		tool = "apply_patch"
 	}
-	return []struct {
+	out := []struct {
 		event string
 		group hookGroup
 	}{
 		{h.StartEvent, hookGroup{Matcher: start, Hooks: []hookCommand{cmd}}},
-		{h.ToolEvent, hookGroup{Matcher: tool, Hooks: []hookCommand{cmd}}},
 	}
+	if h.SubagentEvent != "" {
+		// A subagent's context starts empty: its start is a start. No
+		// matcher: every agent type.
+		out = append(out, struct {
+			event string
+			group hookGroup
+		}{h.SubagentEvent, hookGroup{Hooks: []hookCommand{cmd}}})
+	}
+	return append(out, struct {
+		event string
+		group hookGroup
+	}{h.ToolEvent, hookGroup{Matcher: tool, Hooks: []hookCommand{cmd}}})
 }
 
 // Install returns the settings file's bytes with lineage's hook entries
@@ -196,13 +258,13 @@ func (h *Harness) groups(program, slug string) []struct {
 // byte. data may be empty (a missing file). An entry that is already there
 // as it would be written is left alone, so installing twice changes
 // nothing; an older lineage entry for the same event (another program,
-// another slug) is replaced.
-func (h *Harness) Install(data []byte, program, slug string) ([]byte, error) {
+// other flags) is replaced.
+func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) {
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("{}\n")
 	}
-	for _, g := range h.groups(program, slug) {
+	for _, g := range h.groups(program, f) {
 		want, err := json.Marshal(g.group)
 		if err != nil {
 			return nil, err
@@ -233,7 +295,7 @@ func (h *Harness) Uninstall(data []byte, program string) ([]byte, error) {
 		return data, nil
 	}
 	out := data
-	for _, g := range h.groups(program, "") {
+	for _, g := range h.groups(program, Flags{}) {
 		var err error
 		if out, err = h.removeOurs(out, g.event, program); err != nil {
 			return nil, err
@@ -343,4 +405,15 @@ func insertGroup(data []byte, event string, group hookGroup) ([]byte, error) {
 		return nil, fmt.Errorf(`"hooks.%s" is not an array`, event)
 	}
 	return arr.insert(data, style, "", group)
+}
+
+// TrustStep is what the user must do before the harness runs a hook
+// install added or changed, "" when nothing: Codex CLI keeps a hash of each
+// hook it may run (hooks.state in its config.toml) and skips any other
+// without a word in `codex exec`.
+func (h *Harness) TrustStep() string {
+	if h != Codex {
+		return ""
+	}
+	return "Codex CLI runs a new or changed hook only after you trust it: start `codex` in your project, type /hooks and trust lineage's SessionStart and PostToolUse hooks (again after every install that changed the command). `codex exec` skips untrusted hooks silently; 'lineage hook status codex' shows whether they are trusted."
 }

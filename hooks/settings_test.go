@@ -42,22 +42,22 @@ func TestInstallKeepsOtherBytesAndIsIdempotent(t *testing.T) {
 	for _, h := range Harnesses() {
 		for name, before := range settingsCases {
 			t.Run(h.Name+"/"+name, func(t *testing.T) {
-				once, err := h.Install([]byte(before), testProgram, "")
+				once, err := h.Install([]byte(before), testProgram, Flags{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !jsontext.Value(once).IsValid() {
 					t.Fatalf("install wrote invalid JSON:\n%s", once)
 				}
-				twice, err := h.Install(once, testProgram, "")
+				twice, err := h.Install(once, testProgram, Flags{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(once, twice) {
 					t.Errorf("second install changed the file:\n%s", Diff("settings.json", once, twice))
 				}
-				if n := strings.Count(string(once), h.Command(testProgram, "")); n != 2 {
-					t.Errorf("installed %d commands, want 2:\n%s", n, once)
+				if n, want := strings.Count(string(once), h.Command(testProgram, Flags{})), len(h.groups("", Flags{})); n != want {
+					t.Errorf("installed %d commands, want %d:\n%s", n, want, once)
 				}
 				// Every byte of the original is still there, in order:
 				// install only inserted.
@@ -97,15 +97,15 @@ func isSubsequence(a, b []byte) bool {
 }
 
 func TestInstallReplacesAnOlderEntry(t *testing.T) {
-	once, err := Claude.Install(nil, "lineage", "")
+	once, err := Claude.Install(nil, "lineage", Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	withSlug, err := Claude.Install(once, "lineage", "coder")
+	withSlug, err := Claude.Install(once, "lineage", Flags{Slug: "coder"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(string(withSlug), "lineage hook claude") != 2 || strings.Count(string(withSlug), "--slug coder") != 2 {
+	if strings.Count(string(withSlug), "lineage hook claude") != 3 || strings.Count(string(withSlug), "--slug coder") != 3 {
 		t.Errorf("reinstall with a slug:\n%s", withSlug)
 	}
 }
@@ -137,7 +137,7 @@ func TestInstallErrors(t *testing.T) {
 		"{\"a\": \"x":                     "line 1, column 9: unexpected EOF",
 		`{} {}`:                           "more than one JSON value",
 	} {
-		_, err := Claude.Install([]byte(in), testProgram, "")
+		_, err := Claude.Install([]byte(in), testProgram, Flags{})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "jsontext") {
 			t.Errorf("Install(%s) error = %v, want %q", in, err, want)
 		}
@@ -159,16 +159,24 @@ func TestSettingsPath(t *testing.T) {
 		{Codex, "user", "/home/u/.codex/hooks.json"},
 		{Codex, "project", "/src/p/.codex/hooks.json"},
 	} {
-		got, err := tt.h.SettingsPath(tt.scope, home, proj)
+		got, err := tt.h.SettingsPath(tt.scope, Env{Home: home}, proj)
 		if err != nil || got != filepath.FromSlash(tt.want) {
 			t.Errorf("%s %s: %q, %v; want %q", tt.h.Name, tt.scope, got, err, tt.want)
 		}
 	}
-	if _, err := Gemini.SettingsPath("local", home, proj); err == nil || !strings.Contains(err.Error(), "no local settings scope") {
+	if _, err := Gemini.SettingsPath("local", Env{Home: home}, proj); err == nil || !strings.Contains(err.Error(), "no local settings scope") {
 		t.Errorf("gemini local: %v", err)
 	}
-	if _, err := Claude.SettingsPath("user", "", proj); err == nil {
+	if _, err := Claude.SettingsPath("user", Env{}, proj); err == nil {
 		t.Error("user scope without a home directory was accepted")
+	}
+	// Each harness's own variable moves its user scope.
+	vars := map[string]string{"CLAUDE_CONFIG_DIR": "/cfg/claude", "GEMINI_CLI_HOME": "/cfg/gh", "CODEX_HOME": "/cfg/codex"}
+	env := Env{Home: home, Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	for h, want := range map[*Harness]string{Claude: "/cfg/claude/settings.json", Gemini: "/cfg/gh/.gemini/settings.json", Codex: "/cfg/codex/hooks.json"} {
+		if got, err := h.SettingsPath("user", env, proj); err != nil || got != filepath.FromSlash(want) {
+			t.Errorf("%s user scope with %s set: %q, %v; want %q", h.Name, h.ConfigDirVar(), got, err, want)
+		}
 	}
 }
 
@@ -176,18 +184,18 @@ func TestSettingsPath(t *testing.T) {
 // (or an old bare-name install) replaces lineage's entries instead of
 // adding a second pair; the same program again changes no byte.
 func TestInstallAnotherProgramReplacesOurs(t *testing.T) {
-	bare, err := Claude.Install(nil, "lineage", "")
+	bare, err := Claude.Install(nil, "lineage", Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Claude.Install(bare, "'/home/u/my tools/lineage'", "")
+	full, err := Claude.Install(bare, "'/home/u/my tools/lineage'", Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(string(full), `"command": "'/home/u/my tools/lineage' hook claude"`) != 2 || strings.Contains(string(full), `"lineage hook claude"`) {
+	if strings.Count(string(full), `"command": "'/home/u/my tools/lineage' hook claude"`) != 3 || strings.Contains(string(full), `"lineage hook claude"`) {
 		t.Errorf("reinstall from a full path:\n%s", full)
 	}
-	again, err := Claude.Install(full, "'/home/u/my tools/lineage'", "")
+	again, err := Claude.Install(full, "'/home/u/my tools/lineage'", Flags{})
 	if err != nil || !bytes.Equal(again, full) {
 		t.Errorf("second install changed the file (%v):\n%s", err, Diff("settings.json", full, again))
 	}
@@ -260,7 +268,7 @@ func TestProgramWord(t *testing.T) {
 			t.Errorf("ProgramWord(%q, %s) = %s, want %s", tt.path, tt.goos, got, tt.want)
 		}
 		// Whatever the quoting, uninstall recognises the result as ours.
-		if !Claude.isOurs(Claude.Command(got, ""), "") {
+		if !Claude.isOurs(Claude.Command(got, Flags{}), "") {
 			t.Errorf("%s hook claude is not recognised as lineage's", got)
 		}
 	}

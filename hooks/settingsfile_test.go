@@ -20,7 +20,7 @@ func TestConcurrentInstallsLoseNothing(t *testing.T) {
 	for i := range 10 {
 		wg.Go(func() {
 			_, err := EditSettingsFile(context.Background(), path, locks, true, func(before []byte, _ bool) ([]byte, error) {
-				return Claude.Install(before, fmt.Sprintf("/opt/tool%d/run", i), "")
+				return Claude.Install(before, fmt.Sprintf("/opt/tool%d/run", i), Flags{})
 			})
 			errs <- err
 		})
@@ -37,8 +37,8 @@ func TestConcurrentInstallsLoseNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		if n := strings.Count(string(data), fmt.Sprintf(`"/opt/tool%d/run hook claude"`, i)); n != 2 {
-			t.Errorf("install %d: %d entries, want 2", i, n)
+		if n := strings.Count(string(data), fmt.Sprintf(`"/opt/tool%d/run hook claude"`, i)); n != 3 {
+			t.Errorf("install %d: %d entries, want 3 (SessionStart, SubagentStart, PostToolUse)", i, n)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 		}
 	}
 	res, err := EditSettingsFile(context.Background(), link, filepath.Join(dir, "locks"), true, func(before []byte, _ bool) ([]byte, error) {
-		return Claude.Install(before, "lineage", "")
+		return Claude.Install(before, "lineage", Flags{})
 	})
 	if err != nil || !res.Written {
 		t.Fatalf("%+v, %v", res, err)
@@ -66,7 +66,7 @@ func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := EditSettingsFile(context.Background(), link, filepath.Join(dir, "locks"), true, func(before []byte, _ bool) ([]byte, error) {
-		return Claude.Install(before, "lineage", "")
+		return Claude.Install(before, "lineage", Flags{})
 	}); err == nil || !strings.Contains(err.Error(), "symbolic link to a file that does not exist") {
 		t.Errorf("dangling link: %v", err)
 	}

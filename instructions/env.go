@@ -15,6 +15,8 @@ const (
 	EnvMaxFiles        = "CODELIA_AGENTS_INITIAL_MAX_FILES"
 	EnvMaxBytes        = "CODELIA_AGENTS_INITIAL_MAX_BYTES"
 	EnvMaxPerResolve   = "CODELIA_AGENTS_MAX_FILES_PER_RESOLVE"
+	// EnvFileNames is a comma-separated list of plain file names.
+	EnvFileNames = "CODELIA_AGENTS_FILE_NAMES"
 )
 
 // SettingsFromEnv reads the CODELIA_AGENTS_* variables through lookup. A
@@ -70,6 +72,14 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (s Settings, warnings [
 	s.Enabled = boolVar(EnvEnabled)
 	if e, n := boolVar(EnvResolverEnabled), intVar(EnvMaxPerResolve); e != nil || n != nil {
 		s.Resolver = &ResolverSettings{Enabled: e, MaxFilesPerResolve: n}
+	}
+	if v, ok := get(EnvFileNames); ok {
+		names := SplitList(v)
+		if err := validateNames(EnvFileNames, names, true); err != nil || names == nil {
+			warn(EnvFileNames, v, "want comma-separated plain file names")
+		} else {
+			s.FileNames = names
+		}
 	}
 	if f, b := intVar(EnvMaxFiles), intVar(EnvMaxBytes); f != nil || b != nil {
 		s.Initial = &InitialSettings{MaxFiles: f, MaxBytes: b}

@@ -18,6 +18,16 @@ type Options struct {
 	Home string
 	// FS is the filesystem; nil means [OS].
 	FS FS
+	// Preloaded, when set, names the files of the initial chain the agent's
+	// harness already put in the model's context by itself: they are loaded
+	// and registered like the others (a resolve does not report them), but
+	// their bodies are left out of [Initial.Text], so no body reaches the
+	// model twice.
+	Preloaded func(path string) bool
+	// PreloadedImports says the harness follows the @imports of the files
+	// it loads itself (Claude Code, Gemini CLI do; Codex does not): a file
+	// imported by a preloaded one is preloaded too.
+	PreloadedImports bool
 	// Tokens, when set, counts each loaded file's tokens and the initial
 	// block's (Initial.Tokens, ChainDir.Tokens). nil counts nothing, unless
 	// Config.Initial.BudgetTokens is set (then [DefaultTokenCounter]).
@@ -43,6 +53,14 @@ type Session struct {
 	// idsPending: some known files came from a saved state, which does not
 	// record identities; they are looked up once when first needed.
 	idsPending bool
+	// imports maps a known file to the paths it imports (see chain).
+	imports map[string][]string
+	// rules are the rules with "paths:", delivered when a target matches.
+	rules []rule
+
+	home     string
+	excludes []glob
+	allowed  []string
 }
 
 type known struct {
@@ -81,6 +99,8 @@ func newSession(opts Options, root Root, cwd string, markers []string) *Session 
 		fsys: orOS(opts.FS), cfg: opts.Config, base: filepath.Clean(base),
 		root: root, cwd: cwd, markers: clone(markers),
 		known: map[string]known{}, byID: map[fsx.FileID]string{}, covered: map[string]struct{}{},
+		imports: map[string][]string{}, home: opts.Home,
+		excludes: compileExcludes(opts.Config.Excludes, opts.Home), allowed: allowedRoots(opts.Config, root.Dir, opts.Home),
 	}
 }
 
@@ -97,18 +117,19 @@ func Start(opts Options) (*Session, Initial) {
 		return s, in
 	}
 	counter := opts.counter()
-	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config, counter)
+	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config, counter, root.Dir, opts.Home)
+	s.imports, s.rules = c.imports, c.rules
 	for _, f := range c.loaded {
 		s.register(f.path, known{v: f.v, id: f.id, hasID: f.hasID})
 		file := newFile(f.path, f.v, "")
-		file.Tokens = f.tokens
+		file.Tokens, file.Kind, file.ImportedBy = f.tokens, f.kind, f.importedBy
 		in.Files = append(in.Files, file)
 	}
 	if in.Files == nil {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text, in.Parts = renderInitial(c.loaded)
+	in.Text, in.Parts = renderInitial(c.loaded, opts.preloaded(c.loaded))
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
@@ -180,5 +201,35 @@ func (s *Session) fillIDs() {
 				s.byID[id] = p
 			}
 		}
+	}
+}
+
+// preloaded is opts.Preloaded, extended to the imports of preloaded files
+// when the harness follows imports itself.
+func (opts Options) preloaded(loaded []loadedFile) func(string) bool {
+	pre := opts.Preloaded
+	if pre == nil || !opts.PreloadedImports {
+		return pre
+	}
+	importer := map[string]string{}
+	for _, f := range loaded {
+		if f.importedBy != "" {
+			importer[f.path] = f.importedBy
+		}
+	}
+	return func(p string) bool {
+		// Each loaded import has one importer and cycles are never loaded,
+		// so the climb ends; len(importer) bounds it all the same.
+		for range len(importer) + 1 {
+			if pre(p) {
+				return true
+			}
+			up, ok := importer[p]
+			if !ok {
+				return false
+			}
+			p = up
+		}
+		return false
 	}
 }

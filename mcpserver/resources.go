@@ -31,14 +31,14 @@ func (s *Server) addInstructionResources() {
 		Title:       "Initial AGENTS.md block",
 		Description: "The <agents_context scope=\"initial\"> block for the server's working directory. Subscribe to hear when a loaded AGENTS.md changes.",
 		MIMEType:    "text/plain",
-	}, s.readInitial)
+	}, coded(s.readInitial))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: InitialResourceURI + "?cwd={+cwd}",
 		Name:        "instructions-initial-at",
 		Title:       "Initial AGENTS.md block for a directory",
 		Description: "The initial block for another working directory (absolute, or relative to the server's).",
 		MIMEType:    "text/plain",
-	}, s.readInitial)
+	}, coded(s.readInitial))
 }
 
 func (s *Server) readInitial(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -49,7 +49,7 @@ func (s *Server) readInitial(ctx context.Context, req *mcp.ReadResourceRequest) 
 	sc := s.scopeOf(s.cachedRoots(req.Session))
 	cwd, err := sc.path("cwd", u.Query().Get("cwd"))
 	if err != nil {
-		return nil, err
+		return nil, invalidParams("%v", err)
 	}
 	_, in := instructions.Start(s.instructionOptions(cwd, sc))
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{

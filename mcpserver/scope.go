@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,6 +38,7 @@ func (s *Server) callScope(ctx context.Context, req *mcp.CallToolRequest) (scope
 // directory, else the server's directory when it is allowed, else the
 // first client root.
 func (s *Server) scopeOf(clientRoots []string) scope {
+	clientRoots = s.within(clientRoots)
 	dirs := clientRoots
 	if len(dirs) == 0 {
 		dirs = []string{s.opts.Cwd}
@@ -54,6 +57,32 @@ func (s *Server) scopeOf(clientRoots []string) scope {
 		work = clientRoots[0]
 	}
 	return scope{roots: roots, work: work}
+}
+
+// within intersects the client's roots with Options.RootsWithin (when
+// set): a client root inside a bound is kept, a bound inside a client root
+// takes its place (a client declaring "/" gets the bounds), and a client
+// root that meets no bound is dropped. Containment is judged on real
+// locations. The result is sorted and without duplicates.
+func (s *Server) within(clientRoots []string) []string {
+	if len(s.opts.RootsWithin) == 0 || len(clientRoots) == 0 {
+		return clientRoots
+	}
+	out := []string{}
+	for _, c := range clientRoots {
+		rc := confine.Real(c)
+		for _, w := range s.opts.RootsWithin {
+			rw := confine.Real(w)
+			switch {
+			case fsx.Contains(rw, rc):
+				out = append(out, c)
+			case fsx.Contains(rc, rw):
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func firstInside(dirs []string, parent string) string {
@@ -95,17 +124,43 @@ func (sc scope) check(what, p string) error {
 	return nil
 }
 
-// confinedFS is the instruction loader's filesystem that refuses to open a
-// file whose real path leads outside the allowed roots: the loader then
-// reports it unreadable with the reason, never its content.
+// confinedFS is the instruction loader's filesystem that opens files only
+// through the allowed root holding them ([confine.Roots.OpenRegular]): a
+// file outside, or one a symbolic link swapped in at any moment would lead
+// outside, is refused and reported unreadable with the reason, never read.
+// Stat and Lstat pass through (the root estimation looks for markers above
+// the roots); they give no content.
 type confinedFS struct {
 	instructions.FS
 	roots confine.Roots
 }
 
 func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
-	if err := c.roots.Check(name); err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	f, _, err := c.roots.OpenRegular(name)
+	if err != nil {
+		return nil, err
 	}
-	return c.FS.OpenRegular(name)
+	return f, nil
+}
+
+// ReadDir lets the loader list rule folders (.agents/rules, .claude/rules)
+// inside the allowed roots.
+func (c confinedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := c.roots.Check(name); err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	if l, ok := c.FS.(instructions.DirReader); ok {
+		return l.ReadDir(name)
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.ErrUnsupported}
+}
+
+// OpenRegularIn opens an @import that must stay in dir: through dir's own
+// os.Root when dir lies inside an allowed root (that confines it to both),
+// else through the allowed root holding it, as OpenRegular does.
+func (c confinedFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
+	if ro, ok := c.FS.(instructions.RootOpener); ok && c.roots.Check(dir) == nil {
+		return ro.OpenRegularIn(dir, name)
+	}
+	return c.OpenRegular(filepath.Join(dir, name))
 }

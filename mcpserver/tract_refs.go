@@ -30,7 +30,7 @@ type BranchOutput struct {
 // SwitchInput are the arguments of tract_switch.
 type SwitchInput struct {
 	TractArg
-	Name string `json:"name" jsonschema:"branch to make current"`
+	Name string `json:"name" jsonschema:"branch to make current; - is the branch HEAD was on before"`
 }
 
 // SwitchOutput names the current branch and its tip after the switch.
@@ -43,9 +43,11 @@ type SwitchOutput struct {
 // MergeInput are the arguments of tract_merge.
 type MergeInput struct {
 	TractArg
-	Branch   string `json:"branch" jsonschema:"branch (or ref) to merge into the current branch"`
-	NoFF     bool   `json:"noFF,omitempty" jsonschema:"record a merge commit even when a fast-forward is possible"`
-	Strategy string `json:"strategy,omitempty" jsonschema:"resolve conflicts: ours or theirs (recorded as an edit on top of the merge); without it a conflict changes nothing and is reported"`
+	Branch       string `json:"branch" jsonschema:"branch (or ref) to merge into the current branch"`
+	NoFF         bool   `json:"noFF,omitempty" jsonschema:"record a merge commit even when a fast-forward is possible"`
+	Strategy     string `json:"strategy,omitempty" jsonschema:"resolve conflicts: ours or theirs (recorded as an edit on top of the merge); without it a conflict changes nothing and is reported"`
+	Message      string `json:"message,omitempty" jsonschema:"the merge commit's message (default: merge BRANCH)"`
+	DeleteBranch bool   `json:"deleteBranch,omitempty" jsonschema:"delete the merged branch afterwards"`
 }
 
 // AnnotateInput are the arguments of tract_annotate.
@@ -75,8 +77,13 @@ type SpawnInput struct {
 
 // MergeFromInput are the arguments of tract_merge_from.
 type MergeFromInput struct {
-	Child string `json:"child" jsonschema:"child tract whose work to merge"`
-	Into  string `json:"into,omitempty" jsonschema:"parent tract (default: the child's spawn parent)"`
+	Child  string   `json:"child" jsonschema:"child tract whose work to merge"`
+	Into   string   `json:"into,omitempty" jsonschema:"parent tract (default: the child's spawn parent)"`
+	Range  string   `json:"range,omitempty" jsonschema:"take only FROM..TO of the child's first-parent history, both included (refs of the child)"`
+	Types  []string `json:"types,omitempty" jsonschema:"take only commits of these content types"`
+	Roles  []string `json:"roles,omitempty" jsonschema:"take only commits of these roles"`
+	Tags   []string `json:"tags,omitempty" jsonschema:"take only the commits these tags of the child name"`
+	DryRun bool     `json:"dryRun,omitempty" jsonschema:"list the messages the merge would add, with tokens, and store nothing"`
 }
 
 func (s *Server) addTractRefTools() {
@@ -122,7 +129,7 @@ func (s *Server) addTractRefTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_merge_from",
 		Title:       "Merge a child's work",
-		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied.",
+		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied. range, types, roles and tags narrow what it takes (recorded in the merge); dryRun lists what it would add, with tokens.",
 		Annotations: hints(false, false, false),
 	}, s.toolMergeFrom)
 }
@@ -177,7 +184,7 @@ func (s *Server) toolSwitch(ctx context.Context, _ *mcp.CallToolRequest, in Swit
 }
 
 func (s *Server) toolMerge(ctx context.Context, _ *mcp.CallToolRequest, in MergeInput) (*mcp.CallToolResult, tract.MergeResult, error) {
-	o := tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy}
+	o := tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy, Message: in.Message, DeleteBranch: in.DeleteBranch}
 	if err := o.Validate(); err != nil {
 		return nil, tract.MergeResult{}, err
 	}
@@ -232,6 +239,10 @@ func (s *Server) toolMergeFrom(ctx context.Context, _ *mcp.CallToolRequest, in M
 	if err != nil {
 		return nil, tract.MergeFromResult{}, err
 	}
-	res, err := repo.MergeFrom(ctx, in.Child, in.Into)
+	o := tract.MergeFromOptions{Into: in.Into, Range: in.Range, Roles: in.Roles, Tags: in.Tags, DryRun: in.DryRun}
+	for _, t := range in.Types {
+		o.Types = append(o.Types, tract.Type(t))
+	}
+	res, err := repo.MergeFromWith(ctx, in.Child, o)
 	return nil, res, err
 }

@@ -47,21 +47,21 @@ func (s *Server) addTractResources() {
 		Title:       "Compiled context of a tract",
 		Description: "The tract's compiled context at HEAD, as `lineage tract compile --json`.",
 		MIMEType:    "application/json",
-	}, s.readCompiled)
+	}, coded(s.readCompiled))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: compiledOptionsTemplate,
 		Name:        "tract-compiled-with-options",
 		Title:       "Compiled context of a tract, with options",
 		Description: "As tract-compiled, with a token budget, a format (json, openai, anthropic, text) and a ref to compile at.",
 		MIMEType:    "application/json",
-	}, s.readCompiled)
+	}, coded(s.readCompiled))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: CommitTemplate,
 		Name:        "tract-commit",
 		Title:       "One commit with its content",
 		Description: "A commit (hash, unique prefix or ref) with its content and annotations, as `lineage tract show --json`.",
 		MIMEType:    "application/json",
-	}, s.readCommit)
+	}, coded(s.readCommit))
 }
 
 // tractURI splits lineage://tract/NAME/REST into the tract name, REST and
@@ -96,7 +96,7 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 	if b := q.Get("budget"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("budget: want a whole number, got %q", b)
+			return nil, invalidParams("budget: want a whole number, got %q", b)
 		}
 		budget = n
 	}
@@ -105,7 +105,7 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 		format = tract.FormatJSON
 	}
 	if err := format.Validate(); err != nil {
-		return nil, err
+		return nil, invalidParams("%v", err)
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Server) addTractPrompts() {
 			{Name: "tract", Description: "tract name (default: the server's)"},
 			{Name: "budget", Description: "most tokens (default: no budget)"},
 		},
-	}, s.promptCompile)
+	}, coded(s.promptCompile))
 }
 
 func (s *Server) promptCompile(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -181,7 +181,7 @@ func (s *Server) promptCompile(ctx context.Context, req *mcp.GetPromptRequest) (
 	if b := strings.TrimSpace(args["budget"]); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("budget: want a whole number, got %q", b)
+			return nil, invalidParams("budget: want a whole number, got %q", b)
 		}
 		budget = n
 	}

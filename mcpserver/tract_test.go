@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/tract"
@@ -323,6 +325,21 @@ func TestCommitResourceAndPrompt(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lineage://tract/main/commit/ffffffff"}); err == nil {
 		t.Fatal("unknown commit read")
+	}
+	// Every JSON-RPC error has a real code and the useful message (the
+	// SDK sends a plain error with code 0).
+	for uri, want := range map[string]int64{
+		"lineage://tract/main/commit/ffffffff":         mcp.CodeResourceNotFound,
+		"lineage://tract/main/compiled?budget=x":       jsonrpc.CodeInvalidParams,
+		"lineage://tract/main/compiled?format=yaml":    jsonrpc.CodeInvalidParams,
+		"lineage://tract/no-such-tract/compiled":       mcp.CodeResourceNotFound,
+		"lineage://tract/main/compiled?at=not-a-ref!!": mcp.CodeResourceNotFound,
+	} {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != want || je.Message == "" {
+			t.Errorf("read %s: %v, want code %d", uri, err, want)
+		}
 	}
 
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "compile-context", Arguments: map[string]string{"tract": "main", "budget": "1000"}})

@@ -38,6 +38,12 @@ func newCompileCache() *compileCache { return &compileCache{views: map[cacheKey]
 
 // get returns a view of t at head, extending a cached one when it can.
 func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	return cc.lookup(ctx, r, t, counter, head, false)
+}
+
+// lookup is get; with save, it also stores the view as the tract's compile
+// checkpoint when that is due (under the lock: nothing extends v meanwhile).
+func (cc *compileCache) lookup(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool) (*view, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	key := cacheKey{t.ID, counter.Encoding()}
@@ -51,10 +57,11 @@ func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter token
 		}
 		if ok {
 			cc.views[key] = append([]*view{v}, append(views[:i:i], views[i+1:]...)...)
+			r.keep(ctx, v, save)
 			return v, nil
 		}
 	}
-	v, err := r.coldView(ctx, t, counter, head)
+	v, err := r.viewAt(ctx, t, counter, head)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +69,7 @@ func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter token
 		views = views[:viewsPerKey-1]
 	}
 	cc.views[key] = append([]*view{v}, views...)
+	r.keep(ctx, v, save)
 	return v, nil
 }
 

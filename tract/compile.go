@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/agentlineage/lineage/internal/tokens"
@@ -125,10 +126,12 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 		return Result{}, err
 	}
 	var v *view
+	// Only a compile of HEAD stores a checkpoint: one of --at would
+	// replace the one at the head.
 	if cached {
-		v, err = r.cache.get(ctx, r, t, counter, head)
-	} else {
-		v, err = r.coldView(ctx, t, counter, head)
+		v, err = r.cache.lookup(ctx, r, t, counter, head, o.At == "")
+	} else if v, err = r.viewAt(ctx, t, counter, head); err == nil {
+		r.keep(ctx, v, o.At == "")
 	}
 	if err != nil {
 		return Result{}, err
@@ -162,6 +165,12 @@ type view struct {
 	tokens   int
 	// tools are the latest tools commit's definitions.
 	tools []ToolDef
+	// saved is how many commits of lin.order the stored checkpoint
+	// holds (0: none stored from this view).
+	saved int
+	// counted are token counts made for blobs the store has no count
+	// for, not yet kept.
+	counted map[Hash]int
 }
 
 type entry struct {
@@ -177,6 +186,27 @@ type annKey struct {
 func newView(t Tract, counter tokens.Counter) *view {
 	return &view{viewer: t, counter: counter, lin: linearizer{emitted: map[Hash]int{}},
 		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}
+}
+
+// viewAt builds the view of t at head: the stored checkpoint extended to
+// head when it can be, else a cold view.
+func (r *Repo) viewAt(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	if !r.noCheckpoints && head != "" {
+		v, err := r.loadCheckpoint(ctx, t, counter)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			ok, err := r.extend(ctx, v, head)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return v, nil
+			}
+		}
+	}
+	return r.coldView(ctx, t, counter, head)
 }
 
 // coldView builds a view from scratch from one History read (the backend
@@ -328,24 +358,62 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 		v.entries = append(v.entries, e)
 	}
 	if len(counted) > 0 {
-		r.keepTokens(ctx, v.counter.Encoding(), counted)
+		if v.counted == nil {
+			v.counted = counted
+		} else {
+			maps.Copy(v.counted, counted)
+		}
 	}
 	return nil
 }
 
-// keepTokens records token counts, best effort: they are a cache, and a
-// busy or read-only store only means counting again.
-func (r *Repo) keepTokens(ctx context.Context, encoding string, counts map[Hash]int) {
-	set := func(tx Tx) error { return tx.SetTokens(ctx, encoding, counts) }
-	if err := r.store.Update(ctx, set); !errors.Is(err, ErrReadOnly) || r.cacheWriter == nil {
+// keep stores what building v found that the store lacks, best effort:
+// token counts it made and, with save, v as the tract's compile checkpoint
+// when that is due. Both are caches: a busy or read-only store only means
+// counting (or reading the history) again next time. One transaction, and
+// for a read-only store one opening of the cache writer, does both.
+func (r *Repo) keep(ctx context.Context, v *view, save bool) {
+	counted := v.counted
+	var cv *CompiledView
+	if save {
+		cv = r.checkpoint(v)
+	}
+	if len(counted) == 0 && cv == nil {
 		return
+	}
+	enc := v.counter.Encoding()
+	ok := r.keepCache(ctx, func(tx Tx) error {
+		if len(counted) > 0 {
+			if err := tx.SetTokens(ctx, enc, counted); err != nil {
+				return err
+			}
+		}
+		if cv != nil {
+			return tx.PutCompiledView(ctx, *cv)
+		}
+		return nil
+	})
+	// Counts that could not be kept are not tried again by this view.
+	v.counted = nil
+	if ok && cv != nil {
+		v.saved = len(v.lin.order)
+	}
+}
+
+// keepCache writes what a cache keeps in the store (token counts, compile
+// checkpoints), through the cache writer when the store is read-only, and
+// reports whether it was written.
+func (r *Repo) keepCache(ctx context.Context, set func(tx Tx) error) bool {
+	err := r.store.Update(ctx, set)
+	if !errors.Is(err, ErrReadOnly) || r.cacheWriter == nil {
+		return err == nil
 	}
 	w, err := r.cacheWriter()
 	if err != nil {
-		return
+		return false
 	}
 	defer w.Close()
-	_ = w.Update(ctx, set)
+	return w.Update(ctx, set) == nil
 }
 
 // loadAnnotations applies annotations newer than v.annSeq and reports

@@ -96,6 +96,11 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (GCReport, error) {
 		if rep.Blobs, err = tx.DeleteUnusedBlobs(ctx); err != nil {
 			return err
 		}
+		// Compile checkpoints go with their head (DeleteCommits); damaged
+		// ones go here, to be rebuilt by the next compile.
+		if err := dropDamagedViews(ctx, tx); err != nil {
+			return err
+		}
 		rep.Reflog, err = tx.PruneReflog(ctx, cutoff.Add(time.Nanosecond))
 		return err
 	}
@@ -160,4 +165,25 @@ func mark(graph map[Hash]*Commit, roots []Hash, reach map[Hash]bool) {
 			stack = append(stack, c.EditTarget)
 		}
 	}
+}
+
+// dropDamagedViews deletes the compile checkpoints that do not match their
+// hashes.
+func dropDamagedViews(ctx context.Context, tx Tx) error {
+	var bad []CompiledView
+	err := tx.ScanCompiledViews(ctx, func(cv CompiledView) error {
+		if checkView(&cv) != nil {
+			bad = append(bad, cv)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, cv := range bad {
+		if err := tx.DeleteCompiledView(ctx, cv.Viewer, cv.Encoding); err != nil {
+			return err
+		}
+	}
+	return nil
 }

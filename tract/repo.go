@@ -24,6 +24,10 @@ type Repo struct {
 	// cacheWriter opens a writable handle for the caches a read-only store
 	// cannot keep; nil when there is none.
 	cacheWriter func() (Store, error)
+	// noCheckpoints compiles without stored compile checkpoints;
+	// checkpointEvery is how far a view grows before it is stored again.
+	noCheckpoints   bool
+	checkpointEvery int
 }
 
 // Options configure a [Repo]. Zero values pick the defaults.
@@ -47,11 +51,20 @@ type Options struct {
 	// schema, and any error (a read-only file system) only means counting
 	// again next time.
 	CacheWriter func() (Store, error)
+	// NoCheckpoints compiles from the history alone: no stored compile
+	// checkpoint is read or written (what tests compare checkpoints with).
+	NoCheckpoints bool
+	// CheckpointEvery is how many commits a compiled view grows past its
+	// stored checkpoint before a compile stores it again (default 64).
+	CheckpointEvery int
 }
 
 // New returns a Repo over s.
 func New(s Store, o Options) *Repo {
-	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), cacheWriter: o.CacheWriter}
+	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), cacheWriter: o.CacheWriter, noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery}
+	if r.checkpointEvery <= 0 {
+		r.checkpointEvery = checkpointEvery
+	}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -79,6 +79,10 @@ type Finder interface {
 	// blob (Tokens -1), in no particular order. Words are matched through
 	// the store's full-text index of IndexWords.
 	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
+
+	// CompiledView finds the stored compile checkpoint of a viewer tract in
+	// an encoding; withData false leaves Data nil (the header alone).
+	CompiledView(ctx context.Context, viewer, encoding string, withData bool) (CompiledView, error)
 }
 
 // Walker reads the commits reachable from some heads.
@@ -101,6 +105,9 @@ type Scanner interface {
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error
+	// ScanCompiledViews calls fn for every stored compile checkpoint, data
+	// included.
+	ScanCompiledViews(ctx context.Context, fn func(CompiledView) error) error
 }
 
 // Tx is a transaction: reads see its own writes.
@@ -142,6 +149,34 @@ type Writer interface {
 	// PutSetting stores a tract's setting, replacing its value; an empty
 	// Value removes it.
 	PutSetting(ctx context.Context, s Setting) error
+	// PutCompiledView stores a compile checkpoint, replacing the viewer's
+	// one in its encoding. Its head must exist; deleting the head commit
+	// (DeleteCommits) or the viewer tract (DeleteTract) deletes it; a head
+	// that does not exist (collected meanwhile) stores nothing.
+	PutCompiledView(ctx context.Context, v CompiledView) error
+	// DeleteCompiledView removes a viewer's checkpoint in an encoding.
+	DeleteCompiledView(ctx context.Context, viewer, encoding string) error
+}
+
+// CompiledView is a compile checkpoint as stored: the compiled view of a
+// viewer tract at a head, in one encoding, so a fresh process reads one row
+// instead of the whole history. The domain makes and checks it (Sum covers
+// every other field, DataSum the data); a store only keeps it. It is a
+// cache: never exported, removed with its head or viewer, rebuilt when
+// missing, stale or damaged.
+type CompiledView struct {
+	Viewer   string
+	Encoding string
+	Head     Hash
+	// AnnSeq is the newest annotation the view has applied.
+	AnnSeq int64
+	// Tokens is the compiled token count (messages only).
+	Tokens int
+	// Format is the version of Data's layout.
+	Format  int
+	Sum     Hash
+	DataSum Hash
+	Data    []byte
 }
 
 // Setting is one stored per-tract configuration value (see Repo.Config).

@@ -80,6 +80,19 @@ func (r *Repo) Verify(ctx context.Context) (VerifyReport, error) {
 			rep.Damage = append(rep.Damage, Damage{"ref", ref.Tract + ":" + ref.Name, "points at missing commit " + v})
 		}
 	}
+	err = r.store.ScanCompiledViews(ctx, func(cv CompiledView) error {
+		obj := cv.Viewer + "/" + cv.Encoding
+		switch {
+		case checkView(&cv) != nil:
+			rep.Damage = append(rep.Damage, Damage{"checkpoint", obj, "compile checkpoint does not match its hash ('lineage tract gc' removes it)"})
+		case !exists[cv.Head]:
+			rep.Damage = append(rep.Damage, Damage{"checkpoint", obj, "compile checkpoint of missing commit " + string(cv.Head)})
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
 	sort.Slice(rep.Damage, func(i, j int) bool {
 		a, b := rep.Damage[i], rep.Damage[j]
 		if a.Kind != b.Kind {

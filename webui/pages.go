@@ -3,9 +3,12 @@ package webui
 import (
 	"context"
 	"errors"
+	"html/template"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -69,6 +72,9 @@ type graphRow struct {
 	// From is a summary's oldest replaced commit (its newest is
 	// EditTarget).
 	From tract.Hash
+	// SummarizedBy is the summary in the window that stands in for the
+	// commit (its range's rows, which are contiguous in the log).
+	SummarizedBy tract.Hash
 	// Spawned lists the tracts spawned at this commit.
 	Spawned []tract.TractInfo
 }
@@ -78,8 +84,9 @@ type graphPage struct {
 	Rows    []graphRow
 	Layout  graphLayout
 	Skip    int
-	Next    int // the skip of the next (older) page; 0 when none
-	Prev    int // the skip of the previous page; -1 when none
+	From    string
+	Next    template.URL // the next (older) page; "" when none
+	Prev    int          // the skip of the previous page; -1 when none
 	Window  int
 	Parent  string // the spawn parent's name
 	Spawned []tract.TractInfo
@@ -115,17 +122,22 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 	if err != nil {
 		return "", pageData{}, err
 	}
-	// One more than the window tells whether an older page exists.
-	entries, err := s.o.Repo.Log(ctx, name, tract.LogOptions{N: window + 1, Skip: skip})
+	from := r.URL.Query().Get("from")
+	// The log from the page's start (HEAD, or the cursor from) up to one
+	// past the window: the rows before skip place the window on the
+	// start's first-parent chain, the one past it tells whether an older
+	// page exists.
+	all, err := s.o.Repo.Log(ctx, name, tract.LogOptions{N: skip + window + 1, From: from})
 	if err != nil {
 		return "", pageData{}, err
 	}
-	p := graphPage{Tract: info, Skip: skip, Prev: -1, Window: window, Parent: info.Parent}
-	if len(entries) > window {
-		entries = entries[:window]
-		p.Next = skip + window
+	entries := all[min(skip, len(all)):min(skip+window, len(all))]
+	p := graphPage{Tract: info, Skip: skip, From: from, Prev: -1, Window: window, Parent: info.Parent}
+	if len(all) > skip+window {
+		// Safe as a URL: a path from PathEscape, a query from url.Values.
+		p.Next = template.URL(tractURL(name, "graph") + "?" + nextPage(all, from, skip, window))
 	}
-	if skip > 0 {
+	if from == "" && skip > 0 {
 		p.Prev = max(0, skip-window)
 	}
 	p.Layout = layoutGraph(entries, name)
@@ -149,6 +161,11 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 			}
 			if shown.Content != nil {
 				rows[i].From = shown.Content.From
+			}
+			newestAt, ok1 := at[e.EditTarget]
+			oldestAt, ok2 := at[rows[i].From]
+			for k := newestAt; ok1 && ok2 && k <= oldestAt; k++ {
+				rows[k].SummarizedBy = e.Hash
 			}
 		}
 	}
@@ -174,6 +191,40 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 	}
 	p.Rows = rows
 	return "graph", pageData{Title: name + " graph", Tract: name, Page: p}, nil
+}
+
+// nextPage is the query of the page after a window of all (the log from
+// from, or HEAD) starting at skip. It continues from the window's last
+// commit on the log's first-parent chain, whose own log is the rest of this
+// one, so a page deep in a long history still reads about two windows of
+// commits; a window without such a commit (deep in a merged block)
+// continues by skip.
+func nextPage(all []tract.LogEntry, from string, skip, window int) string {
+	at := make(map[tract.Hash]int, len(all))
+	for i, e := range all {
+		at[e.Hash] = i
+	}
+	last := -1
+	for i, ok := 0, len(all) > 0; ok && i < skip+window; {
+		if i >= skip {
+			last = i
+		}
+		ok = len(all[i].Parents) > 0
+		if ok {
+			i, ok = at[all[i].Parents[0]]
+		}
+	}
+	v := url.Values{}
+	if last >= 0 {
+		v.Set("from", string(all[last].Hash))
+		v.Set("skip", strconv.Itoa(skip+window-last))
+	} else {
+		if from != "" {
+			v.Set("from", from)
+		}
+		v.Set("skip", strconv.Itoa(skip+window))
+	}
+	return v.Encode()
 }
 
 func newest(anns []tract.Annotation) tract.Annotation {

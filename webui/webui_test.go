@@ -153,8 +153,11 @@ func TestGraphWindowAndEdges(t *testing.T) {
 	if n := count(body, `<tr class="commit`); n != 5 {
 		t.Fatalf("first window has %d commits, want 5", n)
 	}
-	if !strings.Contains(body, `<a rel="next" href="/tract/main/graph?skip=5">older →</a>`) {
-		t.Error("no link to the older page")
+	// The older page continues from the window's last commit on HEAD's
+	// first-parent chain (the merge), past the rows already shown.
+	want := fmt.Sprintf(`<a rel="next" href="/tract/main/graph?from=%s&amp;skip=3">older →</a>`, f.merge)
+	if !strings.Contains(body, want) {
+		t.Fatalf("no link to the older page %s:\n%s", want, body)
 	}
 	// The merge-from's edge into kid's work crosses between tracts.
 	if n := count(body, `<path class="edge cross"`); n < 1 {
@@ -163,12 +166,16 @@ func TestGraphWindowAndEdges(t *testing.T) {
 	if !strings.Contains(body, `class="commit skipped"`) || !strings.Contains(body, `<span class="mark skip">skipped</span>`) {
 		t.Error("the skipped commit is not marked")
 	}
-	older := mustGet(t, ts.URL+"/tract/main/graph?skip=5")
+	older := mustGet(t, ts.URL+"/tract/main/graph?from="+string(f.merge)+"&skip=3")
 	if !strings.Contains(older, `spawned <a class="spawn" href="/tract/kid/graph">kid</a>`) {
 		t.Errorf("the spawn point is not marked on the older page:\n%s", older)
 	}
-	if !strings.Contains(older, `<a rel="prev" href="/tract/main/graph">← newer</a>`) {
-		t.Error("no link back to the newer page")
+	if !strings.Contains(older, `<a href="/tract/main/graph">← newest</a>`) {
+		t.Error("no link back to the newest page")
+	}
+	bySkip := mustGet(t, ts.URL+"/tract/main/graph?skip=5")
+	if count(bySkip, `<tr class="commit`) != count(older, `<tr class="commit`) || !strings.Contains(bySkip, `<a rel="prev" href="/tract/main/graph">← newer</a>`) {
+		t.Error("the page by skip differs from the page by cursor")
 	}
 	all := count(body, `<tr class="commit`) + count(older, `<tr class="commit`)
 	log, err := f.repo.Log(context.Background(), "main", tract.LogOptions{})
@@ -197,6 +204,9 @@ func TestCompressSummaryShowsItsRange(t *testing.T) {
 	want := fmt.Sprintf(`stands in for <a href="/tract/main/commit/%s"><code>%s</code></a>..<a href="/tract/main/commit/%s"><code>%s</code></a>`, oldest, oldest.Short(), next, next.Short())
 	if !strings.Contains(body, want) {
 		t.Errorf("the summary's range is not shown: want %s", want)
+	}
+	if n := count(body, `<tr class="commit summarized"`); n != 2 {
+		t.Errorf("%d rows marked summarized, want the range's 2", n)
 	}
 }
 

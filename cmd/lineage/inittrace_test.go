@@ -20,8 +20,8 @@ import (
 // stores load when a command first needs them. Raise a number here only for
 // a reason a reviewer accepts, and say it in docs/architecture.md.
 const (
-	budgetAllocs = 2000    // all packages; 1,793 on go1.26.8 when this was set
-	budgetBytes  = 320_000 // all packages; 280,384 when this was set
+	budgetAllocs = 2200    // all packages; 1,793 on go1.26.8 when this was set; 2,176 with go.yaml.in/yaml/v3 (276 at init, SKILL.md front matter)
+	budgetBytes  = 340_000 // all packages; 280,384 when this was set; 330,536 with go.yaml.in/yaml/v3 (26 KB)
 	ownAllocs    = 12      // any one lineage package; the largest was 11
 	ownBytes     = 1_536   // any one lineage package; the largest was 1,152
 	ownTotal     = 48      // all lineage packages together; 31 when set

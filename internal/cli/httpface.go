@@ -13,11 +13,17 @@ import (
 // non-loopback address requires, then the listener. addrFlag names the flag
 // that gave addr, for the message.
 func listenGuarded(env *Env, addrFlag, tokenEnv, addr string) (net.Listener, string, error) {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, "", usageError("%s %s: want HOST:PORT, e.g. 127.0.0.1:7410 (port 0 picks a free one)", addrFlag, addr)
+	}
 	var token string
 	if tokenEnv != "" {
 		token = strings.TrimSpace(env.Getenv(tokenEnv))
 		if token == "" {
 			return nil, "", fmt.Errorf("--token-env: environment variable %s is not set or empty", tokenEnv)
+		}
+		if err := httpguard.CheckToken(token); err != nil {
+			return nil, "", fmt.Errorf("--token-env: environment variable %s: %w", tokenEnv, err)
 		}
 	}
 	if token == "" && !httpguard.LoopbackAddr(addr) {

@@ -135,6 +135,7 @@ var groups = []struct {
 	{"context", contextShort, newContextCmd},
 	{"mcp", mcpShort, newMCPCmd},
 	{"hook", hookShort, newHookCmd},
+	{"skills", skillsShort, newSkillsCmd},
 	{"serve", serveShort, newServeCmd},
 }
 
@@ -152,6 +153,7 @@ version control:
   agents        CLIA triads: discovery, deterministic merge, journal writes
   tract         git for an LLM's context window: commits, branches, compile
   context       one model request: instructions, agent profile and history
+  skills        Agent Skills (SKILL.md): catalog, search, load, lint
   mcp           all of the above as an MCP server
   serve         a read-only web page of a tract store and the instructions here`,
 		Version:       version(),

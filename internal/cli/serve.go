@@ -81,7 +81,7 @@ func runServe(cmd *cobra.Command, env *Env, f *serveFlags) error {
 		Repo:  repo,
 		Store: where,
 		Instructions: instructions.Options{Config: instructions.BuildConfig(env.Dir, fromEnv), Cwd: env.Dir,
-			Home: fsx.HomeDir(env.Getenv)},
+			Home: fsx.HomeDir(env.Getenv), Tokens: instructions.DefaultTokenCounter()},
 		Agents: agents.Options{},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -97,7 +98,8 @@ func isDelim(line []byte, closing bool) bool {
 	return string(t) == "---" || (closing && string(t) == "...")
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+// yamlLine is compiled on first use: nothing runs at init.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlError turns a YAML error into an *Error whose line counts from the
 // file's first line (the opening "---"), worded without the library's prefix.
@@ -110,7 +112,7 @@ func yamlError(err error) error {
 	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
 		line = n + 1 // the YAML text starts on the file's second line
 		msg = msg[:m[0]] + msg[m[1]:]

@@ -164,3 +164,24 @@ func ExampleDecode() {
 	// pdf: Fill PDF forms.
 	// # PDF skill
 }
+
+func TestFields(t *testing.T) {
+	in := "---\nname: a\n# comment\ndescription: >-\n  two\n  lines\nmetadata:\n  v: 1\n---\nbody\n"
+	fs, body, line, ok, err := Fields([]byte(in))
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	got := fmt.Sprint(fs)
+	if want := "[{name 2 a} {description 4 two lines} {metadata 7 map[v:1]}]"; got != want || string(body) != "body\n" || line != 10 {
+		t.Errorf("got %s %q %d, want %s", got, body, line, want)
+	}
+	for in, want := range map[string]string{
+		"---\n- a\n---\n":              "line 2: front matter: not a mapping of keys to values",
+		"---\nname: a\nname: b\n---\n": "line 3: front matter: key name given twice",
+		"---\nname: [a\n---\n":         "line 2: front matter: did not find expected ',' or ']'",
+	} {
+		if _, _, _, _, err := Fields([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%q: err = %v, want %s", in, err, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrNotRegular is what [OpenRegular] and [ReadRegular] return (wrapped in a
@@ -58,14 +59,22 @@ func KindOf(m fs.FileMode) string {
 // the platform has FIFOs), so a FIFO swapped in after the stat cannot hang
 // the caller; the opened file is checked again.
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Stat(path)
+	return openRegular(hostOps{}, path)
+}
+
+func openRegular(ops dirOps, path string) (*os.File, fs.FileInfo, error) {
+	fi, err := ops.Stat(path)
 	if err != nil {
 		return nil, nil, describeStatError(path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, Kind: KindOf(fi.Mode())}
 	}
-	f, err := os.OpenFile(path, openRegularFlags, 0)
+	var f *os.File
+	err = retry(func() (err error) {
+		f, err = ops.OpenFile(path, openRegularFlags, 0)
+		return err
+	}, openBlockedByReplace, time.Sleep, ReadRetryDeadline)
 	if err != nil {
 		return nil, nil, describeStatError(path, err)
 	}
@@ -91,6 +100,13 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadOpened(path, f, fi, limit)
+}
+
+// ReadOpened reads the regular file f, opened from path with Stat fi (as
+// [OpenRegular] returns them), whole under limit as [ReadRegular] does.
+// It does not close f.
+func ReadOpened(path string, f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	if limit >= 0 && fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, fi.Size(), limit)
 	}

@@ -7,6 +7,10 @@ import (
 	"os"
 )
 
+// openBlockedByReplace: rename(2) never blocks an open, so no open error
+// is transient.
+func openBlockedByReplace(error) bool { return false }
+
 // replaceFile renames src over dst; rename(2) is atomic.
 func replaceFile(src, dst string) error { return os.Rename(src, dst) }
 
@@ -19,6 +23,19 @@ func SyncDir(dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncDirIn fsyncs the directory dir inside root.
+func syncDirIn(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", rootPath(root, dir), err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", rootPath(root, dir), err)
 	}
 	return nil
 }

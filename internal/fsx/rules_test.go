@@ -67,8 +67,17 @@ func TestContainsPerOS(t *testing.T) {
 		{"windows", `\\srv\share`, `C:\share`, false},
 		{"windows", `\\srv\share\a`, `\\srv\share\a\..\..\x`, false},
 		{"windows", `\\?\C:\a`, `\\?\c:\A\b`, true},
+		{"windows", `\\.\UNC\srv\share`, `\\.\unc\SRV\share\x`, true},
 		{"windows", `\\?\UNC\srv\share`, `\\?\unc\SRV\share\x`, true},
 		{"windows", `\\?\C:\a`, `C:\a\b`, false}, // a different spelling of the volume: not compared
+		// Unicode normalization: macOS compares names in NFC, so an NFD
+		// spelling (as HFS+ stored it) is the same directory; Linux and
+		// Windows compare the bytes (after case folding on Windows).
+		{"darwin", "/Users/ana/Caf\u00e9", "/Users/ana/Cafe\u0301/x", true},
+		{"darwin", "/Users/ana/Cafe\u0301", "/users/ANA/CAF\u00c9/x", true},
+		{"darwin", "/Users/ana/Caf\u00e9", "/Users/ana/Cafe/x", false},
+		{"unix", "/home/ana/Caf\u00e9", "/home/ana/Cafe\u0301/x", false},
+		{"windows", "C:\\Caf\u00e9", "C:\\Cafe\u0301\\x", false},
 	}
 	for _, tt := range tests {
 		r := rulesByName[tt.rules]
@@ -122,8 +131,12 @@ func TestVolumeAbsDirPerOS(t *testing.T) {
 		{"windows", `\\srv\share\a\b`, `\\srv\share`, true, `\\srv\share\a`,
 			[]string{`\\srv\share\`, `\\srv\share\a`, `\\srv\share\a\b`}},
 		{"windows", `\\srv\share`, `\\srv\share`, true, `\\srv\share`, []string{`\\srv\share`}},
-		{"windows", `\\?\UNC\srv\share\a`, `\\?\UNC\srv\share`, true, `\\?\UNC\srv\share\`,
-			[]string{`\\?\UNC\srv\share\`, `\\?\UNC\srv\share\a`}},
+		// As path/filepath reads them: host and share are the volume after
+		// `\\.\UNC`; after `\\?\UNC` the volume is the device "UNC" alone.
+		{"windows", `\\.\UNC\srv\share\a`, `\\.\UNC\srv\share`, true, `\\.\UNC\srv\share\`,
+			[]string{`\\.\UNC\srv\share\`, `\\.\UNC\srv\share\a`}},
+		{"windows", `\\?\UNC\srv\share\a`, `\\?\UNC`, true, `\\?\UNC\srv\share`,
+			[]string{`\\?\UNC\`, `\\?\UNC\srv`, `\\?\UNC\srv\share`, `\\?\UNC\srv\share\a`}},
 		{"windows", `\\.\C:\a`, `\\.\C:`, true, `\\.\C:\`, []string{`\\.\C:\`, `\\.\C:\a`}},
 	}
 	for _, tt := range tests {
@@ -178,6 +191,8 @@ func TestEqualPerOS(t *testing.T) {
 		{"darwin", "/a/B", "/A/b/", true},
 		{"windows", `C:\A\b`, `c:/a/B`, true},
 		{"windows", `C:\a`, `D:\a`, false},
+		{"darwin", "/a/Cafe\u0301", "/A/caf\u00e9/", true},
+		{"unix", "/a/Cafe\u0301", "/a/Caf\u00e9", false},
 	}
 	for _, tt := range tests {
 		if got := rulesByName[tt.rules].Equal(tt.a, tt.b); got != tt.want {

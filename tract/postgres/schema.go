@@ -92,6 +92,8 @@ var migrations = []string{
 	settingsSchema(),
 	// Version 4: commit metadata and the full-text index (search.go).
 	searchMigration,
+	// Version 5: compile checkpoints (views.go).
+	viewsMigration,
 }
 
 // positionsMigration is version 2: each commit's place in the DAG

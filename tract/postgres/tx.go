@@ -48,7 +48,10 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("tract id %s: %w", id, tract.ErrNotFound)
 	}
-	_, err = t.q.Exec(ctx, `DELETE FROM refs WHERE tract = $1`, id)
+	if _, err = t.q.Exec(ctx, `DELETE FROM refs WHERE tract = $1`, id); err != nil {
+		return err
+	}
+	_, err = t.q.Exec(ctx, `DELETE FROM compiled_views WHERE viewer = $1`, id)
 	return err
 }
 
@@ -301,6 +304,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash = ANY($1)`,
+		`DELETE FROM compiled_views WHERE head = ANY($1)`,
 		`DELETE FROM merge_parents WHERE child = ANY($1)`,
 		`DELETE FROM commits WHERE hash = ANY($1)`,
 	} {

@@ -15,7 +15,9 @@ import (
 
 // v1Shape turns a store back into schema version 1: no positions,
 // settings, commit metadata or search index.
-const v1Shape = `DROP TABLE blob_words;
+const v1Shape = `DROP TABLE compiled_views;
+	DROP INDEX commits_tract_time;
+	DROP TABLE blob_words;
 	DROP TABLE settings;
 	ALTER TABLE commits DROP COLUMN meta, DROP COLUMN gen, DROP COLUMN depth, DROP COLUMN jump;
 	UPDATE schema_version SET version = 1;`

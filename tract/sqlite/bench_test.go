@@ -26,8 +26,9 @@ func BenchmarkStore(b *testing.B) {
 }
 
 // BenchmarkUpgradeFromV1 times the migration of a v1 store of 100k
-// commits (one import, then a spawn and a merge-from) by a read-only
-// open: positions and the search index are filled in.
+// commits (one import, then a spawn and a merge-from) by a writable open
+// (a read-only open refuses an old schema): positions and the search index
+// are filled in.
 func BenchmarkUpgradeFromV1(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -72,9 +73,12 @@ func BenchmarkUpgradeFromV1(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		up, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+		up, err := sqlite.Open(ctx, p, sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
+		}
+		if from, to := up.Migrated(); from != 1 || to != sqlite.SchemaVersion {
+			b.Fatalf("migrated from %d to %d", from, to)
 		}
 		up.Close()
 	}

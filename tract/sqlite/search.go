@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
+	"github.com/go-json-experiment/json"
 )
 
 // searchMigration adds commit metadata and the full-text index of blobs:
@@ -91,35 +92,64 @@ func ftsQuery(words []string) string {
 	return strings.Join(q, " ")
 }
 
+// rareWords is how many blobs a word query may match for find to start
+// from the index's matches; past it, a query with a limit walks the
+// tract's commits in time order and asks the index about each (stopping
+// at the limit), one without reads the tract's commits against the
+// index's matches.
+const rareWords = 2000
+
 func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.HistoryCommit, error) {
 	if q.Commits != nil && len(q.Commits) == 0 {
 		return nil, nil
 	}
-	query := `SELECT ` + commitCols + `, b.data FROM commits c JOIN blobs b ON b.id = c.content_id WHERE 1 = 1`
-	var args []any
+	from := `commits c`
+	var where []string
+	var args, fromArgs []any
 	if len(q.Words) > 0 {
-		query += ` AND c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)`
-		args = append(args, ftsQuery(q.Words))
+		match := ftsQuery(q.Words)
+		ids, err := r.matchingBlobs(ctx, match, rareWords+1)
+		if err != nil {
+			return nil, damaged(err)
+		}
+		switch {
+		case len(ids) <= rareWords:
+			// Few matches: start from them (content ids, through the
+			// index on commits.content_id).
+			if len(ids) == 0 {
+				return nil, nil
+			}
+			list, _ := json.Marshal(ids)
+			from, fromArgs = `json_each(?) j CROSS JOIN commits c ON c.content_id = j.value`, []any{string(list)}
+		case q.Limit > 0 && q.Tract != "" && q.Commits == nil:
+			// Many matches, few wanted: the tract's commits in time
+			// order, each asked of the index, until the limit.
+			from = `commits c INDEXED BY commits_tract_time`
+			where, args = append(where, `EXISTS (SELECT 1 FROM blob_words WHERE blob_words MATCH ? AND rowid = c.content_id)`), append(args, match)
+		default:
+			where, args = append(where, `c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)`), append(args, match)
+		}
 	}
 	if q.Tract != "" {
-		query += ` AND c.tract = ?`
-		args = append(args, q.Tract)
+		where, args = append(where, `c.tract = ?`), append(args, q.Tract)
 	}
 	if q.Type != "" {
-		query += ` AND json_extract(CAST(b.data AS TEXT), '$.type') = ?`
-		args = append(args, string(q.Type))
+		where, args = append(where, `json_extract(CAST(b.data AS TEXT), '$.type') = ?`), append(args, string(q.Type))
 	}
 	if q.Role != "" {
-		query += ` AND json_extract(CAST(b.data AS TEXT), '$.role') = ?`
-		args = append(args, q.Role)
+		where, args = append(where, `json_extract(CAST(b.data AS TEXT), '$.role') = ?`), append(args, q.Role)
 	}
 	if q.HasMeta {
-		query += ` AND c.meta IS NOT NULL`
+		where = append(where, `c.meta IS NOT NULL`)
 	}
 	if q.Commits != nil {
-		query += ` AND c.hash IN (SELECT unhex(value) FROM json_each(?))`
-		args = append(args, hashList(q.Commits))
+		where, args = append(where, `c.hash IN (SELECT unhex(value) FROM json_each(?))`), append(args, hashList(q.Commits))
 	}
+	query := `SELECT ` + commitCols + `, b.data FROM ` + from + ` JOIN blobs b ON b.id = c.content_id`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	args = append(fromArgs, args...)
 	if q.Limit > 0 {
 		query += ` ORDER BY c.time, c.hash LIMIT ?`
 		args = append(args, q.Limit)
@@ -142,4 +172,22 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
 	})
 	return out, damaged(rows.Err())
+}
+
+// matchingBlobs returns the ids of up to limit blobs whose words match.
+func (r reader) matchingBlobs(ctx context.Context, match string, limit int) ([]int64, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT rowid FROM blob_words WHERE blob_words MATCH ? LIMIT ?`, match, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }

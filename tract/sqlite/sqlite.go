@@ -108,6 +108,9 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			db.SetMaxOpenConns(4)
 			db.SetMaxIdleConns(4)
 			if err = checkSchema(ctx, db); err == nil {
+				if extra == "" {
+					truncateWAL(path, o)
+				}
 				s := &Store{db: db, path: path, readOnly: true, from: len(migrations), to: len(migrations)}
 				s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 				return s, nil
@@ -124,6 +127,22 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 		}
 	}
 	return nil, fmt.Errorf("open store %s read-only: %w", path, damaged(firstErr))
+}
+
+// truncateWAL is checkpointWAL for a read-only open of a current store: it
+// opens the file writable for that alone (no schema is created or
+// migrated; where the file cannot be written nothing happens), so a large
+// WAL another process left does not slow this command or later ones.
+func truncateWAL(path string, o Options) {
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= walLimit {
+		return
+	}
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?mode=rw&_pragma=busy_timeout(0)", escapePath(path)))
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	checkpointWAL(db, path)
 }
 
 // cannotOpen reports an error of opening the file itself (not of its
@@ -144,10 +163,39 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
+// Close closes the database. A writable handle first folds a large WAL
+// back into the database and truncates it (see checkpointWAL).
 func (s *Store) Close() error {
 	s.stmts.close()
+	if !s.readOnly {
+		checkpointWAL(s.db, s.path)
+	}
 	return s.db.Close()
+}
+
+// walLimit is the WAL size from which a closing writer (or a read-only
+// open) truncates it: SQLite's own automatic checkpoint copies pages back
+// at about 4 MB but never shrinks the file, and readers of a store whose
+// WAL a big import or a compile checkpoint grew would consult its index
+// for every page until some writer reset it.
+const walLimit = 4 << 20
+
+// checkpointWAL folds the WAL back into the database and truncates it when
+// it is larger than walLimit, without waiting: a reader or writer in
+// another process keeps it for a later one. Best effort.
+func checkpointWAL(db *sql.DB, path string) {
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= walLimit {
+		return
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err == nil {
+		_, _ = conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
 }
 
 // Update runs fn in one IMMEDIATE transaction.

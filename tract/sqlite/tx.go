@@ -37,7 +37,10 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("tract id %s: %w", id, tract.ErrNotFound)
 	}
-	_, err = t.exec(ctx, `DELETE FROM refs WHERE tract = ?`, id)
+	if _, err = t.exec(ctx, `DELETE FROM refs WHERE tract = ?`, id); err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `DELETE FROM compiled_views WHERE viewer = ?`, id)
 	return err
 }
 
@@ -261,6 +264,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 	list := hashList(hashes)
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,
+		`DELETE FROM compiled_views WHERE head IN (SELECT unhex(value) FROM json_each(?))`,
 		`DELETE FROM merge_parents WHERE child IN (SELECT unhex(value) FROM json_each(?))`,
 		`DELETE FROM commits WHERE hash IN (SELECT unhex(value) FROM json_each(?))`,
 	} {

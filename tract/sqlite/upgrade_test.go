@@ -20,7 +20,9 @@ import (
 
 // v1Shape turns a store back into schema version 1: no positions,
 // settings, commit metadata or search index.
-const v1Shape = `DROP TABLE blob_words;
+const v1Shape = `DROP TABLE compiled_views;
+	DROP INDEX commits_tract_time;
+	DROP TABLE blob_words;
 	DROP TABLE settings;
 	ALTER TABLE commits DROP COLUMN meta;
 	ALTER TABLE commits DROP COLUMN jump;
@@ -313,5 +315,69 @@ func TestConcurrentUpgrade(t *testing.T) {
 	var unplaced int
 	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM commits WHERE gen IS NULL`).Scan(&unplaced); err != nil || unplaced != 0 {
 		t.Fatalf("%d commits without a position (%v)", unplaced, err)
+	}
+}
+
+// v4Shape turns a store back into schema version 4 (the previous release):
+// no compile checkpoints, no time index.
+const v4Shape = `DROP TABLE compiled_views;
+	DROP INDEX commits_tract_time;
+	UPDATE schema_version SET version = 4;`
+
+// TestUpgradeFromV4: a store of the previous schema migrates to this one,
+// keeps its history, and then compiles through a stored checkpoint; the
+// compile equals the one made before the upgrade.
+func TestUpgradeFromV4(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "lineage.db")
+	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tract.New(s, tract.Options{NoCheckpoints: true})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]tract.CommitRequest, 300)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		t.Fatal(err)
+	}
+	want, err := r.CompileCold(ctx, "main", tract.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, v4Shape); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true}); !errors.Is(err, tract.ErrOldSchema) {
+		t.Fatalf("read-only open of a v4 store: %v, want ErrOldSchema", err)
+	}
+	w, err := sqlite.Open(ctx, p, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if from, to := w.Migrated(); from != 4 || to != sqlite.SchemaVersion {
+		t.Fatalf("Migrated() = %d, %d; want 4, %d", from, to, sqlite.SchemaVersion)
+	}
+	for i := 0; i < 2; i++ { // the first stores the checkpoint, the second reads it
+		got, err := tract.New(w, tract.Options{}).CompileCold(ctx, "main", tract.CompileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tokens != want.Tokens || len(got.Messages) != len(want.Messages) || got.Head != want.Head {
+			t.Fatalf("compile %d after the upgrade: %d tokens, %d messages; want %d, %d", i+1, got.Tokens, len(got.Messages), want.Tokens, len(want.Messages))
+		}
+	}
+	var n int
+	if err := w.DB().QueryRowContext(ctx, `SELECT count(*) FROM compiled_views`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d compile checkpoints (%v), want 1", n, err)
+	}
+	if found, err := tract.New(w, tract.Options{}).Find(ctx, "main", tract.FindOptions{Text: "message", Limit: 3}); err != nil || len(found) != 3 {
+		t.Fatalf("find after the upgrade: %d, %v", len(found), err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/go-json-experiment/json"
 )
 
 // Bench runs the tract performance benchmarks against a store: newStore
@@ -24,6 +25,7 @@ func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
 	}{
 		{"Import100k", benchImport100k},
 		{"CompileCold", benchCompileCold},
+		{"CompileFresh", benchCompileFresh},
 		{"CompileFirst10k", benchCompileFirst10k},
 		{"CompileWarmAfterAppend100k", benchCompileWarmAfterAppend100k},
 		{"Commit", benchCommit},
@@ -114,6 +116,43 @@ func benchCompileCold(b *testing.B, newStore func(*testing.B) tract.Store) {
 				if err != nil || len(res.Messages) != n {
 					b.Fatal(err, len(res.Messages))
 				}
+			}
+		})
+	}
+}
+
+// benchCompileFresh: the compile of a fresh process (a new Repo, no
+// in-memory cache) on a history whose compile checkpoint is stored: one
+// row read, checked and rendered, then the format's JSON (what `tract
+// compile --format openai` does), with the same history one commit further
+// (the checkpoint extended by one commit).
+func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := filled(b, newStore, n)
+			ctx := context.Background()
+			if _, err := r.Compile(ctx, "main", tract.CompileOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			for _, extra := range []int{0, 1} {
+				b.Run(fmt.Sprintf("after%d", extra), func(b *testing.B) {
+					if extra > 0 {
+						if _, err := r.Commit(ctx, "main", benchMessages(1, n)[0]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						fresh := tract.New(r.Store(), tract.Options{})
+						res, err := fresh.CompileCold(ctx, "main", tract.CompileOptions{})
+						if err != nil || len(res.Messages) != n+extra {
+							b.Fatal(err, len(res.Messages))
+						}
+						if _, err := json.Marshal(tract.OpenAI(res.Messages)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		})
 	}

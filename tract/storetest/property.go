@@ -21,13 +21,16 @@ func init() {
 
 // testWarmEqualsCold applies random sequences of appends, edits,
 // annotations, branches, merges and resets, and after each step compares the
-// cached (warm) compile of one long-lived repo with a cold compile.
+// cached (warm) compile of one long-lived repo, and the compile of a fresh
+// repo (a new process: the stored compile checkpoint extended to the head),
+// with a cold compile from the history alone.
 func testWarmEqualsCold(t *testing.T, newStore Factory) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
 		s := newStore(t)
 		clk := newClock()
-		warm := tract.New(s, tract.Options{Now: clk.Now})
+		every := rapid.SampledFrom([]int{1, 3, 0}).Draw(rt, "checkpoint every")
+		warm := tract.New(s, tract.Options{Now: clk.Now, CheckpointEvery: every})
 		if _, _, err := warm.Init(ctx); err != nil {
 			rt.Fatal(err)
 		}
@@ -176,18 +179,28 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		return
 	}
 	w, werr := r.Compile(ctx, name, o)
-	c, cerr := r.CompileCold(ctx, name, o)
-	if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) {
-		rt.Fatalf("warm error %v, cold error %v", werr, cerr)
-	}
-	if werr != nil {
-		return
-	}
-	if len(w.Messages) == 0 && len(c.Messages) == 0 {
-		w.Messages, c.Messages = nil, nil
-	}
-	if !reflect.DeepEqual(w, c) {
-		rt.Fatalf("warm compile differs from cold:\nwarm: %+v\ncold: %+v", w, c)
+	cold := tract.New(r.Store(), tract.Options{NoCheckpoints: true})
+	c, cerr := cold.CompileCold(ctx, name, o)
+	// A fresh repo reads the stored checkpoint (and may store one).
+	fresh := tract.New(r.Store(), tract.Options{CheckpointEvery: rapid.SampledFrom([]int{1, 0}).Draw(rt, "fresh every")})
+	f, ferr := fresh.CompileCold(ctx, name, o)
+	for _, x := range []struct {
+		what string
+		res  tract.Result
+		err  error
+	}{{"warm", w, werr}, {"checkpointed", f, ferr}} {
+		if (x.err == nil) != (cerr == nil) || (x.err != nil && x.err.Error() != cerr.Error()) {
+			rt.Fatalf("%s error %v, cold error %v", x.what, x.err, cerr)
+		}
+		if x.err != nil {
+			continue
+		}
+		if len(x.res.Messages) == 0 && len(c.Messages) == 0 {
+			x.res.Messages, c.Messages = nil, nil
+		}
+		if !reflect.DeepEqual(x.res, c) {
+			rt.Fatalf("%s compile differs from cold:\n%s: %+v\ncold: %+v", x.what, x.what, x.res, c)
+		}
 	}
 }
 
@@ -210,7 +223,19 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 			_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
 		}
 	case "merge-from":
-		_, err = r.MergeFrom(ctx, name, "")
+		var o tract.MergeFromOptions
+		switch rapid.IntRange(0, 3).Draw(rt, "selection") {
+		case 1:
+			o.Roles = []string{"assistant"}
+		case 2:
+			o.Range = "HEAD~1..HEAD"
+		case 3:
+			o.Types = []tract.Type{tract.TypeToolCall, tract.TypeToolResult}
+		}
+		_, err = r.MergeFromWith(ctx, name, o)
+		if errors.Is(err, tract.ErrNotFound) {
+			err = nil // HEAD~1 past the root
+		}
 	case "child-annotate":
 		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
 		_, err = r.Annotate(ctx, name, name+":HEAD", p, "")
@@ -249,6 +274,30 @@ func checkShortLog(ctx context.Context, rt *rapid.T, r *tract.Repo, name string)
 	}
 	if want := full[min(skip, len(full)):min(skip+n, len(full))]; !reflect.DeepEqual(page, want) {
 		rt.Fatalf("log -n %d skip %d of %s is not that page of the whole log:\npage:  %+v\nwhole: %+v", n, skip, name, page, want)
+	}
+	// From a commit on HEAD's first-parent chain the log is the rest of
+	// the whole log from that commit (how a page continues).
+	if len(full) > 0 {
+		var chain []int
+		at := map[tract.Hash]int{}
+		for i, e := range full {
+			at[e.Hash] = i
+		}
+		for i, ok := 0, true; ok; {
+			chain = append(chain, i)
+			i, ok = -1, false
+			if ps := full[chain[len(chain)-1]].Parents; len(ps) > 0 {
+				i, ok = at[ps[0]]
+			}
+		}
+		from := rapid.SampledFrom(chain).Draw(rt, "log from")
+		rest, err := r.Log(ctx, name, tract.LogOptions{N: n, From: string(full[from].Hash)})
+		if err != nil {
+			rt.Fatalf("log -n %d %s from %s: %v", n, name, full[from].Hash, err)
+		}
+		if want := full[from:min(from+n, len(full))]; !reflect.DeepEqual(rest, want) {
+			rt.Fatalf("log -n %d of %s from %s is not the whole log from there:\ngot:   %+v\nwhole: %+v", n, name, full[from].Hash.Short(), rest, want)
+		}
 	}
 	if len(full) == 0 {
 		return

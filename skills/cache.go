@@ -1,0 +1,112 @@
+package skills
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/internal/fsx"
+)
+
+// The metadata cache keeps, per SKILL.md path, what a listing needs (name,
+// description, body tokens, warnings) with the (mtime ns, size) it was read
+// at: counting tokens loads a 200k-word vocabulary (tens of milliseconds),
+// which a listing of unchanged skills should not pay. Writers replace the
+// file atomically, so two processes never see a torn file; the later one
+// wins and the other's new entries are counted again next time.
+
+const (
+	cacheVersion    = 1
+	maxCacheBytes   = 32 << 20
+	maxCacheEntries = 20000
+)
+
+type cacheFile struct {
+	Version int          `json:"version"`
+	Entries []cacheEntry `json:"entries"`
+}
+
+type cacheEntry struct {
+	Path        string    `json:"path"`
+	MtimeNs     int64     `json:"mtimeNs"`
+	Size        int64     `json:"size"`
+	Encoding    string    `json:"encoding"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	BodyTokens  int       `json:"bodyTokens"`
+	Warnings    []Problem `json:"warnings,omitzero"`
+}
+
+type metaCache struct {
+	path    string
+	entries map[string]cacheEntry
+	order   []string // paths in file order, kept for a stable file
+	used    map[string]bool
+	dirty   bool
+}
+
+// loadCache reads the cache at p; a missing, unreadable or foreign file is
+// an empty cache (it is only ever a shortcut).
+func loadCache(p string) *metaCache {
+	c := &metaCache{path: p, entries: map[string]cacheEntry{}, used: map[string]bool{}}
+	data, err := fsx.ReadRegular(p, maxCacheBytes)
+	if err != nil {
+		return c
+	}
+	var f cacheFile
+	if json.Unmarshal(data, &f) != nil || f.Version != cacheVersion {
+		return c
+	}
+	for _, e := range f.Entries {
+		if _, dup := c.entries[e.Path]; !dup {
+			c.order = append(c.order, e.Path)
+		}
+		c.entries[e.Path] = e
+	}
+	return c
+}
+
+func (c *metaCache) get(p string, fi fs.FileInfo, encoding string) (cacheEntry, bool) {
+	e, ok := c.entries[p]
+	if !ok || e.MtimeNs != fi.ModTime().UnixNano() || e.Size != fi.Size() || e.Encoding != encoding {
+		return cacheEntry{}, false
+	}
+	c.used[p] = true
+	return e, true
+}
+
+func (c *metaCache) put(e cacheEntry) {
+	if _, ok := c.entries[e.Path]; !ok {
+		c.order = append(c.order, e.Path)
+	}
+	c.entries[e.Path] = e
+	c.used[e.Path] = true
+	c.dirty = true
+}
+
+// save writes the cache if it changed, dropping entries this run did not
+// use once it holds more than maxCacheEntries. Failing to write it is not
+// an error of the listing.
+func (c *metaCache) save() {
+	if !c.dirty {
+		return
+	}
+	f := cacheFile{Version: cacheVersion}
+	for _, p := range c.order {
+		if len(c.order) > maxCacheEntries && !c.used[p] {
+			continue
+		}
+		f.Entries = append(f.Entries, c.entries[p])
+	}
+	data, err := json.Marshal(f, jsontext.AllowInvalidUTF8(true), json.Deterministic(true))
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(c.path), 0o755) != nil {
+		return
+	}
+	_ = fsx.WriteFileAtomic(c.path, data, 0o644)
+}

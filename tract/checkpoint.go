@@ -1,0 +1,552 @@
+package tract
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// Compile checkpoints. A cold compile reads the whole history; a fresh
+// process compiling a tract again would read it all again. So the domain
+// stores the compiled view of a viewer tract at its head (a CompiledView
+// row per viewer and encoding): the linearization with each commit's
+// decoded content and tokens, the annotations applied and the author
+// tracts. A later compile reads that one row, checks it, and extends it to
+// the current head exactly like the in-memory cache extends a view (see
+// cache.go): commits and annotations are append-only, so a view at head H
+// plus what was added after it is what a cold compile at a descendant of H
+// produces. Nothing else changes a compile's input: budgets and formats
+// apply after the view, the encoding is part of the key, and the format
+// version below changes whenever the layout or the meaning of the data
+// does (an older row is rebuilt, never read).
+//
+// Every field of the row is covered by Sum and the data by DataSum, both
+// SHA-256: a row that does not match is damage (exit 3, listed by verify,
+// removed by gc), never rendered. A row whose head is gone (gc) or whose
+// viewer was deleted goes with them; export never writes one.
+
+// viewFormat is the version of a checkpoint's data layout (and of what it
+// means: bump it when compile's rules change).
+const viewFormat = 2
+
+// checkpointEvery is how many commits a view may grow past its stored
+// checkpoint before it is stored again (Options.CheckpointEvery).
+const checkpointEvery = 64
+
+// CheckpointError is a stored compile checkpoint that does not match its
+// hash.
+type CheckpointError struct {
+	Viewer, Encoding string
+	Head             Hash
+}
+
+func (e *CheckpointError) Error() string {
+	return fmt.Sprintf("compile checkpoint of tract %s (%s, head %s) does not match its hash: damaged, refusing to use it (run 'lineage tract verify'; 'lineage tract gc' removes it)",
+		e.Viewer, e.Encoding, e.Head.Short())
+}
+
+// Unwrap makes a CheckpointError an ErrDamaged.
+func (e *CheckpointError) Unwrap() error { return ErrDamaged }
+
+// viewSum is the hash covering a checkpoint's fields.
+func viewSum(cv *CompiledView) Hash {
+	b := []byte("lineage compiled view\x00")
+	for _, s := range []string{cv.Viewer, cv.Encoding, string(cv.Head), strconv.FormatInt(cv.AnnSeq, 10),
+		strconv.Itoa(cv.Tokens), strconv.Itoa(cv.Format), string(cv.DataSum)} {
+		b = append(b, s...)
+		b = append(b, 0)
+	}
+	return sha256Hex(b)
+}
+
+// checkView verifies a checkpoint's sums (the data's only when read).
+func checkView(cv *CompiledView) error {
+	bad := viewSum(cv) != cv.Sum
+	if !bad && cv.Data != nil {
+		bad = !hashes(cv.DataSum, cv.Data)
+	}
+	if bad {
+		return &CheckpointError{Viewer: cv.Viewer, Encoding: cv.Encoding, Head: cv.Head}
+	}
+	return nil
+}
+
+// loadCheckpoint returns the view stored for t in counter's encoding,
+// checked and rendered, or nil when there is none usable (missing, of
+// another format, or undecodable).
+func (r *Repo) loadCheckpoint(ctx context.Context, t Tract, counter tokens.Counter) (*view, error) {
+	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), true)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkView(&cv); err != nil {
+		return nil, err
+	}
+	if cv.Format != viewFormat {
+		return nil, nil
+	}
+	v, err := decodeView(cv.Data, t, counter)
+	if err != nil || v.head != cv.Head || v.annSeq != cv.AnnSeq {
+		return nil, nil // a layout this build reads differently: rebuild
+	}
+	v.render()
+	v.saved = len(v.lin.order)
+	return v, nil
+}
+
+// checkpoint is the row storing v, or nil when v's stored checkpoint is
+// recent enough (or checkpoints are off).
+func (r *Repo) checkpoint(v *view) *CompiledView {
+	if r.noCheckpoints || v.head == "" || (v.saved > 0 && len(v.lin.order)-v.saved < r.checkpointEvery) {
+		return nil
+	}
+	data := encodeView(v)
+	cv := &CompiledView{Viewer: v.viewer.ID, Encoding: v.counter.Encoding(), Head: v.head, AnnSeq: v.annSeq,
+		Tokens: v.tokens, Format: viewFormat, DataSum: sha256Hex(data), Data: data}
+	cv.Sum = viewSum(cv)
+	return cv
+}
+
+// storedTokens returns the compiled tokens of t at head from the stored
+// checkpoint's header when it is exactly at head and no annotation came
+// after it: status needs the figure, not the messages.
+func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool, error) {
+	if r.noCheckpoints || head == "" {
+		return 0, false, nil
+	}
+	counter, err := r.counterName("")
+	if err != nil {
+		return 0, false, nil
+	}
+	cv, err := r.store.CompiledView(ctx, t.ID, counter, false)
+	if errors.Is(err, ErrNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if err := checkView(&cv); err != nil {
+		return 0, false, err
+	}
+	if cv.Format != viewFormat || cv.Head != head {
+		return 0, false, nil
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
+	if err != nil || len(anns) > 0 {
+		return 0, false, err
+	}
+	return cv.Tokens, true, nil
+}
+
+// The data layout: unsigned varints, strings as a varint length and their
+// bytes, hashes as their 32 bytes, and a commit's parents and edit target
+// as references to the commits before it. Decoding slices strings out of
+// the data without a copy and makes every hex hash in one allocation.
+type viewWriter struct{ b []byte }
+
+func (w *viewWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
+func (w *viewWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
+func (w *viewWriter) str(s string) {
+	w.uint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+func (w *viewWriter) bool(b bool) {
+	if b {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+func (w *viewWriter) time(t time.Time) {
+	if t.IsZero() {
+		w.bool(false)
+		return
+	}
+	w.bool(true)
+	w.int(t.UnixNano())
+}
+
+// hash writes a hash as its 32 bytes (a malformed one as zeros: it then
+// decodes to another hash, and the view to another head, never read).
+func (w *viewWriter) hash(h Hash) {
+	var raw [32]byte
+	_, _ = hex.Decode(raw[:], []byte(h))
+	w.b = append(w.b, raw[:]...)
+}
+
+// ref writes a hash commit i names (a parent, an edit target): k ≥ 2 is
+// the commit k-1 places before i in the linearization (a commit's
+// ancestors always come before it), 1 a hash that follows.
+func (w *viewWriter) ref(v *view, i int, h Hash) {
+	if j, ok := v.lin.emitted[h]; ok && j < i {
+		w.uint(uint64(i-j) + 1)
+		return
+	}
+	w.uint(1)
+	w.hash(h)
+}
+
+func encodeView(v *view) []byte {
+	w := &viewWriter{b: make([]byte, 0, 64+len(v.lin.order)*256)}
+	w.uint(viewFormat)
+	w.str(v.viewer.ID)
+	w.str(string(v.head))
+	w.int(v.annSeq)
+	// Author tracts, in a fixed order of first use.
+	ids := make([]string, 0, len(v.tracts))
+	index := map[string]int{}
+	add := func(id string) {
+		if _, ok := index[id]; !ok && id != "" {
+			index[id] = len(ids)
+			ids = append(ids, id)
+		}
+	}
+	add(v.viewer.ID)
+	for _, c := range v.lin.order {
+		add(c.Tract)
+	}
+	for i := 0; i < len(ids); i++ { // spawn ancestors too
+		if t, ok := v.tracts[ids[i]]; ok && t.Spawn != nil {
+			add(t.Spawn.Parent)
+		}
+	}
+	n := 0
+	for _, id := range ids {
+		if _, ok := v.tracts[id]; ok {
+			n++
+		}
+	}
+	w.uint(uint64(n))
+	for _, id := range ids {
+		t, ok := v.tracts[id]
+		if !ok {
+			continue
+		}
+		w.str(t.ID)
+		w.str(t.Name)
+		w.time(t.Created)
+		w.time(t.Deleted)
+		w.bool(t.Spawn != nil)
+		if s := t.Spawn; s != nil {
+			w.str(s.Parent)
+			w.str(string(s.Commit))
+			w.str(s.Purpose)
+			w.str(string(s.Mode))
+			w.time(s.Time)
+		}
+	}
+	// Annotations: only the newest per (viewer, commit) counts, which is
+	// all the view keeps; sorted so equal views encode equally.
+	keys := make([]annKey, 0, len(v.ann))
+	for k := range v.ann {
+		keys = append(keys, k)
+	}
+	sortAnnKeys(keys)
+	w.uint(uint64(len(keys)))
+	for _, k := range keys {
+		w.str(k.viewer)
+		w.str(string(k.commit))
+		w.str(string(v.ann[k]))
+	}
+	w.uint(uint64(len(v.lin.order)))
+	for i, c := range v.lin.order {
+		w.hash(c.Hash)
+		w.uint(uint64(len(c.Parents)))
+		for _, p := range c.Parents {
+			w.ref(v, i, p)
+		}
+		if c.EditTarget == "" {
+			w.uint(0)
+		} else {
+			w.ref(v, i, c.EditTarget)
+		}
+		w.bool(c.Content != "")
+		if c.Content != "" {
+			w.hash(c.Content)
+		}
+		w.str(string(c.Operation))
+		w.uint(uint64(index[c.Tract]))
+		w.int(c.Time.UnixNano())
+		w.str(c.Message)
+		w.str(string(c.Meta))
+		e := &v.entries[i]
+		w.int(int64(e.tokens))
+		ct := &e.content
+		w.str(string(ct.Type))
+		w.str(ct.Role)
+		w.str(ct.Name)
+		w.str(ct.Text)
+		w.str(ct.ToolCallID)
+		w.uint(uint64(len(ct.ToolCalls)))
+		for _, tc := range ct.ToolCalls {
+			w.str(tc.ID)
+			w.str(tc.Name)
+			w.str(tc.Arguments)
+		}
+		w.uint(uint64(len(ct.Tools)))
+		for _, td := range ct.Tools {
+			w.str(td.Name)
+			w.str(td.Description)
+			w.str(string(td.Parameters))
+		}
+		w.bool(ct.Seed)
+		w.str(string(ct.From))
+	}
+	return w.b
+}
+
+// viewReader reads the layout back; strings share the data's memory.
+type viewReader struct {
+	s   string
+	err error
+}
+
+var errViewData = errors.New("compiled view data cut short")
+
+func (r *viewReader) uint() uint64 {
+	n, k := binary.Uvarint(unsafe.Slice(unsafe.StringData(r.s), len(r.s)))
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.s = r.s[k:]
+	return n
+}
+
+func (r *viewReader) int() int64 {
+	n, k := binary.Varint(unsafe.Slice(unsafe.StringData(r.s), len(r.s)))
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.s = r.s[k:]
+	return n
+}
+
+func (r *viewReader) fail() {
+	if r.err == nil {
+		r.err = errViewData
+	}
+	r.s = ""
+}
+
+func (r *viewReader) str() string {
+	n := r.uint()
+	if n > uint64(len(r.s)) {
+		r.fail()
+		return ""
+	}
+	s := r.s[:n]
+	r.s = r.s[n:]
+	return s
+}
+
+func (r *viewReader) bool() bool {
+	if len(r.s) == 0 {
+		r.fail()
+		return false
+	}
+	b := r.s[0] == 1
+	r.s = r.s[1:]
+	return b
+}
+
+func (r *viewReader) time() time.Time {
+	if !r.bool() {
+		return time.Time{}
+	}
+	return time.Unix(0, r.int()).UTC()
+}
+
+// count reads a length that cannot exceed what is left of the data.
+func (r *viewReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.s)) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+// hexArena makes hex hashes inside one allocation.
+type hexArena struct{ buf []byte }
+
+func newHexArena(n int) *hexArena { return &hexArena{buf: make([]byte, 0, 64*n)} }
+
+// hash reads a 32-byte hash and returns it as hex.
+func (a *hexArena) hash(r *viewReader) Hash {
+	if len(r.s) < 32 {
+		r.fail()
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < 64 {
+		a.buf = make([]byte, 0, 64*1024)
+	}
+	at := len(a.buf)
+	a.buf = hex.AppendEncode(a.buf, []byte(r.s[:32]))
+	r.s = r.s[32:]
+	// The bytes are never written again: the string can share them.
+	return Hash(unsafe.String(&a.buf[at], 64))
+}
+
+// ref reads what viewWriter.ref wrote for commit i.
+func (r *viewReader) ref(commits []Commit, i int, a *hexArena) Hash {
+	return r.refOf(r.uint(), commits, i, a)
+}
+
+func (r *viewReader) refOf(k uint64, commits []Commit, i int, a *hexArena) Hash {
+	switch {
+	case k == 1:
+		return a.hash(r)
+	case k >= 2 && k-1 <= uint64(i):
+		return commits[i-int(k-1)].Hash
+	}
+	r.fail()
+	return ""
+}
+
+// operation and contentType share the constants' strings (no copy of
+// the data's bytes kept alive for them).
+func operation(s string) Operation {
+	for _, op := range []Operation{OpAppend, OpEdit, OpMerge, OpCompress} {
+		if string(op) == s {
+			return op
+		}
+	}
+	return Operation(s)
+}
+
+func contentType(s string) Type {
+	for _, t := range Types {
+		if string(t) == s {
+			return t
+		}
+	}
+	return Type(s)
+}
+
+func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error) {
+	if len(data) == 0 {
+		return nil, errViewData
+	}
+	r := &viewReader{s: unsafe.String(&data[0], len(data))}
+	if r.uint() != viewFormat || r.str() != viewer.ID {
+		return nil, errViewData
+	}
+	v := newView(viewer, counter)
+	v.head = Hash(r.str())
+	v.annSeq = r.int()
+	nt := r.count()
+	ids := make([]string, 0, nt)
+	for range nt {
+		t := Tract{ID: r.str(), Name: r.str(), Created: r.time(), Deleted: r.time()}
+		if r.bool() {
+			t.Spawn = &SpawnPointer{Parent: r.str(), Commit: Hash(r.str()), Purpose: r.str(), Mode: SpawnMode(r.str()), Time: r.time()}
+		}
+		ids = append(ids, t.ID)
+		if t.ID != viewer.ID {
+			v.tracts[t.ID] = t
+		}
+	}
+	na := r.count()
+	for range na {
+		k := annKey{viewer: r.str(), commit: Hash(r.str())}
+		v.ann[k] = Priority(r.str())
+	}
+	n := r.count()
+	commits := make([]Commit, n)
+	v.lin.order = make([]*Commit, n)
+	v.lin.emitted = make(map[Hash]int, n)
+	v.entries = make([]entry, n)
+	// Every commit's hash and content hash as hex in one string; parents
+	// and edit targets are mostly earlier commits' strings.
+	arena := newHexArena(2 * n)
+	var parents []Hash
+	for i := range commits {
+		c := &commits[i]
+		c.Hash = arena.hash(r)
+		np := r.count()
+		if len(parents) < np {
+			parents = make([]Hash, max(np, 1024))
+		}
+		c.Parents, parents = parents[:np:np], parents[np:]
+		for j := range c.Parents {
+			c.Parents[j] = r.ref(commits, i, arena)
+		}
+		if k := r.uint(); k > 0 {
+			c.EditTarget = r.refOf(k, commits, i, arena)
+		}
+		if r.bool() {
+			c.Content = arena.hash(r)
+		}
+		c.Operation = operation(r.str())
+		if ti := r.uint(); ti < uint64(len(ids)) {
+			c.Tract = ids[ti]
+		} else {
+			r.fail()
+		}
+		c.Time = time.Unix(0, r.int()).UTC()
+		c.Message = r.str()
+		if m := r.str(); m != "" {
+			c.Meta = []byte(m)
+		}
+		e := &v.entries[i]
+		e.tokens = int(r.int())
+		ct := &e.content
+		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
+		if k := r.count(); k > 0 {
+			ct.ToolCalls = make([]ToolCall, k)
+			for j := range ct.ToolCalls {
+				ct.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
+			}
+		}
+		if k := r.count(); k > 0 {
+			ct.Tools = make([]ToolDef, k)
+			for j := range ct.Tools {
+				ct.Tools[j] = ToolDef{Name: r.str(), Description: r.str(), Parameters: []byte(r.str())}
+			}
+		}
+		ct.Seed = r.bool()
+		ct.From = Hash(r.str())
+		v.lin.order[i] = c
+		v.lin.emitted[c.Hash] = i
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	if r.err != nil || r.s != "" {
+		return nil, errViewData
+	}
+	return v, nil
+}
+
+// counterName is the name of an encoding ("" is the default) without
+// loading its tokenizer.
+func (r *Repo) counterName(encoding string) (string, error) {
+	c, err := r.counter(encoding)
+	if err != nil {
+		return "", err
+	}
+	return c.Encoding(), nil
+}
+
+func sortAnnKeys(keys []annKey) {
+	slices.SortFunc(keys, func(a, b annKey) int {
+		if c := strings.Compare(a.viewer, b.viewer); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.commit), string(b.commit))
+	})
+}

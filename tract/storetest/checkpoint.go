@@ -1,0 +1,158 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+func init() {
+	suites = append(suites, []testCase{{"CompileCheckpoints", testCheckpoints}})
+}
+
+// noHistory is a store that refuses to read a whole history: what a
+// command using the stored compile checkpoint must never need.
+type noHistory struct{ tract.Store }
+
+var errWholeHistory = errors.New("read the whole history")
+
+func (noHistory) History(context.Context, []tract.Hash, string) ([]tract.HistoryCommit, error) {
+	return nil, errWholeHistory
+}
+
+func (noHistory) Ancestry(context.Context, []tract.Hash) ([]tract.Commit, error) {
+	return nil, errWholeHistory
+}
+
+// testCheckpoints: a compile stores the compiled view; a fresh repo
+// compiles from it (no history read) and status reads only its header; a
+// damaged checkpoint is refused (ErrDamaged), listed by verify and removed
+// by gc, after which compile rebuilds it; a checkpoint goes with its head
+// (gc) and its viewer (tract rm) and is never exported.
+func testCheckpoints(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	reqs := make([]tract.CommitRequest, 100)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	_, err := e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
+	want, err := e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	main, err := e.repo.Tract(e.ctx, "main")
+	e.must(err)
+	cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", true)
+	e.must(err)
+	if cv.Head != want.Head || cv.Tokens+3 != want.Tokens || len(cv.Data) == 0 {
+		t.Fatalf("stored checkpoint at %s with %d tokens; want %s, %d", cv.Head.Short(), cv.Tokens, want.Head.Short(), want.Tokens-3)
+	}
+
+	// A fresh process: no whole-history read, same result; status too.
+	fresh := tract.New(noHistory{e.store}, tract.Options{Now: e.clock.Now})
+	got, err := fresh.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	if got.Tokens != want.Tokens || len(got.Messages) != len(want.Messages) {
+		t.Fatalf("compile from the checkpoint: %d tokens, %d messages; want %d, %d", got.Tokens, len(got.Messages), want.Tokens, len(want.Messages))
+	}
+	st, err := fresh.Status(e.ctx, "main")
+	e.must(err)
+	if st.Tokens != want.Tokens {
+		t.Fatalf("status: %d tokens, want %d", st.Tokens, want.Tokens)
+	}
+	// One more commit: the checkpoint is extended, still no history read.
+	e.add("main", tract.TypeMessage, "user", "one more")
+	got, err = fresh.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	if len(got.Messages) != len(want.Messages)+1 {
+		t.Fatalf("compile one commit past the checkpoint: %d messages, want %d", len(got.Messages), len(want.Messages)+1)
+	}
+	st, err = tract.New(e.store, tract.Options{}).Status(e.ctx, "main")
+	e.must(err)
+	if st.Tokens != got.Tokens {
+		t.Fatalf("status past the checkpoint: %d tokens, want %d", st.Tokens, got.Tokens)
+	}
+
+	// Damage: the data, or a header field, no longer matches the sums.
+	put := func(cv tract.CompiledView) {
+		t.Helper()
+		e.must(e.store.Update(e.ctx, func(tx tract.Tx) error { return tx.PutCompiledView(e.ctx, cv) }))
+	}
+	cv, err = e.store.CompiledView(e.ctx, main.ID, "o200k_base", true)
+	e.must(err)
+	for _, damage := range []func(cv *tract.CompiledView){
+		func(cv *tract.CompiledView) {
+			cv.Data = bytes.Replace(bytes.Clone(cv.Data), []byte("message 42"), []byte("message 24"), 1)
+		},
+		func(cv *tract.CompiledView) { cv.Tokens++ },
+		func(cv *tract.CompiledView) { cv.AnnSeq += 5 },
+	} {
+		bad := cv
+		damage(&bad)
+		put(bad)
+		r := tract.New(e.store, tract.Options{})
+		if _, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{}); !errors.Is(err, tract.ErrDamaged) {
+			t.Fatalf("compile with a damaged checkpoint: %v, want ErrDamaged", err)
+		}
+		if _, err := r.Status(e.ctx, "main"); !errors.Is(err, tract.ErrDamaged) {
+			t.Fatalf("status with a damaged checkpoint: %v, want ErrDamaged", err)
+		}
+		rep, err := r.Verify(e.ctx)
+		e.must(err)
+		if len(rep.Damage) != 1 || rep.Damage[0].Kind != "checkpoint" {
+			t.Fatalf("verify with a damaged checkpoint: %+v", rep.Damage)
+		}
+		_, err = r.GC(e.ctx, tract.GCOptions{})
+		e.must(err)
+		if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+			t.Fatalf("gc left a damaged checkpoint: %v", err)
+		}
+		again, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
+		e.must(err)
+		if again.Tokens != got.Tokens {
+			t.Fatalf("rebuilt compile: %d tokens, want %d", again.Tokens, got.Tokens)
+		}
+		if cv, err = e.store.CompiledView(e.ctx, main.ID, "o200k_base", true); err != nil {
+			t.Fatalf("compile did not rebuild the checkpoint: %v", err)
+		}
+	}
+
+	// Never exported.
+	var out bytes.Buffer
+	_, err = e.repo.Export(e.ctx, &out, tract.ExportOptions{All: true})
+	e.must(err)
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if !strings.Contains(line, `"kind":"tract"`) && !strings.Contains(line, `"kind":"blob"`) && !strings.Contains(line, `"kind":"commit"`) &&
+			!strings.Contains(line, `"kind":"ref"`) && !strings.Contains(line, `"kind":"lineage-export"`) && !strings.Contains(line, `"kind":"annotation"`) {
+			t.Fatalf("export wrote a record that is not history: %s", line)
+		}
+	}
+
+	// Gone with its head: the branch reset to the root and the rest
+	// collected.
+	log, err := e.repo.Log(e.ctx, "main", tract.LogOptions{})
+	e.must(err)
+	_, err = e.repo.Reset(e.ctx, "main", string(log[len(log)-1].Hash))
+	e.must(err)
+	e.clock.Advance(tract.DefaultRetention * 2)
+	rep, err := e.repo.GC(e.ctx, tract.GCOptions{Retention: 0})
+	e.must(err)
+	if len(rep.Removed) == 0 {
+		t.Fatal("gc removed nothing")
+	}
+	if cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("checkpoint at a collected head %s survived gc: %v", cv.Head.Short(), err)
+	}
+
+	// Gone with its viewer.
+	_, err = e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	e.must(e.repo.RemoveTract(e.ctx, "main"))
+	if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("checkpoint of a removed tract survived: %v", err)
+	}
+}
