@@ -34,9 +34,16 @@ type OldSchemaError struct {
 	// (never a password).
 	Store            string
 	Version, Current int
+	// NotWritable says this user may not write the store, so cannot
+	// migrate it.
+	NotWritable bool
 }
 
 func (e *OldSchemaError) Error() string {
+	if e.NotWritable {
+		return fmt.Sprintf("store %s: schema version %d is older than this lineage's (%d), and this user cannot write it: its owner must run 'lineage tract migrate' once to upgrade it",
+			e.Store, e.Version, e.Current)
+	}
 	return fmt.Sprintf("store %s: schema version %d is older than this lineage's (%d): run 'lineage tract migrate' once to upgrade it (any write command also does)",
 		e.Store, e.Version, e.Current)
 }
