@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -95,9 +96,7 @@ func TestSymlinkedContextDirIsFollowed(t *testing.T) {
 		"repo/.git":                       "<dir>",
 	})
 	os.MkdirAll(filepath.Join(root, "repo/.clia/agents"), 0o755)
-	if err := os.Symlink(filepath.Join(root, "shared/tau"), filepath.Join(root, "repo/.clia/agents/tau")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(root, "shared/tau"), filepath.Join(root, "repo/.clia/agents/tau"))
 	got, _ := profileJSON(t, Options{Path: filepath.Join(root, "repo")}, "tau", "agent")
 	if indexOf(got, `"linked"`) < 0 {
 		t.Errorf("profile through a symlinked context dir = %s", got)

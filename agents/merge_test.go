@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -175,5 +176,25 @@ func TestDoctorFlagsActiveAgentsMissingRootDirectives(t *testing.T) {
 	// workspace's report flags it.
 	if got := strings.Join(flagged, ","); got != "local,none,other,upper" {
 		t.Errorf("flagged %s, want local,none,other,upper", got)
+	}
+}
+
+// Agents roots are the same root when the OS says so: a trailing slash, the
+// other separator, or (on Windows and macOS) other case never lists a
+// context directory twice.
+func TestAgentsRootsCompareAsTheOSDoes(t *testing.T) {
+	same := []string{".clia/agents/", "./.clia/agents", filepath.FromSlash(".clia/agents")}
+	if fsx.Host.FoldCase {
+		same = append(same, ".CLIA/Agents")
+	}
+	for _, r := range same {
+		if got := (Options{AgentsRoots: []string{r}}).Roots(); len(got) != 1 {
+			t.Errorf("agents root %q: Roots() = %q, want the default alone", r, got)
+		}
+	}
+	if !fsx.Host.FoldCase {
+		if got := (Options{AgentsRoots: []string{".CLIA/agents"}}).Roots(); len(got) != 2 {
+			t.Errorf("case-sensitive host: Roots() = %q, want two roots", got)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,14 +24,25 @@ type Options struct {
 	AgentsRoots []string
 	// AllowOutsideInherits lets inherits reach files outside the workspace.
 	AllowOutsideInherits bool
+	// Open, when set, opens each triad document read instead of
+	// [fsx.OpenRegular]: a server face passes its confined opener
+	// ([confine.Roots.OpenRegular]), so no document outside its roots is
+	// read, not even one a symbolic link swapped in mid-resolution leads
+	// to.
+	Open func(path string) (*os.File, fs.FileInfo, error)
 }
 
 // Roots returns the agents roots in use: [DefaultAgentsRoot], then each
 // of AgentsRoots not already listed.
+//
+// Roots are compared as the OS compares paths: `.clia/agents/` is
+// `.clia/agents`, and on Windows and macOS `.CLIA\agents` is too, so no
+// context directory is found twice.
 func (o Options) Roots() []string {
-	out := []string{DefaultAgentsRoot}
+	out := []string{filepath.Clean(DefaultAgentsRoot)}
 	for _, r := range o.AgentsRoots {
-		if c := filepath.Clean(r); !slices.Contains(out, c) {
+		c := filepath.Clean(r)
+		if !slices.ContainsFunc(out, func(have string) bool { return fsx.Equal(have, c) }) {
 			out = append(out, c)
 		}
 	}

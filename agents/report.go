@@ -3,6 +3,8 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -64,6 +66,8 @@ func (r Report) Status() string {
 type docCache struct {
 	docs map[string]*triad.Value
 	errs map[string]error
+	// open opens a document (nil: fsx.OpenRegular).
+	open func(path string) (*os.File, fs.FileInfo, error)
 }
 
 func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
@@ -73,7 +77,7 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 	if d, ok := c.docs[path]; ok {
 		return d, c.errs[path]
 	}
-	d, err := readDoc(path)
+	d, err := readDoc(c.open, path)
 	c.docs[path], c.errs[path] = d, err
 	if err != nil {
 		var se *triad.SyntaxError
@@ -95,10 +99,18 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 // reported and skipped. Real CLIA documents are a few KiB to a few hundred.
 const MaxDocumentBytes = 64 << 20
 
-// readDoc reads a triad document; a FIFO or device swapped in for it is
-// refused without blocking (see fsx.ReadRegular).
-func readDoc(path string) (*triad.Value, error) {
-	data, err := fsx.ReadRegular(path, MaxDocumentBytes)
+// readDoc reads a triad document, opened with open (nil: fsx.OpenRegular);
+// a FIFO or device swapped in for it is refused without blocking.
+func readDoc(open func(string) (*os.File, fs.FileInfo, error), path string) (*triad.Value, error) {
+	if open == nil {
+		open = fsx.OpenRegular
+	}
+	f, fi, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := fsx.ReadOpened(path, f, fi, MaxDocumentBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func newResolver(opts Options) (*resolver, error) {
 	if err := ValidateRoots(opts.AgentsRoots); err != nil {
 		return nil, err
 	}
-	return &resolver{opts: opts, p: filepath.Clean(opts.Path)}, nil
+	return &resolver{opts: opts, p: filepath.Clean(opts.Path), docs: docCache{open: opts.Open}}, nil
 }
 
 // Resolve computes the chain of slug at opts.Path: the default chain, then

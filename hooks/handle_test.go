@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,13 +55,7 @@ func TestStateFileModeAndNoWriteWhenUnchanged(t *testing.T) {
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: filepath.Join(t.TempDir(), "sessions")}
 	handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r})
 	path, _ := SessionPath(opts.SessionsDir, "claude", "s1")
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("state mode %v, want 0600", fi.Mode().Perm())
-	}
+	platformtest.Perm(t, path, 0o600)
 	tool := Event{Kind: Tool, Name: "PostToolUse", SessionID: "s1", Cwd: r, Paths: []string{"web/src/app.ts"}}
 	if got := handle(t, opts, tool); !strings.Contains(got, filepath.Join(r, "web", "AGENTS.md")) {
 		t.Fatalf("first touch: %q", got)

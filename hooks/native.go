@@ -497,7 +497,10 @@ func harnessVersion(h *Harness, env Env) string {
 	}
 	real := realPath(path)
 	for d, i := filepath.Dir(real), 0; i < 5; d, i = filepath.Dir(d), i+1 {
-		var pkg struct{ Name, Version string }
+		var pkg struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		}
 		if readJSON(filepath.Join(d, "package.json"), &pkg) && strings.HasPrefix(pkg.Name, packagePrefix(h)) && pkg.Version != "" {
 			return pkg.Version
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,37 @@ type Config struct {
 	// FileNames are tried in each directory, in order; the first regular
 	// file found is that directory's file.
 	FileNames []string
+	Imports   ImportsConfig
+	Rules     RulesConfig
+	// GlobalFiles are loaded before the project chain, under their own
+	// byte cap GlobalMaxBytes (not the project's). None by default: a
+	// harness loads its own global file.
+	GlobalFiles    []string
+	GlobalMaxBytes int
+	// Excludes are globs; a file matching one is not loaded (explain says
+	// "excluded" and the glob). A glob starting with "/" or "~/" matches
+	// absolute paths, any other one paths relative to the root.
+	Excludes []string
+}
+
+// ImportsConfig governs "@path" imports in loaded files.
+type ImportsConfig struct {
+	Enabled bool
+	// MaxDepth is how many hops of imports are followed (5).
+	MaxDepth int
+	// AllowedRoots are directories besides the project root that imports
+	// may reach (their real paths, symlinks resolved).
+	AllowedRoots []string
+	// AllowOutsideRoot lets imports reach any path.
+	AllowOutsideRoot bool
+}
+
+// RulesConfig governs rule folders (.agents/rules, .claude/rules).
+type RulesConfig struct {
+	Enabled bool
+	// Dirs are the rule folders looked for in each directory of the chain,
+	// relative to it.
+	Dirs []string
 }
 
 // RootConfig says how the project root is found.
@@ -62,6 +94,11 @@ func DefaultConfig() Config {
 		Initial:   InitialConfig{MaxFiles: 16, MaxBytes: 262144},
 		Resolver:  ResolverConfig{Enabled: true, MaxFilesPerResolve: 8},
 		FileNames: []string{"AGENTS.md"},
+		Imports:   ImportsConfig{Enabled: true, MaxDepth: 5},
+		Rules:     RulesConfig{Enabled: true, Dirs: []string{".agents/rules", ".claude/rules"}},
+		// GlobalMaxBytes is Codex's project_doc_max_bytes doubled: room for
+		// one user-wide file and its imports.
+		GlobalMaxBytes: 65536,
 	}
 }
 
@@ -74,6 +111,26 @@ type Settings struct {
 	Initial   *InitialSettings  `json:"initial,omitzero"`
 	Resolver  *ResolverSettings `json:"resolver,omitzero"`
 	FileNames []string          `json:"fileNames,omitzero"`
+	Imports   *ImportsSettings  `json:"imports,omitzero"`
+	Rules     *RulesSettings    `json:"rules,omitzero"`
+	// GlobalFiles and Excludes from several sources add up (lowest first).
+	GlobalFiles    []string `json:"globalFiles,omitzero"`
+	GlobalMaxBytes *int     `json:"globalMaxBytes,omitzero"`
+	Excludes       []string `json:"excludes,omitzero"`
+}
+
+// ImportsSettings is the optional form of [ImportsConfig].
+type ImportsSettings struct {
+	Enabled          *bool    `json:"enabled,omitzero"`
+	MaxDepth         *int     `json:"maxDepth,omitzero"`
+	AllowedRoots     []string `json:"allowedRoots,omitzero"`
+	AllowOutsideRoot *bool    `json:"allowOutsideRoot,omitzero"`
+}
+
+// RulesSettings is the optional form of [RulesConfig].
+type RulesSettings struct {
+	Enabled *bool    `json:"enabled,omitzero"`
+	Dirs    []string `json:"dirs,omitzero"`
 }
 
 // RootSettings is the optional form of [RootConfig].
@@ -107,7 +164,28 @@ func BuildConfig(cwd string, lowestFirst ...Settings) Config {
 	if o := c.Root.ProjectRootOverride; o != "" {
 		c.Root.ProjectRootOverride = fsx.Abs(cwd, o)
 	}
+	// Paths of global files and allowed roots: relative ones against cwd;
+	// "~/…" stays for the session to expand with its home.
+	for _, list := range [][]string{c.GlobalFiles, c.Imports.AllowedRoots} {
+		for i, p := range list {
+			if p != "~" && !strings.HasPrefix(p, "~/") {
+				list[i] = fsx.Abs(cwd, p)
+			}
+		}
+	}
 	return c
+}
+
+// userPath makes p absolute: "~" and "~/…" against home (ok false without
+// one), anything relative against cwd.
+func userPath(p, cwd, home string) (string, bool) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home == "" {
+			return "", false
+		}
+		return filepath.Join(home, filepath.FromSlash(strings.TrimPrefix(p[1:], "/"))), true
+	}
+	return fsx.Abs(cwd, p), true
 }
 
 func (s Settings) applyTo(c *Config) {
@@ -133,6 +211,21 @@ func (s Settings) applyTo(c *Config) {
 		setBool(&c.Resolver.Enabled, r.Enabled)
 		setInt(&c.Resolver.MaxFilesPerResolve, r.MaxFilesPerResolve)
 	}
+	if i := s.Imports; i != nil {
+		setBool(&c.Imports.Enabled, i.Enabled)
+		setInt(&c.Imports.MaxDepth, i.MaxDepth)
+		c.Imports.AllowedRoots = append(c.Imports.AllowedRoots, i.AllowedRoots...)
+		setBool(&c.Imports.AllowOutsideRoot, i.AllowOutsideRoot)
+	}
+	if r := s.Rules; r != nil {
+		setBool(&c.Rules.Enabled, r.Enabled)
+		if len(r.Dirs) > 0 {
+			c.Rules.Dirs = clone(r.Dirs)
+		}
+	}
+	c.GlobalFiles = append(c.GlobalFiles, s.GlobalFiles...)
+	setInt(&c.GlobalMaxBytes, s.GlobalMaxBytes)
+	c.Excludes = append(c.Excludes, s.Excludes...)
 }
 
 func setBool(dst *bool, v *bool) {
@@ -207,6 +300,19 @@ func (s Settings) validate() error {
 	if r := s.Resolver; r != nil {
 		errs = append(errs, positive("resolver.maxFilesPerResolve", r.MaxFilesPerResolve))
 	}
+	errs = append(errs, positive("globalMaxBytes", s.GlobalMaxBytes))
+	if i := s.Imports; i != nil {
+		errs = append(errs, positive("imports.maxDepth", i.MaxDepth), validateNames("imports.allowedRoots", i.AllowedRoots, false))
+	}
+	if r := s.Rules; r != nil {
+		errs = append(errs, validateNames("rules.dirs", r.Dirs, false))
+		for i, d := range r.Dirs {
+			if filepath.IsAbs(d) || strings.HasPrefix(d, "/") || slices.Contains(strings.Split(filepath.ToSlash(d), "/"), "..") {
+				errs = append(errs, fmt.Errorf("rules.dirs[%d]: %q must be a relative path inside the directory", i, d))
+			}
+		}
+	}
+	errs = append(errs, validateNames("globalFiles", s.GlobalFiles, false), ValidateGlobs("excludes", s.Excludes))
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -307,4 +413,15 @@ func lineCol(data []byte, off int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 	return line, col
+}
+
+// ValidateGlobs checks a list of glob patterns, naming key and the entry
+// in its error.
+func ValidateGlobs(key string, patterns []string) error {
+	for i, p := range patterns {
+		if _, err := compileGlob(p); err != nil {
+			return fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+	}
+	return nil
 }

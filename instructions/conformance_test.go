@@ -3,6 +3,7 @@ package instructions
 import (
 	"context"
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,7 @@ func TestHomeCodeliaThroughSymlinkedHome(t *testing.T) {
 	base := t.TempDir()
 	real := makeTree(t, filepath.Join(base, "real", "home"), map[string]string{".codelia/": "", "proj/src/": "", "marked/.codelia/": "", "marked/x/": ""})
 	link := filepath.Join(base, "home")
-	if err := os.Symlink(real, link); err != nil {
-		t.Skip("no symlinks:", err)
-	}
+	platformtest.Symlink(t, real, link)
 	cfg := RootConfig{Markers: []string{".codelia"}, StopAtFsRoot: true}
 	for _, home := range []string{link, real} {
 		if r := EstimateRoot(nil, cfg, real+"/proj/src", home); r.Dir != real+"/proj/src" || r.Source != "cwd" {

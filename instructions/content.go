@@ -32,6 +32,11 @@ func readContent(fsys FS, path string, budget int) (fileContent, error) {
 	if err != nil {
 		return fileContent{}, err
 	}
+	return readFrom(r, path, budget)
+}
+
+// readFrom is [readContent] on an opened file, which it closes.
+func readFrom(r io.ReadCloser, path string, budget int) (fileContent, error) {
 	defer r.Close()
 	br := bufio.NewReader(r)
 	head, err := io.ReadAll(io.LimitReader(br, int64(budget)+1))
@@ -77,10 +82,12 @@ func fullLastRune(b []byte) bool {
 	return true
 }
 
-// cleanContent trims trailing whitespace and replaces invalid UTF-8 with
-// U+FFFD, returning a warning when it had to.
+// cleanContent trims trailing whitespace, turns CRLF line endings into LF
+// (the initial block's own lines end in LF, so a file saved on Windows does
+// not give mixed line endings; caps count the content after this), and
+// replaces invalid UTF-8 with U+FFFD, returning a warning when it had to.
 func cleanContent(path string, raw []byte) (content, warning string) {
-	s := string(raw)
+	s := strings.ReplaceAll(string(raw), "\r\n", "\n")
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 		warning = fmt.Sprintf("%s: invalid UTF-8 replaced with U+FFFD", fsx.LineSafe(path))

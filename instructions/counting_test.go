@@ -121,8 +121,9 @@ func TestResolveStatsOncePerDirectoryAndNeverLists(t *testing.T) {
 	if n, per := cfs.calls["stat"], cfs.calls["stat AGENTS.md"]+cfs.calls["stat CLAUDE.md"]; n > per+1 {
 		t.Errorf("%d stats in all, %d of them for file names: more than one other", n, per)
 	}
-	if cfs.calls["read"] != 0 {
-		t.Errorf("resolve read %d files; it must only stat", cfs.calls["read"])
+	// Each reported file is read once, for its imports; nothing else is.
+	if cfs.calls["read"] != len(r.Files) {
+		t.Errorf("resolve read %d files for %d reported", cfs.calls["read"], len(r.Files))
 	}
 	if len(cfs.listed) != 0 {
 		t.Errorf("directories listed: %v", cfs.listed)
@@ -134,6 +135,9 @@ func TestResolveStatsOncePerDirectoryAndNeverLists(t *testing.T) {
 	}
 	if n := cfs.calls["stat AGENTS.md"]; n > depth+1 {
 		t.Errorf("second resolve: %d stats of AGENTS.md", n)
+	}
+	if n := cfs.calls["read"]; n != 0 {
+		t.Errorf("second resolve (nothing new) read %d files", n)
 	}
 	// Markers are not searched again.
 	if n := cfs.calls["stat "+testMarker]; n != 0 {

@@ -57,8 +57,20 @@ func Explain(opts Options, target string) Explanation {
 		return e
 	}
 	counter := opts.counter()
-	c := loadChain(fsys, dirs, opts.Config, counter)
+	c := loadChain(fsys, dirs, opts.Config, counter, root.Dir, opts.Home)
 	e.Dirs, e.Warnings = c.dirs, c.warnings
+	if e.Target != "" {
+		for _, r := range c.rules {
+			if !r.matches(e.Target) {
+				continue
+			}
+			for i, d := range e.Dirs {
+				if d.Kind == KindRule && d.Path == r.path {
+					e.Dirs[i].Detail += "; matches the target"
+				}
+			}
+		}
+	}
 	if counter != nil {
 		e.Tokens, e.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
 		if w := budgetWarning(opts.Config, e.Tokens, e.TokenEncoding); w != "" {

@@ -1,7 +1,7 @@
 package instructions
 
 import (
-	"os"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,9 +17,7 @@ func statuses(e Explanation) []string {
 
 func TestExplainStatuses(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "root", "a/AGENTS.md": "  \n", "a/b/": "", "a/b/c/AGENTS.md/": "", "a/b/c/d/AGENTS.md": "d", "a/b/c/d/e/AGENTS.md": "e"})
-	if err := os.Symlink(root+"/a/b/c/d", root+"/a/b/c/d/e/f"); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, root+"/a/b/c/d", root+"/a/b/c/d/e/f")
 	e := Explain(opts(root+"/a"), "b/c/d/e/f/file.go")
 	want := []string{
 		"loaded " + root,

@@ -58,6 +58,16 @@ func TestInitialInvalidUTF8IsReplacedWithWarning(t *testing.T) {
 	}
 }
 
+// A file saved with CRLF line endings (Windows editors) reaches the block
+// with the block's own LF endings, never mixed.
+func TestInitialCRLFBecomesLF(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "# Rules\r\nRun the tests.\r\nA lone \r stays.\r\n"})
+	_, in := Start(opts(root))
+	if !strings.Contains(in.Text, "# Rules\nRun the tests.\nA lone \r stays.\n") || strings.Contains(in.Text, "\r\n") {
+		t.Errorf("text = %q, want LF line endings", in.Text)
+	}
+}
+
 func TestInitialCwdOutsideRootIsEmpty(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "x", "inside/": ""})
 	other := makeTree(t, t.TempDir(), map[string]string{"AGENTS.md": "y"})

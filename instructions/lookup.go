@@ -22,6 +22,10 @@ const (
 	StatusDuplicate      Status = "duplicate"
 	StatusEmpty          Status = "empty"
 	StatusOutsideRoot    Status = "outside-root"
+	StatusExcluded       Status = "excluded"
+	StatusCycle          Status = "cycle"
+	StatusImportDepth    Status = "skipped:import-depth"
+	StatusScoped         Status = "scoped"
 	statusFound          Status = "found" // internal: a regular file, not yet judged
 	detailDanglingSymlnk        = "dangling symlink"
 )

@@ -4,6 +4,7 @@ package instructions
 
 import (
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"io"
 	"io/fs"
 	"net"
@@ -47,12 +48,8 @@ func nonRegularRepo(t *testing.T) (root, leaf string) {
 		t.Skipf("no unix sockets here: %v", err)
 	}
 	t.Cleanup(func() { l.Close() })
-	if err := os.Symlink(at("nowhere.md"), at("a/b/c/d/AGENTS.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(at("target.md"), at("a/b/c/d/e/AGENTS.md")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, at("nowhere.md"), at("a/b/c/d/AGENTS.md"))
+	platformtest.Symlink(t, at("target.md"), at("a/b/c/d/e/AGENTS.md"))
 	return root, at("a/b/c/d/e")
 }
 

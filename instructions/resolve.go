@@ -1,7 +1,9 @@
 package instructions
 
 import (
+	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 )
@@ -49,55 +51,179 @@ func (s *Session) Resolve(target string) Resolution {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	res.Files = s.resolveDirs(dirs)
+	res.Files = s.resolveDirs(dirs, abs)
 	return res
 }
 
-// resolveDirs runs under s.mu.
-func (s *Session) resolveDirs(dirs []string) []File {
-	type candidate struct {
-		path   string
-		k      known
-		reason string
+// resolver gathers one resolve call's files: root to leaf, each followed
+// by its imports; then the rules whose paths match the target.
+type resolver struct {
+	s      *Session
+	found  []candidate
+	inCall map[fsx.FileID]bool
+	seen   map[string]bool // import paths walked in this call
+}
+
+type candidate struct {
+	path       string
+	k          known
+	reason     string
+	importedBy string
+}
+
+func (r *resolver) full() bool { return len(r.found) >= r.s.cfg.Resolver.MaxFilesPerResolve }
+
+// judge returns why the found file d is reported ("" when it is not).
+func (r *resolver) judge(d dirFile) (known, string) {
+	s := r.s
+	k := known{v: d.version()}
+	k.id, k.hasID = d.id()
+	reason := ""
+	if old, ok := s.known[d.path]; ok {
+		if old.v != k.v || (old.hasID && k.hasID && old.id != k.id) {
+			reason = ReasonUpdated
+		}
+	} else {
+		reason = ReasonNew
+		if k.hasID {
+			s.fillIDs()
+			if other, dup := s.byID[k.id]; dup && other != d.path {
+				reason = ""
+			}
+		}
 	}
-	var found []candidate
-	inCall := map[fsx.FileID]bool{}
+	if reason != "" && k.hasID && r.inCall[k.id] {
+		reason = ""
+	}
+	if matchExcludes(s.excludes, s.root.Dir, d.path) != "" {
+		reason = ""
+	}
+	return k, reason
+}
+
+// take judges the found file d and reports it when new or updated; then
+// its imports are looked at: re-read when the file is reported, walked as
+// known otherwise.
+func (r *resolver) take(d dirFile, importedBy string, depth int) {
+	if r.full() {
+		return
+	}
+	k, reason := r.judge(d)
+	if reason != "" {
+		if k.hasID {
+			r.inCall[k.id] = true
+		}
+		r.found = append(r.found, candidate{d.path, k, reason, importedBy})
+		if r.s.cfg.Imports.Enabled {
+			r.rescan(d.path, depth)
+		}
+	}
+	if r.s.cfg.Imports.Enabled {
+		r.walk(d.path, depth)
+	}
+}
+
+// rescan reads a reported file again for its imports.
+func (r *resolver) rescan(p string, depth int) {
+	s := r.s
+	budget := max(s.cfg.Initial.MaxBytes, maxRuleBytes)
+	var fc fileContent
+	var err error
+	if depth == 0 {
+		fc, err = readContent(s.fsys, p, budget)
+	} else {
+		var rc io.ReadCloser
+		if rc, err = openConfined(s.fsys, p, s.allowed); err == nil {
+			fc, err = readFrom(rc, p, budget)
+		}
+	}
+	if err != nil {
+		return
+	}
+	var paths []string
+	for _, ref := range ScanImports(fc.text) {
+		t := resolveImport(ref, p, depth+1, s.cfg, s.home, s.allowed)
+		if t.status == statusFound && !slices.Contains(paths, t.path) {
+			paths = append(paths, t.path)
+		}
+	}
+	if paths == nil {
+		delete(s.imports, p)
+		return
+	}
+	s.imports[p] = paths
+}
+
+// walk looks at the imports of p: new or changed ones are reported.
+func (r *resolver) walk(p string, depth int) {
+	s := r.s
+	for _, ip := range s.imports[p] {
+		if r.full() || depth+1 > s.cfg.Imports.MaxDepth {
+			return
+		}
+		if r.seen[ip] {
+			continue
+		}
+		r.seen[ip] = true
+		d := statFile(s.fsys, ip)
+		if d.status != statusFound {
+			s.forget(ip)
+			continue
+		}
+		if _, known := s.known[ip]; !known && !r.confined(ip) {
+			continue
+		}
+		r.take(d, p, depth+1)
+	}
+}
+
+// confined reports whether the import at p may be reported: its real path
+// lies under an allowed root (checked by opening it there).
+func (r *resolver) confined(p string) bool {
+	if r.s.cfg.Imports.AllowOutsideRoot {
+		return true
+	}
+	rc, err := openConfined(r.s.fsys, p, r.s.allowed)
+	if err != nil {
+		return false
+	}
+	rc.Close()
+	return true
+}
+
+// resolveDirs runs under s.mu.
+func (s *Session) resolveDirs(dirs []string, target string) []File {
+	r := &resolver{s: s, inCall: map[fsx.FileID]bool{}, seen: map[string]bool{}}
 	for _, dir := range dirs {
+		if r.full() {
+			break
+		}
 		d := findFile(s.fsys, dir, s.cfg.FileNames, s.forget)
 		if d.status != statusFound {
 			continue
 		}
-		k := known{v: d.version()}
-		k.id, k.hasID = d.id()
-		reason := ""
-		if old, ok := s.known[d.path]; ok {
-			if old.v != k.v || (old.hasID && k.hasID && old.id != k.id) {
-				reason = ReasonUpdated
-			}
-		} else {
-			reason = ReasonNew
-			if k.hasID {
-				s.fillIDs()
-				if other, dup := s.byID[k.id]; dup && other != d.path {
-					reason = ""
-				}
-			}
-		}
-		if reason == "" || (k.hasID && inCall[k.id]) {
-			continue
-		}
-		if k.hasID {
-			inCall[k.id] = true
-		}
-		found = append(found, candidate{d.path, k, reason})
-		if len(found) == s.cfg.Resolver.MaxFilesPerResolve {
+		r.take(d, "", 0)
+	}
+	for _, rl := range s.rules {
+		if r.full() {
 			break
 		}
+		if !rl.matches(target) {
+			continue
+		}
+		d := statFile(s.fsys, rl.path)
+		if d.status != statusFound {
+			s.forget(rl.path)
+			continue
+		}
+		r.take(d, "", 0)
 	}
-	out := make([]File, 0, len(found))
-	for _, c := range found {
+	out := make([]File, 0, len(r.found))
+	for _, c := range r.found {
 		s.register(c.path, c.k)
-		out = append(out, newFile(c.path, c.k.v, c.reason))
+		f := newFile(c.path, c.k.v, c.reason)
+		f.ImportedBy = c.importedBy
+		out = append(out, f)
 	}
 	return out
 }

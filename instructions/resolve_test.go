@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -157,9 +158,7 @@ func TestResolvePathNormalization(t *testing.T) {
 // twice.
 func TestBeyondReferenceIdentityNotPathString(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "real/AGENTS.md": "real", "real/sub/AGENTS.md": "sub"})
-	if err := os.Symlink(root+"/real", root+"/link"); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, root+"/real", root+"/link")
 	s, _ := Start(opts(root))
 	first := s.Resolve(root + "/real/sub/x.go")
 	if len(first.Files) != 2 {
@@ -180,9 +179,7 @@ func TestBeyondReferenceIdentityNotPathString(t *testing.T) {
 
 func TestIdentityDedupeSurvivesSavedState(t *testing.T) {
 	root := testRepo(t, map[string]string{"real/AGENTS.md": "real"})
-	if err := os.Symlink(root+"/real", root+"/link"); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, root+"/real", root+"/link")
 	s, _ := Start(opts(root))
 	s.Resolve(root + "/real")
 	restored := Restore(s.State(), opts(root))

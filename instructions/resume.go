@@ -21,9 +21,12 @@ type Resumed struct {
 // root, markers and initial chain. "Re-check" lists files of the current
 // chain that are new or changed against the saved state; "No longer in
 // scope" lists saved files that left the saved chain or no longer exist.
-// The new session knows the current chain plus the saved files outside the
-// saved chain that still exist inside the current root (at their saved
-// versions, so a later resolve still reports their changes).
+// "Re-check" also lists every other saved file (reported by a resolve)
+// that still exists inside the current root and changed while the session
+// was away. The new session knows the current chain plus the saved files
+// outside the saved chain that still exist inside the current root (at
+// their saved versions, so a later resolve still reports their changes;
+// a changed one at its new version, as it was just re-presented).
 func Resume(saved State, opts Options) Resumed {
 	cur, in := Start(opts)
 	savedChain := map[string]bool{}
@@ -48,14 +51,28 @@ func Resume(saved State, opts Options) Resumed {
 		if current[f.Path] {
 			continue
 		}
-		if savedChain[filepath.Dir(f.Path)] || statFile(cur.fsys, f.Path).status != statusFound {
+		d := statFile(cur.fsys, f.Path)
+		if savedChain[filepath.Dir(f.Path)] || d.status != statusFound {
 			gone = append(gone, f.Path)
 			continue
 		}
-		if fsx.Contains(cur.root.Dir, f.Path) {
-			cur.register(f.Path, known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}})
-			cur.idsPending = true
+		if !fsx.Contains(cur.root.Dir, f.Path) {
+			continue
 		}
+		if _, ok := cur.imports[f.Path]; !ok && len(f.Imports) > 0 {
+			cur.imports[f.Path] = clone(f.Imports)
+		}
+		// A file the session had been told about (a resolve reported it)
+		// that changed while the session was away is re-presented
+		// (seed §9.6), and known from now on at its new version.
+		if v := d.version(); v.mtimeNs != f.MtimeNs || v.size != f.SizeBytes {
+			id, hasID := d.id()
+			cur.register(f.Path, known{v: v, id: id, hasID: hasID})
+			recheck = append(recheck, newFile(f.Path, v, ""))
+			continue
+		}
+		cur.register(f.Path, known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}})
+		cur.idsPending = true
 	}
 	slices.Sort(gone)
 	same := saved.Cwd == cur.cwd && saved.Root == cur.root.Dir && slices.Equal(saved.Markers, cur.markers)

@@ -73,3 +73,36 @@ Re-check AGENTS.md for current scope:
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
 	}
 }
+
+// A nested file the session had been told about (a resolve reported it)
+// that changed while the session was away is named under Re-check, even
+// though the cwd and the chain are the same; resuming again is quiet.
+func TestResumeNamesAChangedResolvedFile(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", "web/AGENTS.md": "w"})
+	s, _ := Start(opts(root))
+	s.Resolve(root + "/web/x.ts")
+	saved := s.State()
+	if err := os.WriteFile(root+"/web/AGENTS.md", []byte("w, now stricter"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mt := time.UnixMilli(1738973000000)
+	setMtime(t, root+"/web/AGENTS.md", mt)
+	r := Resume(saved, opts(root))
+	want := `<system-reminder type="session.resume.diff">
+Session resumed with context changes:
+- cwd: ` + root + ` -> ` + root + `
+- root: ` + root + ` -> ` + root + `
+- markers: [".lineage-test-root"] -> [".lineage-test-root"]
+Re-check AGENTS.md for current scope:
+- ` + root + `/web/AGENTS.md (mtime: 1738973000000)
+</system-reminder>`
+	if r.Text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
+	}
+	if again := Resume(r.Session.State(), opts(root)); again.Text != "" {
+		t.Errorf("second resume: %q", again.Text)
+	}
+	if got := r.Session.Resolve(root + "/web/y.ts").Files; len(got) != 0 {
+		t.Errorf("resolve after the resume reported %v again", got)
+	}
+}

@@ -2,7 +2,7 @@ package instructions
 
 import (
 	"fmt"
-	"os"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"path/filepath"
 	"testing"
 )
@@ -68,9 +68,7 @@ func TestEstimateRootKeepsLogicalPaths(t *testing.T) {
 	base := t.TempDir()
 	makeTree(t, base, map[string]string{"real/sub/": "", "work/.git/": ""})
 	link := filepath.Join(base, "work", "link")
-	if err := os.Symlink(filepath.Join(base, "real"), link); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(base, "real"), link)
 	cwd := filepath.Join(link, "sub")
 	got := EstimateRoot(nil, RootConfig{Markers: []string{".git"}, StopAtFsRoot: true}, cwd+"/./", "")
 	if want := filepath.Join(base, "work"); got.Dir != want {

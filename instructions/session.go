@@ -49,6 +49,14 @@ type Session struct {
 	// idsPending: some known files came from a saved state, which does not
 	// record identities; they are looked up once when first needed.
 	idsPending bool
+	// imports maps a known file to the paths it imports (see chain).
+	imports map[string][]string
+	// rules are the rules with "paths:", delivered when a target matches.
+	rules []rule
+
+	home     string
+	excludes []glob
+	allowed  []string
 }
 
 type known struct {
@@ -87,6 +95,8 @@ func newSession(opts Options, root Root, cwd string, markers []string) *Session 
 		fsys: orOS(opts.FS), cfg: opts.Config, base: filepath.Clean(base),
 		root: root, cwd: cwd, markers: clone(markers),
 		known: map[string]known{}, byID: map[fsx.FileID]string{}, covered: map[string]struct{}{},
+		imports: map[string][]string{}, home: opts.Home,
+		excludes: compileExcludes(opts.Config.Excludes, opts.Home), allowed: allowedRoots(opts.Config, root.Dir, opts.Home),
 	}
 }
 
@@ -103,7 +113,8 @@ func Start(opts Options) (*Session, Initial) {
 		return s, in
 	}
 	counter := opts.counter()
-	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config, counter)
+	c := loadChain(s.fsys, chainDirs(root.Dir, cwd), opts.Config, counter, root.Dir, opts.Home)
+	s.imports, s.rules = c.imports, c.rules
 	for _, f := range c.loaded {
 		s.register(f.path, known{v: f.v, id: f.id, hasID: f.hasID})
 		file := newFile(f.path, f.v, "")

@@ -41,6 +41,16 @@ type State struct {
 	// CoveredDirsBytes are the covered dirs that are not valid UTF-8;
 	// CoveredDirs lists them with replacements.
 	CoveredDirsBytes [][]byte `json:"coveredDirsBytes,omitzero"`
+	// Rules are the rules with "paths:" the session delivers on touch,
+	// found when it started (rule folders are listed then only).
+	Rules []StateRule `json:"rules,omitzero"`
+}
+
+// StateRule is a rule with "paths:" globs, relative to Base.
+type StateRule struct {
+	Path  string   `json:"path"`
+	Base  string   `json:"base"`
+	Paths []string `json:"paths"`
 }
 
 // StateFile is a known file and the version the session knows.
@@ -50,6 +60,9 @@ type StateFile struct {
 	MtimeMs   int64  `json:"mtimeMs"`
 	MtimeNs   int64  `json:"mtimeNs"`
 	SizeBytes int64  `json:"sizeBytes"`
+	// Imports are the paths this file imports, in document order: a
+	// resolve looks at them whenever it passes this file.
+	Imports []string `json:"imports,omitzero"`
 }
 
 // State returns the session as a State.
@@ -62,7 +75,11 @@ func (s *Session) State() State {
 		st.Markers = []string{}
 	}
 	for p, k := range s.known {
-		st.Files = append(st.Files, StateFile{Path: p, PathBytes: invalidBytes(p), MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size})
+		st.Files = append(st.Files, StateFile{Path: p, PathBytes: invalidBytes(p), MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size,
+			Imports: clone(s.imports[p])})
+	}
+	for _, r := range s.rules {
+		st.Rules = append(st.Rules, StateRule{Path: r.path, Base: r.base, Paths: clone(r.paths)})
 	}
 	st.RootBytes, st.CwdBytes = invalidBytes(st.Root), invalidBytes(st.Cwd)
 	for _, d := range st.CoveredDirs {
@@ -82,6 +99,18 @@ func Restore(st State, opts Options) *Session {
 	for _, f := range st.Files {
 		s.known[f.Path] = known{v: version{mtimeNs: f.MtimeNs, size: f.SizeBytes}}
 		s.idsPending = true
+		if len(f.Imports) > 0 {
+			s.imports[f.Path] = clone(f.Imports)
+		}
+	}
+	for _, sr := range st.Rules {
+		r := rule{path: sr.Path, base: sr.Base, paths: clone(sr.Paths)}
+		for _, p := range sr.Paths {
+			if g, err := compileGlob(p); err == nil {
+				r.globs = append(r.globs, g)
+			}
+		}
+		s.rules = append(s.rules, r)
 	}
 	for _, d := range st.CoveredDirs {
 		s.covered[d] = struct{}{}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,21 +288,20 @@ func newAgencyDoc(slug string, now time.Time) *triad.Value {
 // lock and writes the result atomically when edit reports a change. The
 // chosen file's path is stored in *file.
 func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edit func(doc, entries *triad.Value) (bool, error), file *string) error {
-	if err := ensureDir(t); err != nil {
+	dir, err := openDir(t.Root, t.Dir)
+	if err != nil {
 		return err
 	}
-	lockPath := filepath.Join(t.Dir, lockName)
-	if fi, err := os.Lstat(lockPath); err == nil && !fi.Mode().IsRegular() {
-		// Opening it would create or lock whatever it points at, outside
-		// the target directory.
-		return fmt.Errorf("refusing to write: %s is a %s, not a regular file", lockPath, fsx.KindOf(fi.Mode()))
+	defer dir.Close()
+	if err := checkLock(t.Dir); err != nil {
+		return err
 	}
-	lock, err := fsx.LockFile(ctx, lockPath)
+	lock, err := fsx.LockFileIn(ctx, dir, lockName)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	sel, err := triad.SelectDir(t.Dir)
+	sel, err := selectIn(dir, t.Dir)
 	if err != nil {
 		return err
 	}
@@ -316,17 +316,16 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	}
 	// Every writer holds the lock, so a temporary file left now is a killed
 	// writer's.
-	if err := fsx.RemoveStaleTemps(path); err != nil {
+	if err := fsx.RemoveStaleTempsIn(dir, name); err != nil {
 		return err
 	}
 	doc, layout, perm, size := newAgencyDoc(slug, now), triad.EncodeOptions{}, os.FileMode(0o644), 0
 	if exists {
-		if doc, layout, perm, err = readAgency(path); err != nil {
+		var data []byte
+		if doc, layout, perm, data, err = readAgencyIn(dir, name, path); err != nil {
 			return err
 		}
-		if fi, err := os.Stat(path); err == nil {
-			size = int(fi.Size())
-		}
+		size = len(data)
 	}
 	entries := doc.Get("entries")
 	if entries == nil || entries.Kind == triad.Null {
@@ -340,7 +339,47 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	if err != nil || !changed {
 		return err
 	}
-	return fsx.WriteFileAtomic(path, triad.AppendEncode(make([]byte, 0, size+8192), doc, layout), perm)
+	return fsx.WriteFileAtomicIn(dir, name, triad.AppendEncode(make([]byte, 0, size+8192), doc, layout), perm)
+}
+
+// readIn reads the document name in dir through the root, with errors
+// naming its full path.
+func readIn(dir *os.Root, name, path string) ([]byte, fs.FileInfo, error) {
+	data, fi, err := fsx.ReadRegularIn(dir, name, agents.MaxDocumentBytes)
+	var nr *fsx.NotRegularError
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+	case errors.As(err, &nr):
+		err = &fsx.NotRegularError{Path: path, Kind: nr.Kind}
+	case errors.As(err, &pe):
+		err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	case errors.Is(err, fsx.ErrTooLarge):
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return data, fi, err
+}
+
+// checkLock refuses a lock file in dir that is not a regular file with a
+// message (opening through the root refuses it anyway).
+func checkLock(dir string) error {
+	lockPath := filepath.Join(dir, lockName)
+	if fi, err := os.Lstat(lockPath); err == nil && !fi.Mode().IsRegular() {
+		// Opening it would create or lock whatever it points at, outside
+		// the target directory.
+		return fmt.Errorf("refusing to write: %s is a %s, not a regular file", lockPath, fsx.KindOf(fi.Mode()))
+	}
+	return nil
+}
+
+// readAgencyIn is [readAgency] on the file name in dir (shown as path).
+func readAgencyIn(dir *os.Root, name, path string) (*triad.Value, triad.EncodeOptions, os.FileMode, []byte, error) {
+	data, fi, err := readIn(dir, name, path)
+	if err != nil {
+		return nil, triad.EncodeOptions{}, 0, nil, err
+	}
+	doc, layout, err := decodeAgency(path, data)
+	return doc, layout, fi.Mode().Perm(), data, err
 }
 
 func readAgency(path string) (*triad.Value, triad.EncodeOptions, os.FileMode, error) {
@@ -352,14 +391,20 @@ func readAgency(path string) (*triad.Value, triad.EncodeOptions, os.FileMode, er
 	if err != nil {
 		return nil, triad.EncodeOptions{}, 0, err
 	}
+	doc, layout, err := decodeAgency(path, data)
+	return doc, layout, fi.Mode().Perm(), err
+}
+
+// decodeAgency decodes an agency (or day) document read from path.
+func decodeAgency(path string, data []byte) (*triad.Value, triad.EncodeOptions, error) {
 	doc, err := triad.Decode(path, data)
 	if err != nil {
-		return nil, triad.EncodeOptions{}, 0, fmt.Errorf("%w; nothing written", err)
+		return nil, triad.EncodeOptions{}, fmt.Errorf("%w; nothing written", err)
 	}
 	if doc.Kind != triad.Object {
-		return nil, triad.EncodeOptions{}, 0, fmt.Errorf("%s: top-level value is not an object; nothing written", path)
+		return nil, triad.EncodeOptions{}, fmt.Errorf("%s: top-level value is not an object; nothing written", path)
 	}
 	layout := triad.DetectLayout(data)
 	layout.SortKeys = triad.KeysSorted(doc)
-	return doc, layout, fi.Mode().Perm(), nil
+	return doc, layout, nil
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,9 +259,7 @@ func TestUpdateRosterFollowsSpec(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("got %q", got)
 	}
-	if fi, _ := os.Stat(res.File); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v", fi.Mode())
-	}
+	platformtest.Perm(t, res.File, 0o600)
 	r.Summary = "another summary"
 	if res, err := UpdateRoster(context.Background(), root, r, false); err != nil || res.Written {
 		t.Fatalf("second update wrote: %+v %v", res, err)

@@ -77,18 +77,36 @@ func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionR
 		return nil, err
 	}
 	res := &CommissionResult{AgentPath: t.Dir}
+	root := t.Root
+	agentsRoot := opts.Agents.Roots()[0]
+	if t.Workspace == "" {
+		root, agentsRoot = filepath.Dir(t.Root), filepath.Base(t.Root)
+	}
+	// The roster is checked before anything is created: a roster that
+	// cannot be written (a symlink leading outside, not a regular file)
+	// must not leave a half-commissioned agent behind.
+	if err := checkRoster(root); err != nil {
+		return nil, err
+	}
 	existing := triad.Selection{Files: map[triad.DocKind]string{}}
+	var dir *os.Root
 	if !c.DryRun {
-		if err := ensureDir(t); err != nil {
+		if dir, err = openDir(t.Root, t.Dir); err != nil {
 			return nil, err
 		}
-		lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+		defer dir.Close()
+		if err := checkLock(t.Dir); err != nil {
+			return nil, err
+		}
+		lock, err := fsx.LockFileIn(ctx, dir, lockName)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
-	}
-	if sel, err := triad.SelectDir(t.Dir); err == nil {
+		if sel, err := selectIn(dir, t.Dir); err == nil {
+			existing = sel
+		}
+	} else if sel, err := triad.SelectDir(t.Dir); err == nil {
 		existing = sel
 	}
 	tag := filepath.Base(t.Root)
@@ -105,7 +123,7 @@ func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionR
 			if err := checkFile(t.Dir, f.File); err != nil {
 				return nil, err
 			}
-			if err := fsx.WriteFileAtomic(f.File, []byte(f.Content), 0o644); err != nil {
+			if err := fsx.WriteFileAtomicIn(dir, filepath.Base(f.File), []byte(f.Content), 0o644); err != nil {
 				return nil, err
 			}
 			f.State = "created"
@@ -119,13 +137,25 @@ func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionR
 	if summary == "" {
 		summary = c.Title
 	}
-	root := t.Root
-	agentsRoot := opts.Agents.Roots()[0]
-	if t.Workspace == "" {
-		root, agentsRoot = filepath.Dir(t.Root), filepath.Base(t.Root)
-	}
 	res.Roster, err = UpdateRoster(ctx, root, RosterRow{Title: c.Title, Slug: c.Slug, Summary: summary, AgentsRoot: agentsRoot}, c.DryRun)
 	return res, err
+}
+
+// checkRoster refuses a roster (<root>/AGENTS.md) that [UpdateRoster]
+// would refuse: one leading outside root, or not a regular file.
+func checkRoster(root string) error {
+	path := filepath.Join(root, "AGENTS.md")
+	if err := checkFile(root, path); err != nil {
+		return fmt.Errorf("roster: %w; nothing created", err)
+	}
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
+	f, _, err := fsx.OpenRegular(path)
+	if err != nil {
+		return fmt.Errorf("roster: %w; nothing created", err)
+	}
+	return f.Close()
 }
 
 // scaffold builds the three documents of a new agent.

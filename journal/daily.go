@@ -26,18 +26,53 @@ type Daily struct {
 
 // DailyResult reports a day-document write.
 type DailyResult struct {
-	File    string       `json:"file"`
-	Written bool         `json:"written"`
-	Created bool         `json:"created"`
-	Doc     *triad.Value `json:"-"`
+	File    string `json:"file"`
+	Written bool   `json:"written"`
+	Created bool   `json:"created"`
+	// Agency is the agency document that recorded DirsTouched, if any.
+	Agency string       `json:"agency,omitempty"`
+	Doc    *triad.Value `json:"-"`
 }
 
 // WriteDaily adds d to the day document of today (UTC, by the clock of
 // opts). Unlike CLIA, which overwrites the day, an existing document is
 // merged: its lists gain the new items (existing ones first, duplicates
 // dropped), "timestamp" becomes now and agentVersion the given one; every
-// other key stays. Adding nothing already there writes nothing.
+// other key stays. Adding nothing already there writes nothing. As in
+// CLIA, DirsTouched are also unioned into the context's agency document
+// (extensions["x-dirsTouched"], and "updated" becomes now) when it has one.
 func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error) {
+	res, err := writeDay(ctx, opts, d)
+	if err != nil || len(nonBlank(d.DirsTouched)) == 0 {
+		return res, err
+	}
+	t, err := ResolveTarget(opts.Agents, d.Slug, opts.Scope, opts.AgentsDir)
+	if err != nil {
+		return res, err
+	}
+	if sel, err := triad.SelectDir(t.Dir); err != nil || sel.Files[triad.Agency] == "" {
+		return res, nil
+	}
+	now := opts.now()
+	var file string
+	err = updateAgency(ctx, t, d.Slug, now, func(doc, _ *triad.Value) (bool, error) {
+		before := string(triad.Canonical(doc))
+		if err := unionDirs(doc, d.DirsTouched); err != nil {
+			return false, err
+		}
+		if string(triad.Canonical(doc)) == before {
+			return false, nil
+		}
+		doc.Set("updated", triad.NewString(now.Format(time.RFC3339)))
+		return true, nil
+	}, &file)
+	if err == nil {
+		res.Agency = file
+	}
+	return res, err
+}
+
+func writeDay(ctx context.Context, opts Options, d Daily) (*DailyResult, error) {
 	if len(nonBlank(d.Highlights))+len(nonBlank(d.Focus))+len(nonBlank(d.NextSteps)) == 0 {
 		return nil, errors.New("a day entry needs at least one highlight, focus or next step")
 	}
@@ -52,22 +87,35 @@ func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error
 	now := opts.now()
 	jt := t
 	jt.Dir = filepath.Join(t.Dir, "journal")
-	if err := ensureDir(jt); err != nil {
+	// Through the root of the write root: the lock in the context, the day
+	// file in its journal directory (see openDir).
+	ctxDir, err := openDir(t.Root, t.Dir)
+	if err != nil {
 		return nil, err
 	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(t.Dir, lockName))
+	defer ctxDir.Close()
+	dir, err := openDir(t.Root, jt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	if err := checkLock(t.Dir); err != nil {
+		return nil, err
+	}
+	lock, err := fsx.LockFileIn(ctx, ctxDir, lockName)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	path := filepath.Join(jt.Dir, now.Format(time.DateOnly)+".json")
+	name := now.Format(time.DateOnly) + ".json"
+	path := filepath.Join(jt.Dir, name)
 	if err := checkFile(jt.Dir, path); err != nil {
 		return nil, err
 	}
 	res := &DailyResult{File: path}
 	doc, layout, perm := triad.NewObject(), triad.EncodeOptions{SpaceBeforeColon: true, SortKeys: true}, os.FileMode(0o644)
-	if _, err := os.Lstat(path); err == nil {
-		if doc, layout, perm, err = readAgency(path); err != nil {
+	if _, err := dir.Lstat(name); err == nil {
+		if doc, layout, perm, _, err = readAgencyIn(dir, name, path); err != nil {
 			return nil, err
 		}
 	} else {
@@ -98,7 +146,7 @@ func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error
 		return res, nil
 	}
 	doc.Set("timestamp", triad.NewString(now.Format(time.RFC3339)))
-	if err := fsx.WriteFileAtomic(path, triad.Encode(doc, layout), perm); err != nil {
+	if err := fsx.WriteFileAtomicIn(dir, name, triad.Encode(doc, layout), perm); err != nil {
 		return nil, err
 	}
 	res.Written = true

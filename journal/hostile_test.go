@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +17,7 @@ func TestAppendRefusesSymlinkedLock(t *testing.T) {
 	root, outside := tempRoot(t), tempRoot(t)
 	write(t, root, map[string]string{".git": "<dir>", ".clia/agents/s": "<dir>"})
 	lock := filepath.Join(root, ".clia/agents/s", lockName)
-	if err := os.Symlink(filepath.Join(outside, "X"), lock); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "X"), lock)
 	_, err := Append(context.Background(), Options{Agents: agents.Options{Path: root}}, Entry{Slug: "s", Note: "n", Signature: "-x"})
 	if err == nil || !strings.Contains(err.Error(), "refusing to write: "+lock+" is a symbolic link, not a regular file") {
 		t.Fatalf("err = %v", err)
@@ -49,5 +48,24 @@ func TestAppendRemovesKilledWritersTemps(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "notes.md s@x.agency.triad.json" {
 		t.Errorf("context holds %s", got)
+	}
+}
+
+// A roster (AGENTS.md) that is a symlink leading outside is refused before
+// anything is created: no half-commissioned agent is left behind.
+func TestCommissionChecksTheRosterFirst(t *testing.T) {
+	root, outside := tempRoot(t), tempRoot(t)
+	write(t, root, map[string]string{".git": "<dir>"})
+	write(t, outside, map[string]string{"AGENTS.md": "# elsewhere\n"})
+	platformtest.Symlink(t, filepath.Join(outside, "AGENTS.md"), filepath.Join(root, "AGENTS.md"))
+	_, err := Commissioned(context.Background(), Options{Agents: agents.Options{Path: root}}, Commission{Slug: "new-agent", Title: "New"})
+	if err == nil || !strings.Contains(err.Error(), "roster: refusing to write") || !strings.Contains(err.Error(), "nothing created") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".clia")); err == nil {
+		t.Error("the agent was created before the roster was refused")
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "AGENTS.md")); string(data) != "# elsewhere\n" {
+		t.Errorf("outside file changed: %q", data)
 	}
 }

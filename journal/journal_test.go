@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,9 +192,7 @@ func TestAppendRefusesSymlinkEscapes(t *testing.T) {
 	root := tempRoot(t)
 	outside := tempRoot(t)
 	write(t, root, map[string]string{".git": "<dir>"})
-	if err := os.Symlink(outside, filepath.Join(root, ".clia")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, filepath.Join(root, ".clia"))
 	_, err := Append(context.Background(), Options{Agents: agents.Options{Path: root}, Now: fixedClock("2026-01-01T00:00:00Z")}, Entry{Slug: "s", Note: "n", Signature: "-x"})
 	if err == nil || !strings.Contains(err.Error(), "outside the write root") {
 		t.Fatalf("err = %v", err)
@@ -205,7 +204,7 @@ func TestAppendRefusesSymlinkEscapes(t *testing.T) {
 	root2 := tempRoot(t)
 	write(t, root2, map[string]string{".git": "<dir>", ".clia/agents/s": "<dir>"})
 	write(t, outside, map[string]string{"a.json": `{"entries":[]}`})
-	os.Symlink(filepath.Join(outside, "a.json"), filepath.Join(root2, ".clia/agents/s/s.agency.triad.json"))
+	platformtest.Symlink(t, filepath.Join(outside, "a.json"), filepath.Join(root2, ".clia/agents/s/s.agency.triad.json"))
 	_, err = Append(context.Background(), Options{Agents: agents.Options{Path: root2}}, Entry{Slug: "s", Note: "n", Signature: "-x"})
 	if err == nil || !strings.Contains(err.Error(), "refusing to write") {
 		t.Fatalf("symlinked document: err = %v", err)

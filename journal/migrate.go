@@ -33,7 +33,12 @@ var preCurrent = map[string]bool{"": true, "0.1.0": true, "0.2.0": true, "0.3.0"
 //   - agent documents: a missing role becomes the slug, string-only
 //     "agentExpertise" becomes "focusDomains" {identifier, label};
 //   - a legacy name <x>.<kind>.json becomes <x>.<kind>.triad.json when the
-//     directory has no current-form document of that kind.
+//     directory has no current-form document of that kind, and every
+//     reference to the old name is rewritten in the same run — inherits and
+//     extensions.inherits of any triad document under the workspace root,
+//     the path in a repository's AGENTS.md — so that no merged profile
+//     loses a layer (see applyMigration for the order of the writes); the
+//     mirror of a migrated document is rendered again when it exists.
 //
 // Nothing else changes: unknown keys, key order, number texts and the
 // layout survive, and a second run changes nothing. With Write the old bytes
@@ -44,75 +49,193 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []TidyResult{}
+	var steps []*migStep
+	renames := map[string]string{}
 	for _, f := range files {
-		r, err := migrateFile(ctx, f, t.Write)
+		s, err := planMigrate(f)
 		if err != nil {
-			return out, err
+			return stepResults(steps), err
 		}
-		out = append(out, r)
+		steps = append(steps, s)
+		if s.target != s.file {
+			renames[s.file] = s.target
+		}
 	}
-	return out, nil
+	if len(renames) > 0 {
+		if steps, err = planReferences(renames, steps); err != nil {
+			return stepResults(steps), err
+		}
+	}
+	steps = append(steps, mirrorSteps(steps)...)
+	for _, s := range steps {
+		s.finish()
+	}
+	if !t.Write {
+		return stepResults(steps), nil
+	}
+	return applyMigration(ctx, steps)
 }
 
-func migrateFile(ctx context.Context, f string, write bool) (TidyResult, error) {
+// migStep is one file a migration changes: a triad document migrated (and
+// perhaps renamed), or a document, roster or mirror whose references to a
+// renamed document are rewritten.
+type migStep struct {
+	file, target string
+	kind         triad.DocKind
+	old          []byte
+	perm         os.FileMode
+	doc          *triad.Value // nil for a text file (roster, mirror)
+	layout       triad.EncodeOptions
+	docChanged   bool
+	data         []byte // the new bytes (set by finish)
+	// first is, for a renamed document whose references are rewritten,
+	// its bytes before that rewrite (written first; see applyMigration).
+	first []byte
+	refs  []string
+	// text is the new content of a text file (doc is nil); mirror marks a
+	// generated mirror, which gets no .bak.
+	text   []byte
+	mirror bool
+	// literal: text is the document with only its rewritten references'
+	// string literals replaced (doc is what it says, for reading).
+	literal bool
+	res     TidyResult
+}
+
+// planMigrate reads f and applies the 0.4.0 rules in memory.
+func planMigrate(f string) (*migStep, error) {
 	k, current, _ := triad.Match(filepath.Base(f))
-	r := TidyResult{File: f, Kind: string(k)}
-	dir := filepath.Dir(f)
-	target := f
+	s := &migStep{file: f, target: f, kind: k}
 	if !current {
-		if sel, err := triad.SelectDir(dir); err == nil && sel.Files[k] == filepath.Base(f) {
-			target = strings.TrimSuffix(f, ".json") + ".triad.json"
-			r.File, r.RenamedFrom = target, f
+		if sel, err := triad.SelectDir(filepath.Dir(f)); err == nil && sel.Files[k] == filepath.Base(f) {
+			s.target = strings.TrimSuffix(f, ".json") + ".triad.json"
 		}
 	}
 	old, err := fsx.ReadRegular(f, agents.MaxDocumentBytes)
 	if err != nil {
-		return r, err
+		return s, err
 	}
 	doc, layout, perm, err := readAgency(f)
 	if err != nil {
-		return r, err
+		return s, err
 	}
-	changed := migrateDoc(doc, k)
-	if !changed && target == f {
-		return r, nil
+	s.old, s.doc, s.layout, s.perm = old, doc, layout, perm
+	s.docChanged = migrateDoc(doc, k)
+	return s, nil
+}
+
+// finish computes the new bytes and the result.
+func (s *migStep) finish() {
+	s.res = TidyResult{File: s.target, Kind: string(s.kind), References: s.refs}
+	if s.target != s.file {
+		s.res.RenamedFrom = s.file
 	}
-	r.Changed = true
-	data := old
-	if changed {
-		data = triad.Encode(doc, layout)
+	s.data = s.old
+	switch {
+	case s.doc == nil || s.literal:
+		s.data = s.text
+	case s.docChanged:
+		s.data = triad.Encode(s.doc, s.layout)
 	}
-	r.Diff = string(diff.Diff(f, old, target, data))
-	if !write {
-		return r, nil
+	if s.target == s.file && string(s.data) == string(s.old) {
+		return
 	}
-	if err := checkFile(dir, f); err != nil {
-		return r, err
+	s.res.Changed = true
+	s.res.Diff = string(diff.Diff(s.file, s.old, s.target, s.data))
+}
+
+func stepResults(steps []*migStep) []TidyResult {
+	out := []TidyResult{}
+	for _, s := range steps {
+		out = append(out, s.res)
+	}
+	return out
+}
+
+// applyMigration writes the planned steps so that no profile is weaker at
+// any moment: first every new current-form document is created beside its
+// legacy original (still naming the old names it refers to, which all
+// exist) and every document without rewritten references is migrated in
+// place; then every reference to a renamed document is rewritten to its new
+// name, which now exists; only then do the legacy originals become
+// <name>.bak. A reader in between finds each inherited document under its
+// old or its new name, with the same content. Every file is replaced
+// atomically under its directory's lock, after checking that nobody changed
+// it since the plan.
+func applyMigration(ctx context.Context, steps []*migStep) ([]TidyResult, error) {
+	for phase := 0; phase < 2; phase++ {
+		for _, s := range steps {
+			if !s.res.Changed {
+				continue
+			}
+			if err := s.write(ctx, phase); err != nil {
+				return stepResults(steps), err
+			}
+		}
+	}
+	for _, s := range steps {
+		if s.res.Changed && s.target != s.file {
+			if err := os.Rename(s.file, s.file+".bak"); err != nil {
+				return stepResults(steps), err
+			}
+		}
+	}
+	return stepResults(steps), nil
+}
+
+// write does a step's part of one phase (see applyMigration).
+func (s *migStep) write(ctx context.Context, phase int) error {
+	renamed := s.target != s.file
+	switch {
+	case renamed && phase == 1 && s.first == nil:
+		return nil
+	case !renamed && phase == 0 && s.refs != nil:
+		return nil
+	case !renamed && phase == 1 && s.refs == nil:
+		return nil
+	}
+	dir := filepath.Dir(s.file)
+	if err := checkFile(dir, s.file); err != nil {
+		return err
 	}
 	lock, err := fsx.LockFile(ctx, filepath.Join(dir, lockName))
 	if err != nil {
-		return r, err
+		return err
 	}
 	defer lock.Unlock()
-	if now, err := os.ReadFile(f); err != nil || string(now) != string(old) {
-		return r, errConcurrent(f, err)
+	if now, err := os.ReadFile(s.file); err != nil || string(now) != string(s.old) {
+		return errConcurrent(s.file, err)
 	}
-	if target != f {
-		if _, err := os.Lstat(target); err == nil {
-			return r, errExists(target)
+	if !renamed {
+		if s.mirror {
+			s.res.Written = true
+			return fsx.WriteFileAtomic(s.file, s.data, s.perm)
 		}
-		if err := fsx.WriteFileAtomic(target, data, perm); err != nil {
-			return r, err
+		if err := fsx.WriteFileAtomic(s.file+".bak", s.old, s.perm); err != nil {
+			return err
 		}
-		r.Written = true
-		return r, os.Rename(f, f+".bak")
+		s.res.Written = true
+		return fsx.WriteFileAtomic(s.file, s.data, s.perm)
 	}
-	if err := fsx.WriteFileAtomic(f+".bak", old, perm); err != nil {
-		return r, err
+	if err := checkFile(dir, s.target); err != nil {
+		return err
 	}
-	r.Written = true
-	return r, fsx.WriteFileAtomic(f, data, perm)
+	data := s.data
+	if phase == 0 {
+		if _, err := os.Lstat(s.target); err == nil {
+			return errExists(s.target)
+		}
+		if s.first != nil {
+			data = s.first
+		}
+	} else if now, err := os.ReadFile(s.target); err != nil || string(now) != string(s.first) {
+		return errConcurrent(s.target, err)
+	}
+	if err := fsx.WriteFileAtomic(s.target, data, s.perm); err != nil {
+		return err
+	}
+	s.res.Written = true
+	return nil
 }
 
 // migrateDoc applies the 0.4.0 shape rules to doc and reports a change.

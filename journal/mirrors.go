@@ -117,15 +117,23 @@ func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
 		if dryRun || !m.Changed {
 			continue
 		}
-		if err := ensureDir(Target{Root: root, Dir: gen}); err != nil {
-			return nil, err
-		}
-		if err := checkFile(gen, file); err != nil {
-			return nil, err
-		}
-		if err := fsx.WriteFileAtomic(file, body, 0o644); err != nil {
+		if err := writeMirror(root, gen, file, body); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// writeMirror writes a mirror file into gen through the root of root (see
+// openDir).
+func writeMirror(root, gen, file string, body []byte) error {
+	dir, err := openDir(root, gen)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := checkFile(gen, file); err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomicIn(dir, filepath.Base(file), body, 0o644)
 }

@@ -37,6 +37,9 @@ type TidyResult struct {
 	RenamedFrom string `json:"renamedFrom,omitempty"`
 	// Diff is a unified diff of the change (migrate).
 	Diff string `json:"diff,omitempty"`
+	// References are the references to renamed documents this file's
+	// change rewrites ("old → new"; migrate).
+	References []string `json:"references,omitempty"`
 }
 
 // skipDirs are never walked by a --dir scan (CLIA's list).

@@ -39,10 +39,11 @@ type LogEntry struct {
 	Participants  []string
 	Links         []Link
 	Contributions []Contribution
-	// Upsert replaces an existing entry in place instead of skipping it: the
-	// entry with the same id, or, without an explicit id, CLIA's match — an
-	// entry of the same UTC day with the same title (else the same kind),
-	// whose id is then kept.
+	// Upsert replaces an existing entry instead of skipping it: the entry
+	// with the same id, or, without an explicit id, CLIA's match — an entry
+	// of the same UTC day with the same title (without an explicit Title:
+	// the same kind), whose id is then kept. The replacement goes where a
+	// new entry would, so a newest-first log stays newest-first.
 	Upsert bool
 	// NoCreate skips an agent that has no agency document yet (CLIA's
 	// behaviour without --create-if-missing).
@@ -116,7 +117,7 @@ func logOne(ctx context.Context, opts Options, e LogEntry) (LogResult, error) {
 	}
 	res.Entry = entry
 	err = updateAgency(ctx, t, e.Slug, now, func(doc, entries *triad.Value) (bool, error) {
-		i := findEntry(entries, entry, e.ID != "", e.Upsert)
+		i := findEntry(entries, entry, e.ID != "", e.Upsert, e.Title != "")
 		switch {
 		case i < 0:
 			insert(entries, []*triad.Value{entry})
@@ -129,7 +130,11 @@ func logOne(ctx context.Context, opts Options, e LogEntry) (LogResult, error) {
 			if triad.Equal(entries.Items[i], entry) {
 				return false, nil
 			}
-			entries.Items[i] = entry
+			// The replacement is newer than the entry it replaces: it
+			// goes where a new entry would (first in a newest-first
+			// log), so the log keeps its order.
+			entries.Items = append(entries.Items[:i:i], entries.Items[i+1:]...)
+			insert(entries, []*triad.Value{entry})
 			res.Replaced = true
 		}
 		doc.Set("updated", triad.NewString(entry.Str("timestamp")))
@@ -146,8 +151,10 @@ func logOne(ctx context.Context, opts Options, e LogEntry) (LogResult, error) {
 
 // findEntry is the index of the entry the new one collides with, or -1:
 // the same id; for an upsert without an explicit id also CLIA's match (same
-// UTC day, same title, else same kind).
-func findEntry(entries, entry *triad.Value, explicitID, upsert bool) int {
+// UTC day, and the same title when both have one — the new entry's only
+// when given with --title, not the one derived from the summary — else the
+// same kind).
+func findEntry(entries, entry *triad.Value, explicitID, upsert, explicitTitle bool) int {
 	id := entry.Str("id")
 	for i, it := range entries.Items {
 		if it.Str("id") == id {
@@ -159,6 +166,9 @@ func findEntry(entries, entry *triad.Value, explicitID, upsert bool) int {
 	}
 	day, _, _ := strings.Cut(entry.Str("timestamp"), "T")
 	title, kind := entry.Str("title"), entry.Str("kind")
+	if !explicitTitle {
+		title = ""
+	}
 	for i, it := range entries.Items {
 		if !strings.HasPrefix(it.Str("timestamp"), day) {
 			continue

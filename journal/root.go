@@ -141,6 +141,63 @@ func ensureDir(t Target) error {
 	return nil
 }
 
+// openDir creates dir inside the write root root (after [ensureDir]'s
+// checks, which word a refusal) and opens it through the root: every
+// later lock, read, temporary file and rename goes through the returned
+// handle, so a directory swapped for a symbolic link after the checks
+// cannot lead any of them outside the root, nor split one write between
+// two directories. The caller closes it.
+func openDir(root, dir string) (*os.Root, error) {
+	if err := ensureDir(Target{Root: root, Dir: dir}); err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := fsx.OpenDirIn(r, rel, true)
+	if err != nil {
+		return nil, fmt.Errorf("refusing to write: %w", err)
+	}
+	return d, nil
+}
+
+// selectIn is [triad.SelectDir] on the directory a root holds (at path):
+// the regular files and symlinks to regular files by kind. A symlink is
+// judged by where its path leads, so one leading outside is selected and
+// then refused by [checkFile] with a message, never silently passed over.
+func selectIn(dir *os.Root, path string) (triad.Selection, error) {
+	d, err := dir.Open(".")
+	if err != nil {
+		return triad.Selection{}, err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return triad.Selection{}, err
+	}
+	var names []string
+	for _, e := range ents {
+		switch {
+		case e.IsDir():
+			continue
+		case e.Type()&os.ModeSymlink != 0:
+			if fi, err := os.Stat(filepath.Join(path, e.Name())); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+		case !e.Type().IsRegular():
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	return triad.SelectNames(names), nil
+}
+
 // checkFile refuses an existing file that resolves outside the target
 // directory.
 func checkFile(dir, file string) error {

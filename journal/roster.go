@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
@@ -67,22 +66,29 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 	}
 	path := filepath.Join(root, "AGENTS.md")
 	res := &RosterResult{File: path, Row: r.Line()}
+	if err := checkFile(root, path); err != nil {
+		return nil, err
+	}
+	// Read and written through the root (see openDir).
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
 	if !dryRun {
-		lockDir := filepath.Join(root, r.agentsRoot())
-		if err := ensureDir(Target{Root: root, Dir: lockDir}); err != nil {
+		lockDir, err := openDir(root, filepath.Join(root, r.agentsRoot()))
+		if err != nil {
 			return nil, err
 		}
-		lock, err := fsx.LockFile(ctx, filepath.Join(lockDir, ".roster.lock"))
+		defer lockDir.Close()
+		lock, err := fsx.LockFileIn(ctx, lockDir, ".roster.lock")
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
 	}
-	if err := checkFile(root, path); err != nil {
-		return nil, err
-	}
 	perm := os.FileMode(0o644)
-	data, err := fsx.ReadRegular(path, agents.MaxDocumentBytes)
+	data, _, err := readIn(dir, "AGENTS.md", path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		res.Created = true
@@ -90,7 +96,7 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 	case err != nil:
 		return nil, err
 	default:
-		if fi, err := os.Stat(path); err == nil {
+		if fi, err := dir.Stat("AGENTS.md"); err == nil {
 			perm = fi.Mode().Perm()
 		}
 		after, changed := rosterInsert(string(data), r)
@@ -102,7 +108,7 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 	if dryRun {
 		return res, nil
 	}
-	if err := fsx.WriteFileAtomic(path, []byte(res.After), perm); err != nil {
+	if err := fsx.WriteFileAtomicIn(dir, "AGENTS.md", []byte(res.After), perm); err != nil {
 		return nil, err
 	}
 	res.Written = true

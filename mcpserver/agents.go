@@ -96,7 +96,7 @@ func (s *Server) agentsOptions(ctx context.Context, req *mcp.CallToolRequest, a 
 	if err != nil {
 		return agents.Options{}, scope{}, nil, err
 	}
-	return agents.Options{Path: p}, sc, nil, nil
+	return agents.Options{Path: p, Open: sc.roots.OpenRegular}, sc, nil, nil
 }
 
 // checkChain refuses a chain with a context directory whose real path

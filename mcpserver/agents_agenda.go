@@ -64,7 +64,7 @@ func (s *Server) toolAgentsAgenda(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := agents.CollectAgenda(agents.Options{Path: p}, agents.AgendaOptions{Calendar: in.Calendar,
+	v, err := agents.CollectAgenda(agents.Options{Path: p, Open: sc.roots.OpenRegular}, agents.AgendaOptions{Calendar: in.Calendar,
 		ActiveOnly: in.ActiveOnly, BacklogOnly: in.BacklogOnly, CurrentOnly: in.CurrentOnly, Now: s.opts.Now()})
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +23,8 @@ func confinedProject(t *testing.T) (dir, outside string) {
 	writeFile(t, filepath.Join(outside, "secret.txt"), "TOP SECRET\n")
 	writeFile(t, filepath.Join(outside, ".git", "HEAD"), "ref: refs/heads/main\n")
 	t.Cleanup(func() { os.RemoveAll(outside) })
-	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "secret-link")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, outside, filepath.Join(dir, "out"))
+	platformtest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "secret-link"))
 	return dir, outside
 }
 
@@ -84,9 +81,7 @@ func TestPathArgumentsOutsideTheRootsAreRefused(t *testing.T) {
 func TestAgentsFileLeadingOutsideIsNotRead(t *testing.T) {
 	dir, outside := confinedProject(t)
 	os.Remove(filepath.Join(dir, "sub", "AGENTS.md"))
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "sub", "AGENTS.md")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "sub", "AGENTS.md"))
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	var in InitialOutput
 	call(t, cs, "instructions_initial", map[string]any{"cwd": "sub"}, &in)
@@ -111,5 +106,50 @@ func TestAllowRootAddsARoot(t *testing.T) {
 	}
 	if got := callError(t, cs, "instructions_initial", map[string]any{"cwd": filepath.Dir(dir)}); !strings.Contains(got, "outside the allowed roots: "+dir+", "+outside) {
 		t.Fatalf("error %q must list both roots", got)
+	}
+}
+
+// --roots-within bounds what a client may declare: a client declaring "/"
+// gets the bound, not the whole host; a root outside every bound is
+// dropped; a root inside a bound is kept.
+func TestRootsWithinBoundsClientRoots(t *testing.T) {
+	dir, outside := confinedProject(t)
+	withRoots := func(roots ...string) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+		for _, r := range roots {
+			client.AddRoots(&mcp.Root{URI: "file://" + r})
+		}
+		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir(), rootsWithin: []string{dir}}.command(t)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	// Unbounded, a client declaring / may read anywhere.
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	client.AddRoots(&mcp.Root{URI: "file:///"})
+	open, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	var in InitialOutput
+	call(t, open, "instructions_initial", map[string]any{"cwd": outside}, &in)
+
+	cs := withRoots("/")
+	if got := callError(t, cs, "instructions_initial", map[string]any{"cwd": outside}); !strings.Contains(got, "outside the allowed roots: "+dir) {
+		t.Errorf("client root / within %s: %q", dir, got)
+	}
+	call(t, cs, "instructions_initial", map[string]any{"cwd": filepath.Join(dir, "sub")}, &in)
+	if !strings.Contains(in.Text, "sub rules") {
+		t.Errorf("inside the bound: %+v", in)
+	}
+	cs = withRoots(filepath.Join(dir, "sub"), outside)
+	if got := callError(t, cs, "instructions_initial", map[string]any{"cwd": outside}); !strings.Contains(got, "outside the allowed roots: "+filepath.Join(dir, "sub")) {
+		t.Errorf("a client root outside the bound must be dropped: %q", got)
+	}
+	if got := callError(t, cs, "instructions_initial", map[string]any{"cwd": dir}); !strings.Contains(got, "outside the allowed roots") {
+		t.Errorf("a client root inside the bound stays the limit: %q", got)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,12 +39,17 @@ type OutsideFile struct {
 	Reason string `json:"reason"`
 }
 
-// outsideFiles are the chain files the confined loader refused.
+// outsideFiles are the chain files the confined loader refused. Each path
+// is checked once: a file swapped between two checks must not make the
+// second one differ from the first.
 func outsideFiles(sc scope, in instructions.Initial) []OutsideFile {
 	var out []OutsideFile
 	for _, d := range in.Dirs {
-		if d.Path != "" && d.Status == instructions.StatusUnreadable && sc.roots.Check(d.Path) != nil {
-			out = append(out, OutsideFile{Path: d.Path, Reason: sc.roots.Check(d.Path).Error()})
+		if d.Path == "" || d.Status != instructions.StatusUnreadable {
+			continue
+		}
+		if err := sc.roots.Check(d.Path); err != nil {
+			out = append(out, OutsideFile{Path: d.Path, Reason: err.Error()})
 		}
 	}
 	return out
@@ -104,7 +111,7 @@ func (s *Server) toolInitial(ctx context.Context, req *mcp.CallToolRequest, in I
 		out.TextResource = initialURI(cwd, s.opts.Cwd)
 		out.Text = ""
 	}
-	return nil, out, nil
+	return textResult(out.Text), out, nil
 }
 
 func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in ResolveInput) (*mcp.CallToolResult, ResolveOutput, error) {
@@ -152,7 +159,7 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 	if err != nil {
 		return nil, ResolveOutput{}, err
 	}
-	return nil, out, nil
+	return textResult(out.Reminder), out, nil
 }
 
 // instructionOptions are the session options for a working directory: the
@@ -185,6 +192,21 @@ func (s *Server) setInstructionSession(ctx context.Context, ss *mcp.ServerSessio
 // the saved session is loaded and saved under its file lock, so servers
 // and CLI calls sharing it lose nothing.
 func (s *Server) withInstructionSession(ctx context.Context, ss *mcp.ServerSession, sc scope, fn func(*instructions.Session)) error {
+	if hook := s.hookState(ss, sc.work); hook != "" && !s.opts.Stateless {
+		// The harness's hook keeps this session: resolve against its state,
+		// under its lock, so neither tells the model a path twice.
+		_, err := instructions.UpdateStateFile(ctx, hook, instructions.StateFileOptions{Mode: 0o600}, func(saved *instructions.State) (instructions.State, error) {
+			var sess *instructions.Session
+			if saved != nil {
+				sess = instructions.Restore(*saved, s.instructionOptions(sc.work, sc))
+			} else {
+				sess, _ = instructions.Start(s.instructionOptions(sc.work, sc))
+			}
+			fn(sess)
+			return sess.State(), nil
+		})
+		return err
+	}
 	if s.opts.Stateless {
 		if err := ensureDir(s.opts.StateDir); err != nil {
 			return err
@@ -303,4 +325,58 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 	s.mu.Lock()
 	delete(s.roots, req.Session)
 	s.mu.Unlock()
+}
+
+// hookHarnesses maps an MCP client's name (its initialize clientInfo) to
+// the harness whose hook states it shares.
+var hookHarnesses = map[string]string{"claude-code": "claude", "codex-mcp-client": "codex", "gemini-cli-mcp-client": "gemini"}
+
+// hookState is the state file of the hook session this MCP session shares:
+// the newest main-agent state of the client's harness (any harness when the
+// client is not one lineage knows) whose working directory is cwd, written
+// in the last 7 days; "" when there is none. A found path is remembered
+// for the session.
+func (s *Server) hookState(ss *mcp.ServerSession, cwd string) string {
+	if s.opts.HookSessions == "" || ss == nil {
+		return ""
+	}
+	s.mu.Lock()
+	p, ok := s.hookStates[ss]
+	s.mu.Unlock()
+	if ok {
+		return p
+	}
+	prefix := ""
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+		if h, ok := hookHarnesses[ip.ClientInfo.Name]; ok {
+			prefix = h + "-"
+		}
+	}
+	entries, err := os.ReadDir(s.opts.HookSessions)
+	if err != nil {
+		return ""
+	}
+	var best string
+	var bestTime time.Time
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") || strings.Contains(name, "@") || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) > 7*24*time.Hour || !fi.ModTime().After(bestTime) {
+			continue
+		}
+		path := filepath.Join(s.opts.HookSessions, name)
+		if st, ok, err := instructions.ReadState(path); err == nil && ok && filepath.Clean(st.Cwd) == filepath.Clean(cwd) {
+			best, bestTime = path, fi.ModTime()
+		}
+	}
+	if best != "" {
+		s.mu.Lock()
+		s.pruneLocked()
+		s.hookStates[ss] = best
+		s.mu.Unlock()
+	}
+	return best
 }

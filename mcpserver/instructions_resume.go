@@ -61,5 +61,5 @@ func (s *Server) toolResume(ctx context.Context, req *mcp.CallToolRequest, in Re
 	if err := s.setInstructionSession(ctx, req.Session, r.Session); err != nil {
 		return nil, ResumeOutput{}, err
 	}
-	return nil, ResumeOutput{Reminder: r.Text, State: state}, nil
+	return textResult(r.Text), ResumeOutput{Reminder: r.Text, State: state}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/instructions"
 )
 
 func TestStdioResolveTwiceReportsNothingNew(t *testing.T) {
@@ -290,5 +292,91 @@ func TestToolsDeclareSchemasAndHonestHints(t *testing.T) {
 		if !got[name] {
 			t.Errorf("tool %s not listed", name)
 		}
+	}
+}
+
+// Text the model reads is text: a reminder or an instruction block is the
+// result's text content exactly as the CLI prints it; any other result's
+// text is its JSON without HTML escaping.
+func TestTextContentIsWhatTheCLIPrints(t *testing.T) {
+	dir := project(t)
+	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
+	text := func(name string, args map[string]any) (string, map[string]any) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", name, err, contentText(res))
+		}
+		var structured map[string]any
+		remarshal(res.StructuredContent, &structured)
+		return contentText(res), structured
+	}
+	got, st := text("instructions_initial", nil)
+	if want := "<agents_context scope=\"initial\">\nInstructions from: " + filepath.Join(dir, "AGENTS.md") + "\nroot rules\n</agents_context>"; got != want || st["text"] != want {
+		t.Errorf("initial text content = %q, want %q (structured text %q)", got, want, st["text"])
+	}
+	got, st = text("instructions_resolve", map[string]any{"paths": []string{"sub/x.go"}})
+	if !strings.HasPrefix(got, `<system-reminder type="agents.resolve.paths">`+"\n") || got != st["reminder"] {
+		t.Errorf("resolve text content = %q, want the reminder %q", got, st["reminder"])
+	}
+	got, _ = text("instructions_resolve", map[string]any{"paths": []string{"sub/x.go"}})
+	if !strings.HasPrefix(got, `{"targets":`) || strings.Contains(got, `\u003c`) {
+		t.Errorf("a resolve with nothing new: text content %q, want its JSON", got)
+	}
+	writeFile(t, filepath.Join(dir, "sub", "deep", "<b>&", "AGENTS.md"), "x\n")
+	got, _ = text("instructions_resolve", map[string]any{"paths": []string{"sub/deep/<b>&/x.go"}})
+	if strings.Contains(got, `\u003c`) || strings.Contains(got, `\u0026`) || !strings.Contains(got, "<b>&") {
+		t.Errorf("HTML-escaped text content: %q", got)
+	}
+}
+
+// With lineage's hook in the same harness session, the server shares the
+// hook's state: a resolve reports only what the hook did not, and the hook
+// hears of what the resolve reported.
+func TestResolveSharesTheHookState(t *testing.T) {
+	dir := project(t)
+	hooksDir := t.TempDir()
+	// The hook told the model about sub/AGENTS.md.
+	sess, _ := instructions.Start(instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir})
+	sess.Resolve(filepath.Join(dir, "sub", "x.go"))
+	hookState := filepath.Join(hooksDir, "claude-s1.json")
+	if err := instructions.WriteState(context.Background(), hookState, sess.State()); err != nil {
+		t.Fatal(err)
+	}
+	// Another harness's session in another directory is not shared.
+	other, _ := instructions.Start(instructions.Options{Config: instructions.DefaultConfig(), Cwd: filepath.Join(dir, "sub")})
+	if err := instructions.WriteState(context.Background(), filepath.Join(hooksDir, "claude-s2.json"), other.State()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Cwd: dir, StateDir: t.TempDir(), HookSessions: hooksDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.332"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var out ResolveOutput
+	call(t, cs, "instructions_resolve", map[string]any{"paths": []string{"sub/deep/x.go"}}, &out)
+	if got := pathsOf(out); len(got) != 1 || got[0] != filepath.Join(dir, "sub", "deep", "AGENTS.md") {
+		t.Fatalf("resolve = %v, want only sub/deep/AGENTS.md (the hook named sub/AGENTS.md)", got)
+	}
+	saved, ok, err := instructions.ReadState(hookState)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range saved.Files {
+		found = found || f.Path == filepath.Join(dir, "sub", "deep", "AGENTS.md")
+	}
+	if !found {
+		t.Errorf("the hook's state does not know what the resolve reported: %+v", saved.Files)
 	}
 }

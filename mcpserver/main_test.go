@@ -48,6 +48,7 @@ func serveFromEnv() int {
 		PollInterval:    poll,
 		MaxResultTokens: maxTokens,
 		AllowRoots:      strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ALLOW_ROOTS")),
+		RootsWithin:     strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ROOTS_WITHIN")),
 		Logger:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
@@ -69,6 +70,7 @@ type serverProc struct {
 	poll          time.Duration
 	maxTokens     int
 	allowRoots    []string
+	rootsWithin   []string
 }
 
 func (p serverProc) command(t testing.TB) *exec.Cmd {
@@ -86,6 +88,7 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_MAX_TOKENS="+strconv.Itoa(p.maxTokens),
 		"LINEAGE_MCP_TEST_STORE="+p.store,
 		"LINEAGE_MCP_TEST_ALLOW_ROOTS="+strings.Join(p.allowRoots, " "),
+		"LINEAGE_MCP_TEST_ROOTS_WITHIN="+strings.Join(p.rootsWithin, " "),
 	)
 	if p.stateless {
 		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_STATELESS=1")

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,6 +36,7 @@ func (s *Server) callScope(ctx context.Context, req *mcp.CallToolRequest) (scope
 // directory, else the server's directory when it is allowed, else the
 // first client root.
 func (s *Server) scopeOf(clientRoots []string) scope {
+	clientRoots = s.within(clientRoots)
 	dirs := clientRoots
 	if len(dirs) == 0 {
 		dirs = []string{s.opts.Cwd}
@@ -54,6 +55,32 @@ func (s *Server) scopeOf(clientRoots []string) scope {
 		work = clientRoots[0]
 	}
 	return scope{roots: roots, work: work}
+}
+
+// within intersects the client's roots with Options.RootsWithin (when
+// set): a client root inside a bound is kept, a bound inside a client root
+// takes its place (a client declaring "/" gets the bounds), and a client
+// root that meets no bound is dropped. Containment is judged on real
+// locations. The result is sorted and without duplicates.
+func (s *Server) within(clientRoots []string) []string {
+	if len(s.opts.RootsWithin) == 0 || len(clientRoots) == 0 {
+		return clientRoots
+	}
+	out := []string{}
+	for _, c := range clientRoots {
+		rc := confine.Real(c)
+		for _, w := range s.opts.RootsWithin {
+			rw := confine.Real(w)
+			switch {
+			case fsx.Contains(rw, rc):
+				out = append(out, c)
+			case fsx.Contains(rc, rw):
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func firstInside(dirs []string, parent string) string {
@@ -95,17 +122,21 @@ func (sc scope) check(what, p string) error {
 	return nil
 }
 
-// confinedFS is the instruction loader's filesystem that refuses to open a
-// file whose real path leads outside the allowed roots: the loader then
-// reports it unreadable with the reason, never its content.
+// confinedFS is the instruction loader's filesystem that opens files only
+// through the allowed root holding them ([confine.Roots.OpenRegular]): a
+// file outside, or one a symbolic link swapped in at any moment would lead
+// outside, is refused and reported unreadable with the reason, never read.
+// Stat and Lstat pass through (the root estimation looks for markers above
+// the roots); they give no content.
 type confinedFS struct {
 	instructions.FS
 	roots confine.Roots
 }
 
 func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
-	if err := c.roots.Check(name); err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	f, _, err := c.roots.OpenRegular(name)
+	if err != nil {
+		return nil, err
 	}
-	return c.FS.OpenRegular(name)
+	return f, nil
 }

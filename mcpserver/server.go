@@ -35,6 +35,12 @@ type Options struct {
 	// Stateless: one instruction session for all clients, saved in
 	// StateDir, instead of one per MCP session kept in memory.
 	Stateless bool
+	// HookSessions is the directory of lineage's hook session states
+	// (<state dir>/lineage/sessions). A session whose hook state has the
+	// same working directory shares it: instructions_resolve reports only
+	// what the hook (or an earlier resolve) did not, and the hook hears of
+	// what a resolve reported. "" shares nothing.
+	HookSessions string
 	// MaxResultTokens caps the size of a tool result; 0 means
 	// [DefaultMaxResultTokens].
 	MaxResultTokens int
@@ -58,6 +64,11 @@ type Options struct {
 	// AllowRoots are directories (absolute) every call may read and write
 	// besides the client's roots (else Cwd).
 	AllowRoots []string
+	// RootsWithin, when set, bound what clients may declare: each client
+	// root is intersected with these directories (absolute), so a client
+	// declaring "/" gets them, not the whole host. A client root outside
+	// all of them is dropped.
+	RootsWithin []string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -75,6 +86,8 @@ type Server struct {
 	// sessions holds the instruction session of each MCP session (stateful
 	// mode only).
 	sessions map[*mcp.ServerSession]*instructions.Session
+	// hookStates: the hook state file each session shares.
+	hookStates map[*mcp.ServerSession]string
 	// roots caches each MCP session's client roots; nil entry: not asked yet.
 	roots map[*mcp.ServerSession][]string
 	// subscribed are the instruction resources someone subscribed to, and
@@ -97,6 +110,12 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("mcp server: allowed root %q must be an absolute path", r)
 		}
 		opts.AllowRoots[i] = filepath.Clean(r)
+	}
+	for i, r := range opts.RootsWithin {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("mcp server: roots-within %q must be an absolute path", r)
+		}
+		opts.RootsWithin[i] = filepath.Clean(r)
 	}
 	if opts.Stateless && opts.StateDir == "" {
 		return nil, errors.New("mcp server: stateless mode needs a state directory")
@@ -123,11 +142,12 @@ func New(opts Options) (*Server, error) {
 		opts.Tract = tract.DefaultTract
 	}
 	s := &Server{
-		opts:     opts,
-		cfg:      instructions.DefaultConfig(),
-		sessions: map[*mcp.ServerSession]*instructions.Session{},
-		roots:    map[*mcp.ServerSession][]string{},
-		tracts:   &tractRepo{open: opts.OpenTract},
+		opts:       opts,
+		cfg:        instructions.DefaultConfig(),
+		sessions:   map[*mcp.ServerSession]*instructions.Session{},
+		hookStates: map[*mcp.ServerSession]string{},
+		roots:      map[*mcp.ServerSession][]string{},
+		tracts:     &tractRepo{open: opts.OpenTract},
 	}
 	if opts.Instructions != nil {
 		s.cfg = *opts.Instructions
@@ -162,9 +182,11 @@ func New(opts Options) (*Server, error) {
 // without wasting turns (the five prompt rules of the hierarchy-loading
 // seed, §8, in our words).
 const serverInstructions = `lineage tells you which AGENTS.md instructions apply.
-1. Call instructions_initial once when the session starts: the AGENTS.md files from
-   the project root down to the working directory are then in your context. Do not
-   look for AGENTS.md again on every turn.
+1. If your context already holds "AGENTS.md in this session:" (lineage's hook sent
+   it), the AGENTS.md files are in your context: do not call instructions_initial.
+   Otherwise call instructions_initial once when the session starts: the AGENTS.md
+   files from the project root down to the working directory are then in your
+   context. Do not look for AGENTS.md again on every turn.
 2. Call instructions_resolve only when you are about to read or edit a path you have
    not worked on yet; it names only the AGENTS.md files you have not been given.
 3. When it names files, read them and follow what they say (paste its reminder into
@@ -206,6 +228,11 @@ func (s *Server) pruneLocked() {
 	for ss := range s.roots {
 		if !alive[ss] {
 			delete(s.roots, ss)
+		}
+	}
+	for ss := range s.hookStates {
+		if !alive[ss] {
+			delete(s.hookStates, ss)
 		}
 	}
 }

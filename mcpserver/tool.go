@@ -41,8 +41,28 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// The text the model reads: the handler's (a reminder or an
+		// instruction block, as the CLI prints it), else the result's JSON
+		// without HTML escaping. The SDK's own fallback would be
+		// encoding/json's, with "<" written as \u003c.
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		}
 		return res, b, nil
 	})
+}
+
+// textResult is a tool result whose text content is text (a reminder or an
+// instruction block, exactly as the CLI prints it), or nil when text is
+// empty (the result's JSON is the text then).
+func textResult(text string) *mcp.CallToolResult {
+	if text == "" {
+		return nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
 // anySchemaTypes hold raw JSON: any value is valid. The schema says so in

@@ -123,7 +123,7 @@ func (s *Server) addTractTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_commit",
 		Title:       "Append to a tract",
-		Description: "Append one piece of context (a message, an instruction, a tool call or result…) to the tract's current branch, as `lineage tract commit --json`. Returns the commit. Concurrent writers never lose a commit.",
+		Description: "Append one piece of context (a message, an instruction, a tool call or result…) to the tract's current branch, as `lineage tract commit --json`. Returns the commit with the context's tokens, the stored budget and the pressure (tokens/budget); at or above warn-at, warn is true and plan names the range to summarize (write the summary, then tract_compress). Concurrent writers never lose a commit.",
 		Annotations: hints(false, false, false),
 		InputSchema: withEnums[CommitInput](map[string][]string{
 			"type": strs(tract.Types...), "priority": strs(tract.Pinned, tract.Skip),
@@ -155,37 +155,45 @@ func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: ptr(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr(false)}
 }
 
-func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.Commit, error) {
+func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in CommitInput) (*mcp.CallToolResult, tract.CommitResult, error) {
 	if strings.TrimSpace(in.Text) == "" && len(in.ToolCalls) == 0 && len(in.Tools) == 0 {
-		return nil, tract.Commit{}, errors.New("text: must not be empty or blank (nothing to commit)")
+		return nil, tract.CommitResult{}, errors.New("text: must not be empty or blank (nothing to commit)")
 	}
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
-		return nil, tract.Commit{}, err
+		return nil, tract.CommitResult{}, err
 	}
 	req := tract.CommitRequest{
 		Content: tract.Content{Type: tract.Type(in.Type), Role: in.Role, Name: in.Name, Text: in.Text, ToolCallID: in.ToolCallID, ToolCalls: in.ToolCalls},
 		Message: in.Message,
 	}
 	if req.Priority, err = tract.ParseMark(in.Priority); err != nil {
-		return nil, tract.Commit{}, err
+		return nil, tract.CommitResult{}, err
 	}
 	if in.Meta != nil {
 		if req.Meta, err = jsonv2.Marshal(in.Meta); err != nil {
-			return nil, tract.Commit{}, err
+			return nil, tract.CommitResult{}, err
 		}
 	}
 	if in.Tools != nil {
 		raw, err := jsonv2.Marshal(in.Tools)
 		if err != nil {
-			return nil, tract.Commit{}, err
+			return nil, tract.CommitResult{}, err
 		}
 		if req.Content.Tools, err = tract.ParseTools(raw); err != nil {
-			return nil, tract.Commit{}, err
+			return nil, tract.CommitResult{}, err
 		}
 	}
 	c, err := repo.Commit(ctx, s.tractName(in.Tract), req)
-	return nil, c, err
+	if err != nil {
+		return nil, tract.CommitResult{}, err
+	}
+	// The server's compile cache makes this an incremental compile.
+	p, err := repo.Pressure(ctx, s.tractName(in.Tract))
+	if err != nil {
+		return nil, tract.CommitResult{}, fmt.Errorf("committed %s, but the context's tokens are unknown: %w", c.Hash.Short(), err)
+	}
+	return nil, tract.CommitResult{Commit: c, Pressure: p}, nil
 }
 
 func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in CompileInput) (*mcp.CallToolResult, CompileOutput, error) {

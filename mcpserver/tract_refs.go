@@ -75,8 +75,13 @@ type SpawnInput struct {
 
 // MergeFromInput are the arguments of tract_merge_from.
 type MergeFromInput struct {
-	Child string `json:"child" jsonschema:"child tract whose work to merge"`
-	Into  string `json:"into,omitempty" jsonschema:"parent tract (default: the child's spawn parent)"`
+	Child  string   `json:"child" jsonschema:"child tract whose work to merge"`
+	Into   string   `json:"into,omitempty" jsonschema:"parent tract (default: the child's spawn parent)"`
+	Range  string   `json:"range,omitempty" jsonschema:"take only FROM..TO of the child's first-parent history, both included (refs of the child)"`
+	Types  []string `json:"types,omitempty" jsonschema:"take only commits of these content types"`
+	Roles  []string `json:"roles,omitempty" jsonschema:"take only commits of these roles"`
+	Tags   []string `json:"tags,omitempty" jsonschema:"take only the commits these tags of the child name"`
+	DryRun bool     `json:"dryRun,omitempty" jsonschema:"list the messages the merge would add, with tokens, and store nothing"`
 }
 
 func (s *Server) addTractRefTools() {
@@ -122,7 +127,7 @@ func (s *Server) addTractRefTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_merge_from",
 		Title:       "Merge a child's work",
-		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied.",
+		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied. range, types, roles and tags narrow what it takes (recorded in the merge); dryRun lists what it would add, with tokens.",
 		Annotations: hints(false, false, false),
 	}, s.toolMergeFrom)
 }
@@ -232,6 +237,10 @@ func (s *Server) toolMergeFrom(ctx context.Context, _ *mcp.CallToolRequest, in M
 	if err != nil {
 		return nil, tract.MergeFromResult{}, err
 	}
-	res, err := repo.MergeFrom(ctx, in.Child, in.Into)
+	o := tract.MergeFromOptions{Into: in.Into, Range: in.Range, Roles: in.Roles, Tags: in.Tags, DryRun: in.DryRun}
+	for _, t := range in.Types {
+		o.Types = append(o.Types, tract.Type(t))
+	}
+	res, err := repo.MergeFromWith(ctx, in.Child, o)
 	return nil, res, err
 }

@@ -30,8 +30,8 @@ type DiffOutput struct {
 // the settings, with one it stores it.
 type ConfigInput struct {
 	TractArg
-	Key   string `json:"key,omitempty" jsonschema:"the setting to store: budget (the tokens tract_status measures against and tract_compress_plan plans for)"`
-	Value string `json:"value,omitempty" jsonschema:"the value to store: a positive number of tokens, or none to remove the budget; without it the settings are read"`
+	Key   string `json:"key,omitempty" jsonschema:"the setting to store: budget (the tokens tract_status measures against and tract_compress_plan plans for) or warn-at (the share of the budget at which tract_commit reports warn with a compression plan, default 0.85)"`
+	Value string `json:"value,omitempty" jsonschema:"the value to store: a positive number of tokens for budget, a share above 0 and at most 1 for warn-at, or none to remove it; without it the settings are read"`
 }
 
 // addTractStatusTools registers diff, status and config.
@@ -45,13 +45,13 @@ func (s *Server) addTractStatusTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_status",
 		Title:       "Where a tract stands",
-		Description: "The tract's branch and head, its compiled tokens against the stored budget (over says it exceeds it: see tract_compress_plan), spawned children with work not merged back, and how far every other branch is ahead of and behind HEAD, as `lineage tract status --json`.",
+		Description: "The tract's branch and head, its compiled tokens against the stored budget (pressure is their ratio; warn says it is at or above warn-at, with the plan to compress; over says it exceeds the budget: see tract_compress_plan), spawned children with work not merged back, and how far every other branch is ahead of and behind HEAD, as `lineage tract status --json`.",
 		Annotations: hints(true, false, true),
 	}, s.toolStatus)
 	addTool(s, &mcp.Tool{
 		Name:        "tract_config",
 		Title:       "Read or store a tract's settings",
-		Description: "Without value, the tract's settings; with key and value, store one (value none removes it), as `lineage tract config [budget [N|none]] --json`. Storing replaces the previous value.",
+		Description: "Without value, the tract's settings; with key and value, store one (value none removes it), as `lineage tract config [budget [N|none] | warn-at [RATIO|none]] --json`. Storing replaces the previous value.",
 		Annotations: hints(false, true, true),
 		InputSchema: withEnums[ConfigInput](map[string][]string{"key": tract.ConfigKeys}),
 	}, s.toolConfig)

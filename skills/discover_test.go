@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,13 +94,9 @@ func TestDiscoverScopes(t *testing.T) {
 // and a skill linked into a second folder are listed once, not shadowed.
 func TestDiscoverSameFileOnce(t *testing.T) {
 	dir := tree(t, map[string]string{".agents/skills/a/SKILL.md": skillMD("a", "d", "x")})
-	if err := os.Symlink(".agents", filepath.Join(dir, ".claude")); err != nil {
-		t.Skip(err)
-	}
+	platformtest.Symlink(t, ".agents", filepath.Join(dir, ".claude"))
 	os.MkdirAll(filepath.Join(dir, ".codex", "skills"), 0o755)
-	if err := os.Symlink(filepath.Join("..", "..", ".agents", "skills", "a"), filepath.Join(dir, ".codex", "skills", "a")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, filepath.Join("..", "..", ".agents", "skills", "a"), filepath.Join(dir, ".codex", "skills", "a"))
 	c := discover(t, Options{Cwd: dir, Root: rootCfg})
 	if len(c.Skills) != 1 || len(c.Shadowed) != 0 || len(c.Problems) != 0 {
 		t.Errorf("skills %v shadowed %v problems %v", names(c.Skills), names(c.Shadowed), c.Problems)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Branch is a branch of a tract.
@@ -98,12 +99,65 @@ func (r *Repo) DeleteBranch(ctx context.Context, tractName, name string, force b
 	})
 }
 
-// Switch attaches HEAD to an existing branch.
+// PreviousRef names the ref "-" stands for in switch and checkout: the
+// branch HEAD was attached to before (branchOnly), or where HEAD was
+// before the last switch or checkout, a branch or a commit.
+const PreviousRef = "-"
+
+// previousHead reads HEAD's reflog for the value it held before its
+// current one: a branch ("branch:NAME") when branchOnly, else any.
+func (r *Repo) previousHead(ctx context.Context, t Tract, branchOnly bool) (string, error) {
+	cur, err := r.store.Ref(ctx, t.ID, HeadRef)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	log, err := r.store.Reflog(ctx, ReflogQuery{Tract: t.ID, Ref: HeadRef})
+	if err != nil {
+		return "", err
+	}
+	for i := len(log) - 1; i >= 0; i-- {
+		old := log[i].Old
+		if old == "" || old == cur.Value || branchOnly && !strings.HasPrefix(old, branchPrefix) {
+			continue
+		}
+		if strings.HasPrefix(old, branchPrefix) {
+			if _, err := r.store.Ref(ctx, t.ID, strings.TrimPrefix(old, branchPrefix)); err != nil {
+				continue // deleted since
+			}
+		}
+		return old, nil
+	}
+	what := "position of HEAD"
+	if branchOnly {
+		what = "branch"
+	}
+	return "", fmt.Errorf("tract %q: no previous %s to go back to (-): %w", t.Name, what, ErrNotFound)
+}
+
+// Switch attaches HEAD to an existing branch; "-" is the branch it was
+// attached to before.
 func (r *Repo) Switch(ctx context.Context, tractName, name string) error {
+	_, err := r.SwitchTo(ctx, tractName, name)
+	return err
+}
+
+// SwitchTo is Switch returning the branch switched to (what "-" meant).
+func (r *Repo) SwitchTo(ctx context.Context, tractName, name string) (string, error) {
 	t, err := r.Tract(ctx, tractName)
 	if err != nil {
-		return err
+		return "", err
 	}
+	if name == PreviousRef {
+		prev, err := r.previousHead(ctx, t, true)
+		if err != nil {
+			return "", err
+		}
+		name = strings.TrimPrefix(prev, branchPrefix)
+	}
+	return name, r.switchTo(ctx, t, name)
+}
+
+func (r *Repo) switchTo(ctx context.Context, t Tract, name string) error {
 	if _, err := r.store.Ref(ctx, t.ID, name); err != nil || name == HeadRef || isTagRef(name) {
 		if err == nil || errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("branch %q: %w", name, ErrNotFound)
@@ -113,8 +167,26 @@ func (r *Repo) Switch(ctx context.Context, tractName, name string) error {
 	return r.setHead(ctx, t, branchPrefix+name, "switch")
 }
 
-// Checkout detaches HEAD at ref.
+// Checkout detaches HEAD at ref. "-" goes back to where HEAD was before
+// the last switch or checkout: attached again when that was a branch.
 func (r *Repo) Checkout(ctx context.Context, tractName, ref string) (Hash, error) {
+	if ref == PreviousRef {
+		t, err := r.Tract(ctx, tractName)
+		if err != nil {
+			return "", err
+		}
+		prev, err := r.previousHead(ctx, t, false)
+		if err != nil {
+			return "", err
+		}
+		if name, ok := strings.CutPrefix(prev, branchPrefix); ok {
+			if err := r.switchTo(ctx, t, name); err != nil {
+				return "", err
+			}
+			return r.Resolve(ctx, t, name)
+		}
+		return Hash(prev), r.setHead(ctx, t, prev, "checkout")
+	}
 	t, h, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return "", err

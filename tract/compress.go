@@ -281,14 +281,14 @@ type placedSummary struct {
 // them). One whose range partly overlaps, or lies inside, an applied
 // summary's range (compress refuses both; a skip taken back can bring them
 // about) is left out, and the messages stay under the earlier summary.
-func (v *view) summaries(prio []Priority, ok []bool) map[int][]placedSummary {
+func (v *view) summaries(prio []Priority, ok, deselected []bool) map[int][]placedSummary {
 	var at map[int][]placedSummary
 	// owner[i] is the applied summary whose range holds place i, by its
 	// index in ranges; -1 for none.
 	var owner []int
 	var ranges [][]int
 	for s, c := range v.lin.order {
-		if c.Operation != OpCompress {
+		if c.Operation != OpCompress || deselected != nil && deselected[s] {
 			continue
 		}
 		content := &v.entries[s].content

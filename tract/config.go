@@ -11,10 +11,17 @@ type Config struct {
 	// Budget is the token budget status measures the context against and
 	// compress --plan plans for; 0 means none.
 	Budget int `json:"budget"`
+	// WarnAt is the share of the budget above which a commit warns that
+	// the context is under pressure (DefaultWarnAt unless stored).
+	WarnAt float64 `json:"warnAt"`
 }
 
+// DefaultWarnAt is the pressure a commit warns at when none is stored: the
+// share of the window Codelia compacts at.
+const DefaultWarnAt = 0.85
+
 // ConfigKeys lists the settings `tract config` knows.
-var ConfigKeys = []string{"budget"}
+var ConfigKeys = []string{"budget", "warn-at"}
 
 // Config reads the tract's stored settings.
 func (r *Repo) Config(ctx context.Context, tractName string) (Config, error) {
@@ -30,14 +37,33 @@ func readConfig(ctx context.Context, rd Reader, tractID string) (Config, error) 
 	if err != nil {
 		return Config{}, err
 	}
-	var c Config
+	c := Config{WarnAt: DefaultWarnAt}
 	for _, s := range settings {
-		if s.Key == "budget" {
-			// Values are validated on the way in; a damaged one reads as none.
+		// Values are validated on the way in; a damaged one reads as none.
+		switch s.Key {
+		case "budget":
 			c.Budget, _ = strconv.Atoi(s.Value)
+		case "warn-at":
+			if w, err := ParseWarnAt(s.Value); err == nil && w > 0 {
+				c.WarnAt = w
+			}
 		}
 	}
 	return c, nil
+}
+
+// ParseWarnAt parses a warning threshold as `tract config warn-at` takes
+// it: a share of the budget above 0 and at most 1 (0.85), or none (or "")
+// for the default, which is 0.
+func ParseWarnAt(s string) (float64, error) {
+	if s == "" || s == "none" {
+		return 0, nil
+	}
+	w, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(w > 0 && w <= 1) {
+		return 0, &ValidationError{Field: "warn-at", Value: s, Reason: "want a share of the budget above 0 and at most 1 (0.85), or none for the default"}
+	}
+	return w, nil
 }
 
 // ParseBudget parses a budget as `tract config budget` takes it: a
@@ -65,6 +91,15 @@ func (r *Repo) SetConfig(ctx context.Context, tractName, key, value string) (Con
 		value = ""
 		if n > 0 {
 			value = strconv.Itoa(n)
+		}
+	case "warn-at":
+		w, err := ParseWarnAt(value)
+		if err != nil {
+			return Config{}, err
+		}
+		value = ""
+		if w > 0 {
+			value = strconv.FormatFloat(w, 'f', -1, 64)
 		}
 	default:
 		return Config{}, &ValidationError{Field: "config key", Value: key, Reason: fmt.Sprintf("unknown (want one of %v)", ConfigKeys)}

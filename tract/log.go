@@ -26,7 +26,16 @@ type LogOptions struct {
 	// ends on HEAD's first-parent chain continues, from its last such
 	// commit, as the log of that commit.
 	From string
+	// Type, Role and Tag, when set, keep only commits of that content type,
+	// of that role, or the commit that tag names (N and Skip count the
+	// entries kept). A filtered log reads the whole history.
+	Type Type
+	Role string
+	Tag  string
 }
+
+// filtered reports whether o keeps only some commits.
+func (o LogOptions) filtered() bool { return o.Type != "" || o.Role != "" || o.Tag != "" }
 
 // LogEntry is one commit in a log.
 type LogEntry struct {
@@ -85,8 +94,24 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	if len(tips) == 0 {
 		return []LogEntry{}, nil
 	}
+	var tagged Hash
+	if o.Tag != "" {
+		if tagged, err = tagCommit(ctx, r.store, t, o.Tag); err != nil {
+			return nil, err
+		}
+	}
 	var order []*Commit
-	if o.N > 0 && !o.All {
+	if o.filtered() {
+		if order, err = r.linearizeAll(ctx, tips); err != nil {
+			return nil, err
+		}
+		if order, err = r.filterLog(ctx, order, o, tagged); err != nil {
+			return nil, err
+		}
+		if o.N > 0 && len(order) > o.Skip+o.N {
+			order = order[:o.Skip+o.N]
+		}
+	} else if o.N > 0 && !o.All {
 		w := newestFirst{rd: newMemoReader(r.store), limit: o.Skip + o.N}
 		if err := w.walk(ctx, start, nil); err != nil {
 			return nil, err
@@ -123,6 +148,35 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 			names[c.Tract] = name
 		}
 		out = append(out, newLogEntry(c, name, labels[c.Hash], byHash))
+	}
+	return out, nil
+}
+
+// filterLog keeps the commits of order that o's type, role and tag filters
+// select.
+func (r *Repo) filterLog(ctx context.Context, order []*Commit, o LogOptions, tagged Hash) ([]*Commit, error) {
+	var contents []Hash
+	for _, c := range order {
+		if c.Content != "" && (o.Type != "" || o.Role != "") {
+			contents = append(contents, c.Content)
+		}
+	}
+	byHash, err := r.contents(ctx, contents)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Commit
+	for _, c := range order {
+		if tagged != "" && c.Hash != tagged {
+			continue
+		}
+		if o.Type != "" || o.Role != "" {
+			content, ok := byHash[c.Content]
+			if !ok || o.Type != "" && content.Type != o.Type || o.Role != "" && content.Role != o.Role {
+				continue
+			}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }

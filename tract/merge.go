@@ -20,6 +20,11 @@ type MergeOptions struct {
 	NoFF bool
 	// Strategy resolves conflicts: "ours" or "theirs"; "" reports them.
 	Strategy string
+	// Message is the merge commit's message (default "merge BRANCH").
+	Message string
+	// DeleteBranch deletes the merged branch once the merge is done (it
+	// is merged then, so no force is needed).
+	DeleteBranch bool
 }
 
 // Merge kinds.
@@ -38,6 +43,22 @@ type MergeResult struct {
 	Merge Hash `json:"merge,omitempty"`
 	// Resolved lists the conflicts a strategy settled.
 	Resolved []Conflict `json:"resolved"`
+	// Deleted is the branch --delete-branch deleted.
+	Deleted string `json:"deleted,omitempty"`
+}
+
+// Merge merges ref (a branch of the tract) into the current branch and,
+// with o.DeleteBranch, deletes it afterwards.
+func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+	res, err := r.merge(ctx, tractName, ref, o)
+	if err != nil || !o.DeleteBranch {
+		return res, err
+	}
+	if err := r.DeleteBranch(ctx, tractName, ref, false); err != nil {
+		return res, fmt.Errorf("merged, but deleting branch %s failed: %w", ref, err)
+	}
+	res.Deleted = ref
+	return res, nil
 }
 
 // side is one side of a merge: what it has that the other does not.
@@ -47,8 +68,7 @@ type side struct {
 	skips map[Hash]bool    // targets this side's newest annotation skips
 }
 
-// Merge merges ref (a branch of the tract) into the current branch.
-func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+func (r *Repo) merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
 	if err := o.Validate(); err != nil {
 		return MergeResult{}, err
 	}
@@ -103,7 +123,11 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 	}
 	res := MergeResult{Kind: MergeCommit, Resolved: []Conflict{}}
 	err = r.store.Update(ctx, func(tx Tx) error {
-		m := Commit{Parents: []Hash{head.Commit, other}, Operation: OpMerge, Tract: t.ID, Time: now, Message: "merge " + ref}
+		message := o.Message
+		if message == "" {
+			message = "merge " + ref
+		}
+		m := Commit{Parents: []Hash{head.Commit, other}, Operation: OpMerge, Tract: t.ID, Time: now, Message: message}
 		if head.Commit == "" {
 			m.Parents = []Hash{other}
 		}
@@ -167,12 +191,14 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 			}
 		}
 	}
-	// What this side sees of a commit's priority: the newest annotation
-	// made on its own commits or on the history both sides share (a skip
-	// recorded at the fork point counts for both).
+	// What this side decided about a commit's priority since the fork: its
+	// newest annotation made on its own commits. One recorded before the
+	// fork is where both sides started, not a side's choice: a skip there
+	// that one side took back (annotated normal) does not make the other
+	// side "skip" what the first one edits.
 	newest := map[Hash]Priority{}
 	for _, a := range anns {
-		if a.Head != "" && (s.only[a.Head] || mine[a.Head] != nil && other[a.Head] != nil) {
+		if a.Head != "" && s.only[a.Head] {
 			newest[a.Commit] = a.Priority
 		}
 	}

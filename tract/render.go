@@ -83,7 +83,8 @@ func (v *view) render() {
 	for i := range v.lin.order {
 		prio[i], ok[i] = v.candidate(i, &v.entries[eff[i]].content)
 	}
-	sums := v.summaries(prio, ok)
+	desel := v.deselect(ok)
+	sums := v.summaries(prio, ok, desel)
 	lastNamed := map[string]int{}
 	lastTools := -1
 	for i := range v.lin.order {
@@ -126,7 +127,7 @@ func (v *view) extendRendered(from int) bool {
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
+		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || selectionOf(c) != nil {
 			return false
 		}
 	}

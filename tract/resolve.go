@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MinPrefix is the shortest hash prefix a ref may use.
@@ -22,6 +23,9 @@ func (r *Repo) Resolve(ctx context.Context, t Tract, ref string) (Hash, error) {
 func resolve(ctx context.Context, rd Finder, t Tract, ref string) (Hash, error) {
 	if ref == "" {
 		return "", &ValidationError{Field: "ref", Reason: "empty"}
+	}
+	if at, ok := parseRefTime(ref); ok {
+		return commitAtTime(ctx, rd, t, ref, at)
 	}
 	if i := strings.IndexByte(ref, ':'); i >= 0 {
 		other, err := rd.Tract(ctx, ref[:i])
@@ -124,4 +128,44 @@ func (r *Repo) tractRef(ctx context.Context, tractName, ref string) (Tract, Hash
 		return Tract{}, "", err
 	}
 	return t, h, nil
+}
+
+// parseRefTime reads a ref that is a point in time: RFC 3339
+// (2026-01-02T03:04:05Z, with any offset) or a date (2026-01-02, midnight
+// UTC). No branch, tag or tract name can look like one (they hold no ':'
+// and a date is no hash prefix).
+func parseRefTime(ref string) (time.Time, bool) {
+	if len(ref) < 10 || ref[4] != '-' || ref[0] < '0' || ref[0] > '9' {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339Nano, ref); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse(time.DateOnly, ref); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// commitAtTime is the newest commit of HEAD's first-parent history made at
+// or before at: the context as it was then (compile --at TIME).
+func commitAtTime(ctx context.Context, rd Finder, t Tract, ref string, at time.Time) (Hash, error) {
+	h, err := readHead(ctx, rd, t.ID)
+	if err != nil {
+		return "", err
+	}
+	for c := h.Commit; c != ""; {
+		commit, err := rd.Commit(ctx, c)
+		if err != nil {
+			return "", err
+		}
+		if !commit.Time.After(at) {
+			return c, nil
+		}
+		c = ""
+		if len(commit.Parents) > 0 {
+			c = commit.Parents[0]
+		}
+	}
+	return "", fmt.Errorf("ref %q: tract %q has no commit at or before %s on HEAD's first-parent history: %w", ref, t.Name, at.UTC().Format(time.RFC3339), ErrNotFound)
 }

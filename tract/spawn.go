@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // SpawnOptions describe a child tract.
@@ -83,6 +85,14 @@ type MergeFromResult struct {
 	Child  string `json:"child"`
 	Merge  Hash   `json:"merge,omitempty"`
 	Head   Hash   `json:"head"`
+	// Selection is what a selective merge takes (nil: everything).
+	Selection *Selection `json:"selection,omitempty"`
+	// DryRun results list the messages the merge would add to the
+	// parent's compile and the tokens before and after; nothing is stored.
+	DryRun       bool      `json:"dryRun,omitempty"`
+	Messages     []Message `json:"messages,omitempty"`
+	TokensBefore int       `json:"tokensBefore,omitempty"`
+	TokensAfter  int       `json:"tokensAfter,omitempty"`
 }
 
 // MergeFrom records in parent (default: child's spawn parent) a merge commit
@@ -91,6 +101,16 @@ type MergeFromResult struct {
 // merge-from cannot conflict (each tract edits only its own commits), so a
 // lost race with another writer is retried on the new head.
 func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFromResult, error) {
+	return r.MergeFromWith(ctx, childName, MergeFromOptions{Into: into})
+}
+
+// MergeFromWith is MergeFrom with a selection (see MergeFromOptions) or as
+// a dry run.
+func (r *Repo) MergeFromWith(ctx context.Context, childName string, o MergeFromOptions) (MergeFromResult, error) {
+	if err := o.Validate(); err != nil {
+		return MergeFromResult{}, err
+	}
+	into := o.Into
 	child, ch, err := r.Head(ctx, childName)
 	if err != nil {
 		return MergeFromResult{}, err
@@ -118,7 +138,21 @@ func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFrom
 	if ch.Commit == "" {
 		return MergeFromResult{}, fmt.Errorf("tract %q: %w", childName, ErrNoCommits)
 	}
-	res := MergeFromResult{Parent: parent.Name, Child: child.Name}
+	res := MergeFromResult{Parent: parent.Name, Child: child.Name, DryRun: o.DryRun}
+	var meta jsontext.Value
+	if o.selective() {
+		sel, end, err := r.resolveSelection(ctx, child, ch.Commit, o)
+		if err != nil {
+			return MergeFromResult{}, err
+		}
+		if meta, err = selectionMeta(sel); err != nil {
+			return MergeFromResult{}, err
+		}
+		res.Selection, ch.Commit = &sel, end
+	}
+	if o.DryRun {
+		return r.mergeFromDry(ctx, parent, ch.Commit, meta, o.Encoding, res)
+	}
 	err = r.retry(ctx, func() error {
 		now := r.clock()
 		return r.store.Update(ctx, func(tx Tx) error {
@@ -134,7 +168,7 @@ func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFrom
 					return nil
 				}
 			}
-			m := Commit{Parents: []Hash{ph.Commit, ch.Commit}, Operation: OpMerge, Tract: parent.ID, Time: now, Message: "merge-from " + child.Name}
+			m := Commit{Parents: []Hash{ph.Commit, ch.Commit}, Operation: OpMerge, Tract: parent.ID, Time: now, Message: "merge-from " + child.Name, Meta: meta}
 			if ph.Commit == "" {
 				m.Parents = []Hash{ch.Commit}
 			}
@@ -150,6 +184,67 @@ func (r *Repo) MergeFrom(ctx context.Context, childName, into string) (MergeFrom
 		return res, fmt.Errorf("merge-from %s failed, nothing changed: %w", childName, err)
 	}
 	return res, err
+}
+
+// mergeFromDry compiles the parent as it would be after the merge (a merge
+// commit that is never stored) and lists the messages it adds.
+func (r *Repo) mergeFromDry(ctx context.Context, parent Tract, end Hash, meta jsontext.Value, encoding string, res MergeFromResult) (MergeFromResult, error) {
+	counter, err := r.counter(encoding)
+	if err != nil {
+		return res, &ValidationError{Field: "encoding", Value: encoding, Reason: err.Error()}
+	}
+	_, ph, err := r.Head(ctx, parent.Name)
+	if err != nil {
+		return res, err
+	}
+	if ph.Commit != "" {
+		if up, err := isAncestor(ctx, r.store, end, ph.Commit); err != nil {
+			return res, err
+		} else if up {
+			res.Kind, res.Head = MergeUpToDate, ph.Commit
+			return res, nil
+		}
+	}
+	v, err := r.coldView(ctx, parent, counter, ph.Commit)
+	if err != nil {
+		return res, err
+	}
+	res.TokensBefore = v.tokens + tokensPrimer
+	before := map[Hash]bool{}
+	for _, m := range v.rendered {
+		before[m.Commit] = true
+	}
+	m := Commit{Parents: []Hash{ph.Commit, end}, Operation: OpMerge, Tract: parent.ID, Time: r.clock(), Meta: meta}
+	if ph.Commit == "" {
+		m.Parents = []Hash{end}
+	}
+	m.Hash = m.ComputeHash()
+	from := len(v.lin.order)
+	v.lin.get = func(h Hash) (*Commit, error) {
+		if h == m.Hash {
+			return &m, nil
+		}
+		c, err := r.store.Commit(ctx, h)
+		return &c, err
+	}
+	if err := v.lin.add(m.Hash); err != nil {
+		return res, err
+	}
+	if err := r.loadEntries(ctx, v, from); err != nil {
+		return res, err
+	}
+	if err := r.loadTracts(ctx, v, from); err != nil {
+		return res, err
+	}
+	v.render()
+	res.Kind, res.Head, res.TokensAfter = MergeCommit, ph.Commit, v.tokens+tokensPrimer
+	res.Messages = []Message{}
+	for _, msg := range v.rendered {
+		if !before[msg.Commit] {
+			res.Messages = append(res.Messages, msg)
+		}
+	}
+	return res, nil
 }
 
 // RemoveTract deletes a tract's refs and frees its name. Its commits stay

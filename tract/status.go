@@ -17,8 +17,15 @@ type Status struct {
 	Tokens int    `json:"tokens"`
 	// Budget is the stored budget (nil when none); Over says the context
 	// exceeds it.
-	Budget   *int           `json:"budget"`
-	Over     bool           `json:"over"`
+	Budget *int `json:"budget"`
+	Over   bool `json:"over"`
+	// Pressure is Tokens / Budget (nil without a budget); Warn says it is
+	// at or above WarnAt, and Plan is then the compression that brings
+	// the context back under WarnAt of the budget.
+	Pressure *float64       `json:"pressure"`
+	WarnAt   float64        `json:"warnAt"`
+	Warn     bool           `json:"warn"`
+	Plan     *PressurePlan  `json:"plan,omitempty"`
 	Children []ChildStatus  `json:"children"`
 	Branches []BranchStatus `json:"branches"`
 }
@@ -68,6 +75,11 @@ func (r *Repo) Status(ctx context.Context, tractName string) (Status, error) {
 	if cfg.Budget > 0 {
 		st.Budget, st.Over = &cfg.Budget, st.Tokens > cfg.Budget
 	}
+	p, err := r.pressureOf(ctx, tractName, cfg, st.Tokens)
+	if err != nil {
+		return Status{}, err
+	}
+	st.Pressure, st.WarnAt, st.Warn, st.Plan = p.Ratio, p.WarnAt, p.Warn, p.Plan
 	tracts, err := r.store.Tracts(ctx)
 	if err != nil {
 		return Status{}, err
@@ -98,8 +110,8 @@ func (r *Repo) Status(ctx context.Context, tractName string) (Status, error) {
 		return Status{}, err
 	}
 	for _, ref := range refs {
-		if ref.Name == HeadRef || ref.Name == h.Branch {
-			continue
+		if ref.Name == HeadRef || ref.Name == h.Branch || isTagRef(ref.Name) {
+			continue // tags are not branches
 		}
 		b := BranchStatus{Name: ref.Name, Head: Hash(ref.Value)}
 		if b.Ahead, b.Behind, err = aheadBehind(ctx, r.store, b.Head, h.Commit); err != nil {

@@ -51,6 +51,19 @@ func (o LogOptions) Validate() error {
 	if o.Skip < 0 {
 		return &ValidationError{Field: "skip", Value: fmt.Sprint(o.Skip), Reason: "must be 0 or more"}
 	}
+	if o.Type != "" {
+		if _, ok := allowedRoles(o.Type); !ok {
+			return &ValidationError{Field: "type", Value: string(o.Type), Reason: "want one of " + typeNames() + " or summary"}
+		}
+	}
+	if o.Role != "" && !contains([]string{RoleSystem, RoleUser, RoleAssistant, RoleTool}, o.Role) {
+		return &ValidationError{Field: "role", Value: o.Role, Reason: "want system, user, assistant or tool"}
+	}
+	if o.Tag != "" {
+		if err := ValidateTagName(o.Tag); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -59,6 +72,9 @@ func (o LogOptions) Validate() error {
 func (o MergeOptions) Validate() error {
 	if o.Strategy != "" && o.Strategy != StrategyOurs && o.Strategy != StrategyTheirs {
 		return &ValidationError{Field: "strategy", Value: o.Strategy, Reason: "want ours or theirs"}
+	}
+	if len(o.Message) > MaxMessageBytes {
+		return &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(o.Message), MaxMessageBytes)}
 	}
 	return nil
 }

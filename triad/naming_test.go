@@ -1,6 +1,7 @@
 package triad
 
 import (
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,8 +54,8 @@ func TestSelectDirIgnoresSubfoldersAndFollowsFileSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "journal.agent.triad.json"), 0o755)
 	os.WriteFile(filepath.Join(dir, "real.json"), []byte(`{}`), 0o644)
-	os.Symlink(filepath.Join(dir, "real.json"), filepath.Join(dir, "s.agency.triad.json"))
-	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "d.agent.triad.json"))
+	platformtest.Symlink(t, filepath.Join(dir, "real.json"), filepath.Join(dir, "s.agency.triad.json"))
+	platformtest.Symlink(t, filepath.Join(dir, "nowhere"), filepath.Join(dir, "d.agent.triad.json"))
 	sel, err := SelectDir(dir)
 	if err != nil {
 		t.Fatal(err)

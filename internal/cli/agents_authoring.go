@@ -375,6 +375,12 @@ func newAgentsTidyCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 					state, changed = "would change", changed+1
 				}
 				fmt.Fprintf(env.Stdout, "%s %s\n", state, r.File)
+				if r.RenamedFrom != "" {
+					fmt.Fprintf(env.Stdout, "  renames %s\n", fsx.LineSafe(r.RenamedFrom))
+				}
+				for _, ref := range r.References {
+					fmt.Fprintf(env.Stdout, "  rewrites %s\n", fsx.LineSafe(ref))
+				}
 				if !t.Write && r.Diff != "" {
 					fmt.Fprint(env.Stdout, r.Diff)
 				}

@@ -22,6 +22,9 @@ func listenGuarded(env *Env, addrFlag, tokenEnv, addr string) (net.Listener, str
 		if token == "" {
 			return nil, "", fmt.Errorf("--token-env: environment variable %s is not set or empty", tokenEnv)
 		}
+		if err := httpguard.CheckToken(token); err != nil {
+			return nil, "", fmt.Errorf("--token-env: environment variable %s: %w", tokenEnv, err)
+		}
 	}
 	if token == "" && !httpguard.LoopbackAddr(addr) {
 		return nil, "", usageError("%s %s is not a loopback address: serving it needs --token-env VAR (a bearer token every request must carry)", addrFlag, addr)

@@ -16,6 +16,8 @@ type instructionsFlags struct {
 	maxFiles, maxBytes, maxPerResolve     int
 	budgetTokens                          int
 	disable, noResolver                   bool
+	noImports, noRules                    bool
+	globals, excludes                     []string
 }
 
 const instructionsShort = "Hierarchical AGENTS.md loading and resolving"
@@ -40,6 +42,10 @@ Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
 	pf.StringVar(&f.fileNames, "file-names", "", "comma-separated `names` tried in each directory (default AGENTS.md)")
 	pf.BoolVar(&f.disable, "disable", false, "load nothing and resolve nothing")
 	pf.BoolVar(&f.noResolver, "no-resolver", false, "load the initial chain but resolve nothing")
+	pf.BoolVar(&f.noImports, "no-imports", false, "do not follow @path imports")
+	pf.BoolVar(&f.noRules, "no-rules", false, "do not read rule folders (.agents/rules, .claude/rules)")
+	pf.StringArrayVar(&f.globals, "global", nil, "load `FILE` before the project chain, under its own cap (repeatable)")
+	pf.StringArrayVar(&f.excludes, "exclude", nil, "skip files matching `GLOB` (absolute, ~/ or root-relative; repeatable)")
 	cmd.AddCommand(
 		newInstructionsInitialCmd(env, f),
 		newInstructionsResolveCmd(env, f),
@@ -133,6 +139,24 @@ func (f *instructionsFlags) settings(cmd *cobra.Command) (instructions.Settings,
 		enabled := !f.noResolver
 		s.Resolver.Enabled = &enabled
 	}
+	if changed("no-imports") {
+		enabled := !f.noImports
+		s.Imports = &instructions.ImportsSettings{Enabled: &enabled}
+	}
+	if changed("no-rules") {
+		enabled := !f.noRules
+		s.Rules = &instructions.RulesSettings{Enabled: &enabled}
+	}
+	for _, g := range f.globals {
+		if strings.TrimSpace(g) == "" {
+			return s, usageError("--global must name a file")
+		}
+	}
+	s.GlobalFiles = f.globals
+	if err := instructions.ValidateGlobs("--exclude", f.excludes); err != nil {
+		return s, usageError("%v", err)
+	}
+	s.Excludes = f.excludes
 	return s, nil
 }
 

@@ -26,7 +26,7 @@ func printExplanation(w io.Writer, e instructions.Explanation) error {
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, d := range e.Dirs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Status, fsx.LineSafe(d.Dir), dirDetail(d))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Status, explainWhere(d), dirDetail(d))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -40,6 +40,18 @@ func printExplanation(w io.Writer, e instructions.Explanation) error {
 	}
 	_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 	return err
+}
+
+// explainWhere is explain's second column: the directory of a directory's
+// own file, "global" or "rule", or "@path" indented by its import depth.
+func explainWhere(d instructions.ChainDir) string {
+	switch d.Kind {
+	case instructions.KindImport:
+		return strings.Repeat("  ", d.Depth) + "@" + fsx.LineSafe(d.Import)
+	case instructions.KindGlobal, instructions.KindRule:
+		return d.Kind
+	}
+	return fsx.LineSafe(d.Dir)
 }
 
 func dirDetail(d instructions.ChainDir) string {

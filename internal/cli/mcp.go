@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ import (
 
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
-	allowRoots                        []string
+	allowRoots, rootsWithin           []string
 	stateless                         bool
 	poll                              time.Duration
 	maxTokens                         int
@@ -44,7 +45,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 (for running behind a load balancer).`,
 		Example: `  claude mcp add lineage -- lineage mcp
   lineage mcp --http
-  LINEAGE_MCP_TOKEN=s3cret lineage mcp --http 127.0.0.1:8080 --token-env LINEAGE_MCP_TOKEN`,
+  LINEAGE_MCP_TOKEN=$(openssl rand -hex 16) lineage mcp --http 127.0.0.1:8080 --token-env LINEAGE_MCP_TOKEN`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMCP(cmd, env, f, args)
@@ -56,6 +57,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in environment variable `VAR` (HTTP)")
 	fl.BoolVar(&f.stateless, "stateless", false, "one shared instruction session saved in the store directory; no HTTP sessions")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")
+	fl.StringArrayVar(&f.rootsWithin, "roots-within", nil, "bound the client's roots: each is intersected with `DIR` (repeatable; a client declaring / gets DIR)")
 	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
@@ -113,6 +115,22 @@ func serveMCPHTTP(cmd *cobra.Command, env *Env, f *mcpFlags, srv *mcpserver.Serv
 	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
 }
 
+// dirFlags are the values of a repeatable directory flag, absolute; each
+// must be an existing directory.
+func dirFlags(env *Env, flag string, values []string) ([]string, error) {
+	dirs := make([]string, len(values))
+	for i, r := range values {
+		if r == "" {
+			return nil, usageError("%s needs a directory", flag)
+		}
+		dirs[i] = fsx.Abs(env.Dir, r)
+		if fi, err := os.Stat(dirs[i]); err != nil || !fi.IsDir() {
+			return nil, usageError("%s %s: not a directory", flag, dirs[i])
+		}
+	}
+	return dirs, nil
+}
+
 // mcpOptions builds the server options from flags and environment.
 func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	cwd := env.Dir
@@ -131,27 +149,37 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
-	allow := make([]string, len(f.allowRoots))
-	for i, r := range f.allowRoots {
-		if r == "" {
-			return mcpserver.Options{}, usageError("--allow-root needs a directory")
-		}
-		allow[i] = fsx.Abs(env.Dir, r)
-		if fi, err := os.Stat(allow[i]); err != nil || !fi.IsDir() {
-			return mcpserver.Options{}, usageError("--allow-root %s: not a directory", allow[i])
-		}
+	allow, err := dirFlags(env, "--allow-root", f.allowRoots)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
+	within, err := dirFlags(env, "--roots-within", f.rootsWithin)
+	if err != nil {
+		return mcpserver.Options{}, err
 	}
 	return mcpserver.Options{
 		AllowRoots:      allow,
+		RootsWithin:     within,
 		Cwd:             cwd,
 		Home:            fsx.HomeDir(env.Getenv),
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
+		HookSessions:    hookSessionsDir(env),
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
 		Now:             now,
 		Logger:          slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Version:         version(),
 	}, nil
+}
+
+// hookSessionsDir is where lineage's hooks keep their session states ("" when
+// there is no state directory).
+func hookSessionsDir(env *Env) string {
+	base, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "lineage", "sessions")
 }

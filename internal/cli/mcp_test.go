@@ -94,8 +94,8 @@ func TestMCPHTTPAddressAfterFlag(t *testing.T) {
 }
 
 func TestMCPHTTPTokenFromEnvironment(t *testing.T) {
-	url := startMCPHTTP(t, map[string]string{"MCP_TOKEN": "s3cret"}, "--http=127.0.0.1:0", "--token-env", "MCP_TOKEN", "--stateless")
-	for auth, want := range map[string]int{"": 401, "Bearer nope": 401, "Bearer s3cret": 200} {
+	url := startMCPHTTP(t, map[string]string{"MCP_TOKEN": "s3cret-s3cret-s3cret"}, "--http=127.0.0.1:0", "--token-env", "MCP_TOKEN", "--stateless")
+	for auth, want := range map[string]int{"": 401, "Bearer nope": 401, "Bearer s3cret-s3cret-s3cret": 200} {
 		h := map[string]string{}
 		if auth != "" {
 			h["Authorization"] = auth

@@ -199,7 +199,15 @@ func newTractStatusCmd(env *Env, f *tractFlags) *cobra.Command {
 			case st.Over:
 				fmt.Fprintf(env.Stdout, "tokens: %d of %d: over by %d (see 'lineage tract compress --plan')\n", st.Tokens, *st.Budget, st.Tokens-*st.Budget)
 			default:
-				fmt.Fprintf(env.Stdout, "tokens: %d of %d\n", st.Tokens, *st.Budget)
+				fmt.Fprintf(env.Stdout, "tokens: %d of %d (%.0f%%)\n", st.Tokens, *st.Budget, *st.Pressure*100)
+			}
+			if st.Warn {
+				fmt.Fprintf(env.Stdout, "pressure: %.0f%%, at or above warn-at %g", *st.Pressure*100, st.WarnAt)
+				if st.Plan != nil {
+					fmt.Fprintf(env.Stdout, ": compress %s frees %d tokens of %d messages (summary of at most %d tokens)\n", st.Plan.Range, st.Plan.Tokens, st.Plan.Messages, st.Plan.MaxSummaryTokens)
+				} else {
+					fmt.Fprintln(env.Stdout, ": nothing but pinned messages to compress")
+				}
 			}
 			for _, c := range st.Children {
 				fmt.Fprintf(env.Stdout, "child %s [%s] not merged back (at %s): %s\n", fsx.LineSafe(c.Name), c.Mode, c.Head.Short(), fsx.LineSafe(c.Purpose))
@@ -217,8 +225,8 @@ func newTractStatusCmd(env *Env, f *tractFlags) *cobra.Command {
 func newTractConfigCmd(env *Env, f *tractFlags) *cobra.Command {
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
-		Use:   "config [budget [N|none]]",
-		Short: "Show or set the tract's settings (budget: the tokens status measures against)",
+		Use:   "config [budget [N|none] | warn-at [RATIO|none]]",
+		Short: "Show or set the tract's settings (budget: the tokens status measures against; warn-at: the share of it a commit warns at)",
 		Args:  rangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && !tractKnownKey(args[0]) {
@@ -242,7 +250,7 @@ func newTractConfigCmd(env *Env, f *tractFlags) *cobra.Command {
 				if cfg.Budget > 0 {
 					budget = fmt.Sprint(cfg.Budget)
 				}
-				fmt.Fprintf(env.Stdout, "budget %s\n", budget)
+				fmt.Fprintf(env.Stdout, "budget %s\nwarn-at %g\n", budget, cfg.WarnAt)
 				return nil
 			}
 			if len(args) == 2 {

@@ -57,7 +57,7 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 		format string
 	)
 	cmd := &cobra.Command{
-		Use:   "log [-n N] [--all] [--graph] [--format dot]",
+		Use:   "log [-n N] [--all] [--graph] [--format dot] [--type T] [--role R] [--tag NAME]",
 		Short: "Show history, newest first",
 		Args:  exactArgs(0),
 		RunE: f.withReadSession(env, func(cmd *cobra.Command, _ []string, s *tractSession) error {
@@ -90,6 +90,9 @@ func newTractLogCmd(env *Env, f *tractFlags) *cobra.Command {
 	fl.BoolVar(&o.All, "all", false, "show every branch's history")
 	fl.BoolVar(&graph, "graph", false, "draw the DAG")
 	fl.StringVar(&format, "format", "", "text (default) or dot (Graphviz)")
+	fl.StringVar((*string)(&o.Type), "type", "", "only commits of this content type")
+	fl.StringVar(&o.Role, "role", "", "only commits of this role")
+	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names")
 	asJSON.add(cmd, "")
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/agentlineage/lineage/internal/fsx"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/spf13/cobra"
@@ -68,34 +69,63 @@ func newTractBranchCmd(env *Env, f *tractFlags) *cobra.Command {
 }
 
 func newTractSwitchCmd(env *Env, f *tractFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "switch NAME",
-		Short: "Attach HEAD to a branch",
+	var asJSON jsonFlag
+	cmd := &cobra.Command{
+		Use:   "switch NAME|-",
+		Short: "Attach HEAD to a branch ('-': the branch it was on before)",
 		Args:  exactArgs(1),
 		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
-			if err := s.repo.Switch(cmd.Context(), s.tract, args[0]); err != nil {
+			name, err := s.repo.SwitchTo(cmd.Context(), s.tract, args[0])
+			if err != nil {
 				return tractErr(err)
 			}
-			fmt.Fprintf(env.Stdout, "switched to branch %s\n", args[0])
-			return nil
+			return printHead(cmd, env, s, asJSON.set, "switched to branch "+fsx.LineSafe(name))
 		}),
 	}
+	asJSON.add(cmd, "print where HEAD is as JSON: {tract, branch, head}")
+	return cmd
+}
+
+// printHead prints what a command that moved HEAD did: line, or with
+// asJSON where HEAD is now.
+func printHead(cmd *cobra.Command, env *Env, s *tractSession, asJSON bool, line string) error {
+	if !asJSON {
+		fmt.Fprintln(env.Stdout, line)
+		return nil
+	}
+	t, h, err := s.repo.Head(cmd.Context(), s.tract)
+	if err != nil {
+		return tractErr(err)
+	}
+	return writeJSON(env.Stdout, struct {
+		Tract  string     `json:"tract"`
+		Branch string     `json:"branch,omitempty"`
+		Head   tract.Hash `json:"head"`
+	}{t.Name, h.Branch, h.Commit})
 }
 
 func newTractCheckoutCmd(env *Env, f *tractFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "checkout REF",
-		Short: "Detach HEAD at a commit",
+	var asJSON jsonFlag
+	cmd := &cobra.Command{
+		Use:   "checkout REF|-",
+		Short: "Detach HEAD at a commit ('-': back to where HEAD was before)",
 		Args:  exactArgs(1),
 		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
 			h, err := s.repo.Checkout(cmd.Context(), s.tract, args[0])
 			if err != nil {
 				return tractErr(err)
 			}
-			fmt.Fprintf(env.Stdout, "HEAD detached at %s\n", h.Short())
-			return nil
+			line := fmt.Sprintf("HEAD detached at %s", h.Short())
+			if args[0] == tract.PreviousRef {
+				if _, head, err := s.repo.Head(cmd.Context(), s.tract); err == nil && head.Branch != "" {
+					line = "switched to branch " + fsx.LineSafe(head.Branch)
+				}
+			}
+			return printHead(cmd, env, s, asJSON.set, line)
 		}),
 	}
+	asJSON.add(cmd, "print where HEAD is as JSON: {tract, branch, head}")
+	return cmd
 }
 
 func newTractResetCmd(env *Env, f *tractFlags) *cobra.Command {
@@ -118,7 +148,7 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 	var o tract.MergeOptions
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
-		Use:   "merge BRANCH [--no-ff] [--strategy ours|theirs]",
+		Use:   "merge BRANCH [--no-ff] [--strategy ours|theirs] [--message M] [--delete-branch]",
 		Short: "Merge a branch into the current one",
 		Args:  exactArgs(1),
 		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
@@ -136,11 +166,16 @@ func newTractMergeCmd(env *Env, f *tractFlags) *cobra.Command {
 				return writeJSON(env.Stdout, res)
 			}
 			tractPrintMerge(env, res, args[0], o.Strategy)
+			if res.Deleted != "" {
+				fmt.Fprintf(env.Stdout, "deleted branch %s\n", fsx.LineSafe(res.Deleted))
+			}
 			return nil
 		}, &o),
 	}
 	cmd.Flags().BoolVar(&o.NoFF, "no-ff", false, "record a merge commit even when a fast-forward is possible")
 	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "resolve conflicts: ours or theirs (recorded as an edit on top of the merge)")
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "the merge commit's message (default: merge BRANCH)")
+	cmd.Flags().BoolVarP(&o.DeleteBranch, "delete-branch", "d", false, "delete the merged branch afterwards")
 	asJSON.add(cmd, "")
 	return cmd
 }
@@ -160,7 +195,8 @@ func tractPrintMerge(env *Env, res tract.MergeResult, what, strategy string) {
 }
 
 func newTractCherryPickCmd(env *Env, f *tractFlags) *cobra.Command {
-	return &cobra.Command{
+	var asJSON jsonFlag
+	cmd := &cobra.Command{
 		Use:   "cherry-pick REF",
 		Short: "Append a commit with the same content as REF on the current head",
 		Args:  exactArgs(1),
@@ -169,8 +205,13 @@ func newTractCherryPickCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, c)
+			}
 			fmt.Fprintln(env.Stdout, c.Hash)
 			return nil
 		}),
 	}
+	asJSON.add(cmd, "print the new commit as JSON")
+	return cmd
 }

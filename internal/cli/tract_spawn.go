@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/spf13/cobra"
@@ -38,14 +41,23 @@ func newTractSpawnCmd(env *Env, f *tractFlags) *cobra.Command {
 }
 
 func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
-	var into string
-	var asJSON jsonFlag
+	var (
+		o      tract.MergeFromOptions
+		types  []string
+		asJSON jsonFlag
+	)
 	cmd := &cobra.Command{
-		Use:   "merge-from CHILD [--into PARENT]",
+		Use:   "merge-from CHILD [--into PARENT] [--range FROM..TO] [--type T]… [--role R]… [--tag NAME]… [--dry-run]",
 		Short: "Merge a child's work into its parent by reference (a merge commit, nothing copied)",
-		Args:  exactArgs(1),
+		Long: `Merge a child's work into its parent by reference: a merge commit whose second
+parent is the child's head, nothing copied. By default it takes everything the child
+did after its spawn point; --range FROM..TO (the child's first-parent commits, both
+included) and the repeatable --type, --role and --tag narrow that (the merge records
+its selection in its metadata). --dry-run lists the messages the merge would add,
+with tokens, and stores nothing.`,
+		Args: exactArgs(1),
 		RunE: f.withSession(env, func(cmd *cobra.Command, args []string, s *tractSession) error {
-			res, err := s.repo.MergeFrom(cmd.Context(), args[0], into)
+			res, err := s.repo.MergeFromWith(cmd.Context(), args[0], o)
 			if err != nil {
 				return tractErr(err)
 			}
@@ -56,11 +68,42 @@ func newTractMergeFromCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "%s is up to date with %s\n", res.Parent, res.Child)
 				return nil
 			}
+			if res.DryRun {
+				sum := 0
+				for _, m := range res.Messages {
+					fmt.Fprintf(env.Stdout, "%s %-9s %4d %s\n", m.Commit.Short(), m.Role, m.Tokens, fsx.LineSafe(firstLine(m.Content)))
+					sum += m.Tokens
+				}
+				fmt.Fprintf(env.Stdout, "dry run: merging %s into %s would add %d messages (%d tokens): %d → %d tokens\n",
+					res.Child, res.Parent, len(res.Messages), sum, res.TokensBefore, res.TokensAfter)
+				return nil
+			}
 			fmt.Fprintf(env.Stdout, "merged %s into %s: %s\n", res.Child, res.Parent, res.Merge.Short())
 			return nil
-		}),
+		}, check(func() error {
+			o.Types = nil
+			for _, t := range types {
+				o.Types = append(o.Types, tract.Type(t))
+			}
+			return o.Validate()
+		})),
 	}
-	cmd.Flags().StringVar(&into, "into", "", "parent tract (default: the child's spawn parent)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Into, "into", "", "parent tract (default: the child's spawn parent)")
+	fl.StringVar(&o.Range, "range", "", "take only FROM..TO of the child's first-parent history (both included)")
+	fl.StringArrayVar(&types, "type", nil, "take only commits of this type (repeatable)")
+	fl.StringArrayVar(&o.Roles, "role", nil, "take only commits of this role (repeatable)")
+	fl.StringArrayVar(&o.Tags, "tag", nil, "take only the commit this tag of the child names (repeatable)")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be merged, with tokens; store nothing")
+	fl.StringVar(&o.Encoding, "encoding", "", "token encoding of a dry run: o200k_base (default) or cl100k_base")
 	asJSON.add(cmd, "")
 	return cmd
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
@@ -108,8 +109,24 @@ func newTractCommitCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			// The pressure costs a compile: without a budget only --json
+			// (which reports the tokens) pays for it.
+			var p *tract.Pressure
+			if cfg, err := s.repo.Config(cmd.Context(), s.tract); err == nil && (cfg.Budget > 0 || asJSON.set) {
+				if got, err := s.repo.Pressure(cmd.Context(), s.tract); err == nil {
+					p = &got
+				} else {
+					fmt.Fprintf(env.Stderr, "lineage: committed %s; the context's tokens are unknown: %v\n", commit.Hash.Short(), err)
+				}
+			}
+			if p != nil && p.Warn {
+				warnPressure(env, *p)
+			}
 			if asJSON.set {
-				return writeJSON(env.Stdout, commit)
+				if p == nil {
+					return writeJSON(env.Stdout, commit)
+				}
+				return writeJSON(env.Stdout, tract.CommitResult{Commit: commit, Pressure: *p})
 			}
 			fmt.Fprintln(env.Stdout, commit.Hash)
 			return nil
@@ -206,6 +223,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 
 func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 	var text, file, message string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "edit REF (--text S | --file F)",
 		Short: "Record an edit replacing a commit's text; prints the edit's hash",
@@ -227,6 +245,9 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, c)
+			}
 			fmt.Fprintln(env.Stdout, c.Hash)
 			return nil
 		},
@@ -234,11 +255,13 @@ func newTractEditCmd(env *Env, f *tractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&text, "text", "", "new text")
 	cmd.Flags().StringVar(&file, "file", "", "read the new text from a file ('-' for stdin)")
 	cmd.Flags().StringVar(&message, "message", "", "commit message")
+	asJSON.add(cmd, "print the edit commit as JSON")
 	return cmd
 }
 
 func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
 	var reason string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "annotate REF skip|normal|important|pinned [--reason R]",
 		Short: "Set the current tract's priority for a commit (any tract's)",
@@ -257,10 +280,32 @@ func newTractAnnotateCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
+			if asJSON.set {
+				return writeJSON(env.Stdout, struct {
+					Commit   tract.Hash     `json:"commit"`
+					Tract    string         `json:"tract"`
+					Priority tract.Priority `json:"priority"`
+					Reason   string         `json:"reason,omitempty"`
+					Time     time.Time      `json:"time"`
+				}{a.Commit, s.tract, a.Priority, a.Reason, a.Time})
+			}
 			fmt.Fprintf(env.Stdout, "%s is %s for tract %s\n", a.Commit.Short(), a.Priority, s.tract)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
+	asJSON.add(cmd, "print the annotation as JSON")
 	return cmd
+}
+
+// warnPressure says on stderr that the context is at or above its warning
+// threshold, with the compression that brings it back under.
+func warnPressure(env *Env, p tract.Pressure) {
+	fmt.Fprintf(env.Stderr, "lineage: context at %.0f%% of the budget (%d of %d tokens, warn-at %g)", *p.Ratio*100, p.Tokens, *p.Budget, p.WarnAt)
+	if p.Plan == nil {
+		fmt.Fprintln(env.Stderr, ": nothing but pinned messages to compress")
+		return
+	}
+	fmt.Fprintf(env.Stderr, ": compress %s frees %d tokens of %d messages for a summary of at most %d tokens (lineage tract compress %s --summary TEXT)\n",
+		p.Plan.Range, p.Plan.Tokens, p.Plan.Messages, p.Plan.MaxSummaryTokens, p.Plan.Range)
 }

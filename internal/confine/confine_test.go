@@ -2,6 +2,7 @@ package confine
 
 import (
 	"errors"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,16 +21,10 @@ func TestCheck(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "secret"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(out, filepath.Join(root, "link")); err != nil {
-		t.Skip("no symlinks:", err)
-	}
-	if err := os.Symlink(filepath.Join(out, "secret"), filepath.Join(root, "file")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, out, filepath.Join(root, "link"))
+	platformtest.Symlink(t, filepath.Join(out, "secret"), filepath.Join(root, "file"))
 	// A root reached through a symlink still contains its real children.
-	if err := os.Symlink(root, filepath.Join(base, "alias")); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.Symlink(t, root, filepath.Join(base, "alias"))
 	roots, err := New(filepath.Join(base, "alias"))
 	if err != nil {
 		t.Fatal(err)

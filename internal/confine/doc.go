@@ -9,8 +9,8 @@
 // symlinked directory either. Refusals are [*OutsideError]s naming the path,
 // where it leads, and the allowed roots.
 //
-// The check is a policy for honest mistakes and hostile arguments, not a
-// sandbox: a symlink swapped in between the check and the use is not
-// caught (the readers open files with [fsx.OpenRegular], which refuses
-// anything but a regular file).
+// The check words refusals; it cannot hold alone, since a symlink can be
+// swapped in between a check and the use. [Roots.OpenRegular] is the
+// guarantee: it opens a file through the root that holds it ([os.Root]),
+// so no swap leads a read outside.
 package confine

@@ -151,4 +151,6 @@ var Rules = []Rule{
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
 	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
 		Forbid: under(Module + "/compose")},
+	{Name: "platformtest only in tests", For: not(pkg("internal/platformtest")),
+		Forbid: under(Module + "/internal/platformtest"), Direct: true},
 }

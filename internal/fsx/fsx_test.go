@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,10 +30,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err != nil || string(b) != "two" {
 		t.Fatalf("content = %q, %v", b, err)
 	}
-	fi, _ := os.Stat(p)
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("perm = %v", fi.Mode().Perm())
-	}
+	platformtest.Perm(t, p, 0o600)
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
@@ -63,7 +61,7 @@ func TestIDOfSeesThroughSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("x"), 0o644)
-	os.Symlink(f, filepath.Join(dir, "link"))
+	platformtest.Symlink(t, f, filepath.Join(dir, "link"))
 	os.WriteFile(filepath.Join(dir, "g"), []byte("x"), 0o644)
 	id := func(p string) FileID {
 		fi, err := os.Stat(p)
@@ -215,9 +213,7 @@ func TestLockFileRefusesNonRegular(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "outside")
 	link := filepath.Join(dir, "state.lock")
-	if err := os.Symlink(outside, link); err != nil {
-		t.Skip(err)
-	}
+	platformtest.Symlink(t, outside, link)
 	if l, err := LockFile(context.Background(), link); err == nil {
 		l.Unlock()
 		t.Fatal("a symlinked lock file was accepted")

@@ -9,8 +9,11 @@ import (
 
 // Lock is a held exclusive lock on a lock file.
 type Lock struct {
-	f    *os.File
-	path string
+	f *os.File
+	// name is the lock file's name for ops: a path, or a name inside a
+	// root ([LockFileIn]).
+	ops  dirOps
+	name string
 }
 
 // LockFile takes an exclusive lock on path, creating the file if needed, and
@@ -34,21 +37,21 @@ type Lock struct {
 // removes it.
 func LockFile(ctx context.Context, path string) (*Lock, error) {
 	for {
-		l, err := lockOnce(ctx, path)
+		l, err := lockOnce(ctx, hostOps{}, path, path)
 		if err != nil || l != nil {
 			return l, err
 		}
 	}
 }
 
-// lockOnce takes the lock on the file now at path; it returns nil, nil when
-// that file was removed (or replaced) by its previous holder while this
-// process waited, so the caller tries again.
-func lockOnce(ctx context.Context, path string) (*Lock, error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+// lockOnce takes the lock on the file now at name (shown as path); it
+// returns nil, nil when that file was removed (or replaced) by its previous
+// holder while this process waited, so the caller tries again.
+func lockOnce(ctx context.Context, ops dirOps, name, path string) (*Lock, error) {
+	if fi, err := ops.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("lock %s: refusing a %s, not a regular file", path, KindOf(fi.Mode()))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
+	f, err := ops.OpenFile(name, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -67,12 +70,12 @@ func lockOnce(ctx context.Context, path string) (*Lock, error) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if !held {
-			if !stillAt(f, path) {
+			if !stillAt(ops, f, name) {
 				unlock(f)
 				f.Close()
 				return nil, nil
 			}
-			return &Lock{f: f, path: path}, nil
+			return &Lock{f: f, ops: ops, name: name}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -86,13 +89,13 @@ func lockOnce(ctx context.Context, path string) (*Lock, error) {
 	}
 }
 
-// stillAt reports whether the open file f is the file at path.
-func stillAt(f *os.File, path string) bool {
+// stillAt reports whether the open file f is the file at name.
+func stillAt(ops dirOps, f *os.File, name string) bool {
 	held, err := f.Stat()
 	if err != nil {
 		return false
 	}
-	now, err := os.Lstat(path)
+	now, err := ops.Lstat(name)
 	return err == nil && os.SameFile(held, now)
 }
 
@@ -102,14 +105,14 @@ func (l *Lock) Unlock() error {
 		return nil
 	}
 	if removeWhileHeld {
-		os.Remove(l.path) // a waiter that gets the lock next sees it gone
+		l.ops.Remove(l.name) // a waiter that gets the lock next sees it gone
 	}
 	err := unlock(l.f)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
 	if !removeWhileHeld {
-		os.Remove(l.path) // fails while anyone else has the file open: it stays theirs
+		l.ops.Remove(l.name) // fails while anyone else has the file open: it stays theirs
 	}
 	l.f = nil
 	return err

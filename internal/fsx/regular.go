@@ -58,14 +58,18 @@ func KindOf(m fs.FileMode) string {
 // the platform has FIFOs), so a FIFO swapped in after the stat cannot hang
 // the caller; the opened file is checked again.
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Stat(path)
+	return openRegular(hostOps{}, path)
+}
+
+func openRegular(ops dirOps, path string) (*os.File, fs.FileInfo, error) {
+	fi, err := ops.Stat(path)
 	if err != nil {
 		return nil, nil, describeStatError(path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, Kind: KindOf(fi.Mode())}
 	}
-	f, err := os.OpenFile(path, openRegularFlags, 0)
+	f, err := ops.OpenFile(path, openRegularFlags, 0)
 	if err != nil {
 		return nil, nil, describeStatError(path, err)
 	}
@@ -91,6 +95,13 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadOpened(path, f, fi, limit)
+}
+
+// ReadOpened reads the regular file f, opened from path with Stat fi (as
+// [OpenRegular] returns them), whole under limit as [ReadRegular] does.
+// It does not close f.
+func ReadOpened(path string, f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	if limit >= 0 && fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, fi.Size(), limit)
 	}

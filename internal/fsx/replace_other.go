@@ -22,3 +22,16 @@ func SyncDir(dir string) error {
 	}
 	return nil
 }
+
+// syncDirIn fsyncs the directory dir inside root.
+func syncDirIn(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", rootPath(root, dir), err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", rootPath(root, dir), err)
+	}
+	return nil
+}

@@ -43,3 +43,6 @@ func sharingViolation(err error) bool {
 // SyncDir does nothing on Windows: a directory cannot be flushed there, and
 // [WriteFileAtomic]'s replace is already written through.
 func SyncDir(dir string) error { return nil }
+
+// syncDirIn does nothing on Windows (see [SyncDir]).
+func syncDirIn(*os.Root, string) error { return nil }

@@ -1,11 +1,155 @@
 package fsx
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
+
+// The *In functions are the file operations of this package performed
+// through an [os.Root]: every name is resolved inside the root's
+// directory, whose descriptor the root holds, so a symbolic link swapped
+// in at any step — the directory itself renamed away, a component turned
+// into a link to elsewhere — can neither lead the operation outside nor
+// split it between two directories. Use them wherever a path was checked
+// to be inside a boundary: checking a path and then opening it by name is
+// a race, opening through the root is not. Names are slash or OS
+// separated, relative to the root; errors name root.Name() joined with
+// the name.
+
+// dirOps are the operations the lock, read and write helpers need, done
+// by the os package on paths or by an [os.Root] on names inside it.
+type dirOps interface {
+	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
+	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	Remove(name string) error
+}
+
+// hostOps are the os package's own functions on paths.
+type hostOps struct{}
+
+func (hostOps) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+func (hostOps) Stat(name string) (fs.FileInfo, error)  { return os.Stat(name) }
+func (hostOps) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+func (hostOps) Remove(name string) error               { return os.Remove(name) }
+
+// rootPath is how a name inside root is shown in messages.
+func rootPath(root *os.Root, name string) string {
+	return filepath.Join(root.Name(), filepath.FromSlash(name))
+}
+
+// renameRootError restates an [os.Root] error on a name with the full path.
+func renameRootError(root *os.Root, name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: rootPath(root, name), Err: pe.Err}
+	}
+	return err
+}
+
+// OpenDirIn opens the directory rel inside root as a root of its own,
+// creating it and its parents (mode 0755) first when create is set. A
+// component that is a symbolic link leading outside root, or anything but
+// a directory, is refused. The returned root stays on the directory it
+// opened whatever is renamed afterwards.
+func OpenDirIn(root *os.Root, rel string, create bool) (*os.Root, error) {
+	if rel == "" {
+		rel = "."
+	}
+	if create && rel != "." {
+		if err := root.MkdirAll(rel, 0o755); err != nil {
+			return nil, renameRootError(root, rel, err)
+		}
+	}
+	dir, err := root.OpenRoot(rel)
+	if err != nil {
+		return nil, renameRootError(root, rel, err)
+	}
+	return dir, nil
+}
+
+// LockFileIn is [LockFile] on the file name inside root.
+func LockFileIn(ctx context.Context, root *os.Root, name string) (*Lock, error) {
+	for {
+		l, err := lockOnce(ctx, root, name, rootPath(root, name))
+		if err != nil || l != nil {
+			return l, err
+		}
+	}
+}
+
+// WriteFileAtomicIn is [WriteFileAtomic] on the file name inside root:
+// the temporary file is created in the root's directory, renamed over
+// name there, and that directory is synced.
+func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode) (err error) {
+	path := rootPath(root, name)
+	dir := filepath.Dir(filepath.FromSlash(name))
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmpName := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, tmpName, err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			root.Remove(tmpName)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = root.Rename(tmpName, name); err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
+	}
+	return syncDirIn(root, dir)
+}
+
+// RemoveStaleTempsIn is [RemoveStaleTemps] for the file name inside root.
+func RemoveStaleTempsIn(root *os.Root, name string) error {
+	dir := filepath.Dir(filepath.FromSlash(name))
+	d, err := root.Open(dir)
+	if err != nil {
+		return renameRootError(root, dir, err)
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	prefix := "." + filepath.Base(name) + ".tmp-"
+	var errs []error
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, renameRootError(root, p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // OpenRegularIn is [OpenRegular] through an [os.Root]: name is relative to
 // the root and cannot leave it (".." or a symbolic link out is an error),

@@ -66,31 +66,57 @@ func (r Rules) same(a, b string) bool {
 
 // VolumeName returns the leading volume of p: "C:" for `C:\x`,
 // `\\host\share` for `\\host\share\x`, `\\?\C:` for `\\?\C:\x`; "" where the
-// OS has no volumes or p has none.
+// OS has no volumes or p has none. Like filepath.VolumeName, slashes in it
+// become the OS's separator.
 func (r Rules) VolumeName(p string) string {
-	return p[:r.volumeLen(p)]
+	return r.fromSlash(p[:r.volumeLen(p)])
 }
 
+// volumeLen is the length of p's volume, as path/filepath reads Windows
+// paths (so the two never disagree; FuzzHostMatchesFilepath checks it on
+// Windows): a drive "X:"; `\\.\UNC\host\share`; a device path `\\.\X`,
+// `\\?\X` or `\??\X` whose volume is its first element (so `\\?\UNC\…` is the
+// device "UNC": filepath keeps host and share only after `\\.\UNC`); or a
+// share `\\host\share`.
 func (r Rules) volumeLen(p string) int {
 	if !r.Volumes || len(p) < 2 {
 		return 0
 	}
-	if p[1] == ':' && isLetter(p[0]) {
+	switch {
+	case p[1] == ':':
 		return 2
-	}
-	if !r.IsSeparator(p[0]) || !r.IsSeparator(p[1]) {
+	case !r.IsSeparator(p[0]):
 		return 0
-	}
-	// `\\?\X`, `\\.\X`: a device path whose volume is its first element,
-	// or `\\?\UNC\host\share` for a share.
-	if len(p) >= 4 && (p[2] == '?' || p[2] == '.') && r.IsSeparator(p[3]) {
-		n := 4 + r.elemLen(p[4:])
-		if strings.EqualFold(p[4:n], "UNC") {
-			return r.shareLen(p, n)
+	case r.hasPrefixFold(p, `\\.\UNC`):
+		return r.shareLen(p, len(`\\.\UNC`))
+	case r.hasPrefixFold(p, `\\.`) || r.hasPrefixFold(p, `\\?`) || r.hasPrefixFold(p, `\??`):
+		if len(p) == 3 {
+			return 3
 		}
-		return n
+		return 4 + r.elemLen(p[4:])
+	case r.IsSeparator(p[1]):
+		return r.shareLen(p, 1)
 	}
-	return r.shareLen(p, 1)
+	return 0
+}
+
+// hasPrefixFold reports whether p starts with prefix, ignoring case and
+// taking either separator for one, and then ends or goes on with a
+// separator.
+func (r Rules) hasPrefixFold(p, prefix string) bool {
+	if len(p) < len(prefix) || (len(p) > len(prefix) && !r.IsSeparator(p[len(prefix)])) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if r.IsSeparator(prefix[i]) {
+			if !r.IsSeparator(p[i]) {
+				return false
+			}
+		} else if p[i]|0x20 != prefix[i]|0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // shareLen is the length of a volume that ends with `\host\share` after
@@ -117,9 +143,10 @@ func (r Rules) elemLen(p string) int {
 
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
-// isShare reports whether vol is a UNC or device volume rather than a drive.
+// isShare reports whether vol is a UNC or device volume (two leading
+// separators) rather than a drive.
 func (r Rules) isShare(vol string) bool {
-	return len(vol) > 2 && r.IsSeparator(vol[0])
+	return len(vol) >= 2 && r.IsSeparator(vol[0]) && r.IsSeparator(vol[1])
 }
 
 // IsAbs reports whether p is absolute: rooted, and on Windows also on a

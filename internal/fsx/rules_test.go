@@ -67,6 +67,7 @@ func TestContainsPerOS(t *testing.T) {
 		{"windows", `\\srv\share`, `C:\share`, false},
 		{"windows", `\\srv\share\a`, `\\srv\share\a\..\..\x`, false},
 		{"windows", `\\?\C:\a`, `\\?\c:\A\b`, true},
+		{"windows", `\\.\UNC\srv\share`, `\\.\unc\SRV\share\x`, true},
 		{"windows", `\\?\UNC\srv\share`, `\\?\unc\SRV\share\x`, true},
 		{"windows", `\\?\C:\a`, `C:\a\b`, false}, // a different spelling of the volume: not compared
 	}
@@ -122,8 +123,12 @@ func TestVolumeAbsDirPerOS(t *testing.T) {
 		{"windows", `\\srv\share\a\b`, `\\srv\share`, true, `\\srv\share\a`,
 			[]string{`\\srv\share\`, `\\srv\share\a`, `\\srv\share\a\b`}},
 		{"windows", `\\srv\share`, `\\srv\share`, true, `\\srv\share`, []string{`\\srv\share`}},
-		{"windows", `\\?\UNC\srv\share\a`, `\\?\UNC\srv\share`, true, `\\?\UNC\srv\share\`,
-			[]string{`\\?\UNC\srv\share\`, `\\?\UNC\srv\share\a`}},
+		// As path/filepath reads them: host and share are the volume after
+		// `\\.\UNC`; after `\\?\UNC` the volume is the device "UNC" alone.
+		{"windows", `\\.\UNC\srv\share\a`, `\\.\UNC\srv\share`, true, `\\.\UNC\srv\share\`,
+			[]string{`\\.\UNC\srv\share\`, `\\.\UNC\srv\share\a`}},
+		{"windows", `\\?\UNC\srv\share\a`, `\\?\UNC`, true, `\\?\UNC\srv\share`,
+			[]string{`\\?\UNC\`, `\\?\UNC\srv`, `\\?\UNC\srv\share`, `\\?\UNC\srv\share\a`}},
 		{"windows", `\\.\C:\a`, `\\.\C:`, true, `\\.\C:\`, []string{`\\.\C:\`, `\\.\C:\a`}},
 	}
 	for _, tt := range tests {

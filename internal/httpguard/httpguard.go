@@ -8,11 +8,24 @@ package httpguard
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 )
+
+// MinTokenBytes is the shortest bearer token a server accepts: a short
+// token is guessed by anyone who can reach the port.
+const MinTokenBytes = 16
+
+// CheckToken refuses a bearer token shorter than [MinTokenBytes].
+func CheckToken(token string) error {
+	if len(token) < MinTokenBytes {
+		return fmt.Errorf("the token is %d bytes; use at least %d (for example: openssl rand -hex 16)", len(token), MinTokenBytes)
+	}
+	return nil
+}
 
 // Guard wraps next: a request whose Origin header is present and not a
 // loopback origin gets 403 (so a web page elsewhere cannot drive a local

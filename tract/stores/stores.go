@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/postgres"
 	"github.com/agentlineage/lineage/tract/sqlite"
@@ -88,8 +89,10 @@ func Parse(url, dir string) (Location, error) {
 	if p == "" {
 		return Location{}, errors.New("store: empty path")
 	}
-	if dir != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+	if dir != "" {
+		// The OS's own rules: on Windows `\x.db` is on dir's drive and
+		// `D:x.db` on drive D, never joined under dir.
+		p = fsx.Abs(dir, p)
 	}
 	return Location{Driver: SQLite, Path: filepath.Clean(p)}, nil
 }
@@ -115,7 +118,31 @@ func openSQLite(ctx context.Context, l Location, o Options) (tract.Store, error)
 	if err != nil {
 		return nil, err
 	}
+	if !o.ReadOnly {
+		keepOutOfGit(filepath.Dir(l.Path))
+	}
 	return s, nil
+}
+
+// GitignoreName is the file a .lineage directory holds so that git never
+// shows the store, its lock or its journal files: it ignores everything.
+const GitignoreName = ".gitignore"
+
+// keepOutOfGit writes .gitignore ("*") into dir when dir is a .lineage
+// directory without one; an existing file is the user's and stays as it
+// is. Best effort: a directory that cannot take it still holds a store.
+func keepOutOfGit(dir string) {
+	if filepath.Base(dir) != DirName {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, GitignoreName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, err = f.WriteString("*\n")
+	if cerr := f.Close(); err != nil || cerr != nil {
+		_ = os.Remove(filepath.Join(dir, GitignoreName))
+	}
 }
 
 func openPostgres(ctx context.Context, l Location, o Options) (tract.Store, error) {

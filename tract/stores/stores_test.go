@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -20,11 +21,28 @@ func TestParse(t *testing.T) {
 	}{
 		{url: "sqlite:x/l.db", want: Location{Driver: SQLite, Path: filepath.Join(dir, "x", "l.db")}},
 		{url: "x/l.db", want: Location{Driver: SQLite, Path: filepath.Join(dir, "x", "l.db")}},
-		{url: "/abs/l.db", want: Location{Driver: SQLite, Path: "/abs/l.db"}},
+		// Rooted but without a drive: on Windows, on dir's drive (never
+		// under dir).
+		{url: "/abs/l.db", want: Location{Driver: SQLite, Path: filepath.VolumeName(dir) + filepath.FromSlash("/abs/l.db")}},
+		{url: "sqlite:/abs/l.db", want: Location{Driver: SQLite, Path: filepath.VolumeName(dir) + filepath.FromSlash("/abs/l.db")}},
 		{url: "postgres://u:pw@h/db", want: Location{Driver: Postgres, URL: "postgres://u:pw@h/db"}},
 		{url: "postgresql://h/db", want: Location{Driver: Postgres, URL: "postgresql://h/db"}},
 		{url: "mysql://u:pw@h/db", err: `store mysql://u:***@h/db: unknown store scheme "mysql"`},
 		{url: "sqlite:", err: "store: empty path"},
+	}
+	if runtime.GOOS == "windows" {
+		vol := filepath.VolumeName(dir)
+		tests = append(tests,
+			struct {
+				url  string
+				want Location
+				err  string
+			}{url: `\abs\l.db`, want: Location{Driver: SQLite, Path: vol + `\abs\l.db`}},
+			struct {
+				url  string
+				want Location
+				err  string
+			}{url: `Q:\x\l.db`, want: Location{Driver: SQLite, Path: `Q:\x\l.db`}})
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.url, dir)

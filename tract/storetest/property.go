@@ -223,7 +223,19 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 			_, err = r.Commit(ctx, name, tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
 		}
 	case "merge-from":
-		_, err = r.MergeFrom(ctx, name, "")
+		var o tract.MergeFromOptions
+		switch rapid.IntRange(0, 3).Draw(rt, "selection") {
+		case 1:
+			o.Roles = []string{"assistant"}
+		case 2:
+			o.Range = "HEAD~1..HEAD"
+		case 3:
+			o.Types = []tract.Type{tract.TypeToolCall, tract.TypeToolResult}
+		}
+		_, err = r.MergeFromWith(ctx, name, o)
+		if errors.Is(err, tract.ErrNotFound) {
+			err = nil // HEAD~1 past the root
+		}
 	case "child-annotate":
 		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")
 		_, err = r.Annotate(ctx, name, name+":HEAD", p, "")

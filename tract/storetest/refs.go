@@ -19,6 +19,7 @@ func init() {
 		{"NestedMergeOnce", testNestedMerge},
 		{"MergeConflictBothEdit", testConflictBothEdit},
 		{"MergeConflictSkipVsEdit", testConflictSkipVsEdit},
+		{"MergeSkipBeforeForkRestored", testMergeSkipBeforeFork},
 		{"MergeBranchMoved", testMergeBranchMoved},
 		{"CherryPick", testCherryPick},
 	})
@@ -286,6 +287,56 @@ func testConflictSkipVsEdit(t *testing.T, newStore Factory) {
 			equal(t, e.texts("main"), "user: edited\nuser: keep\nuser: main work\n")
 		}
 	}
+}
+
+// testMergeSkipBeforeFork: a skip recorded before the fork and taken back
+// on one side (annotate X skip, fork, edit X, annotate X normal, merge a
+// branch that never touched X) is no conflict: skip-vs-edit is decided on
+// each side's newest annotation since the fork, and neither side skips X
+// now. The merge is clean and shows the edit (it used to raise
+// skip-vs-edit, and --strategy theirs re-skipped the restored message).
+func testMergeSkipBeforeFork(t *testing.T, newStore Factory) {
+	for _, strategy := range []string{"", "ours", "theirs"} {
+		e := setup(t, newStore)
+		x := e.user("main", "orig")
+		e.user("main", "keep")
+		_, err := e.repo.Annotate(e.ctx, "main", string(x), tract.Skip, "")
+		e.must(err)
+		_, err = e.repo.CreateBranch(e.ctx, "main", "f", "")
+		e.must(err)
+		e.must(e.repo.Switch(e.ctx, "main", "f"))
+		e.user("main", "side work")
+		e.must(e.repo.Switch(e.ctx, "main", "main"))
+		_, err = e.repo.Edit(e.ctx, "main", string(x), "edited", "")
+		e.must(err)
+		_, err = e.repo.Annotate(e.ctx, "main", string(x), tract.Normal, "")
+		e.must(err)
+		res, err := e.repo.Merge(e.ctx, "main", "f", tract.MergeOptions{Strategy: strategy})
+		e.must(err)
+		if len(res.Resolved) != 0 {
+			t.Fatalf("strategy %q resolved %+v", strategy, res.Resolved)
+		}
+		equal(t, e.texts("main"), "user: edited\nuser: keep\nuser: side work\n")
+	}
+	// A skip made on one side since the fork still conflicts with an edit
+	// on the other, even when a skip before the fork was taken back first.
+	e := setup(t, newStore)
+	x := e.user("main", "orig")
+	_, err := e.repo.Annotate(e.ctx, "main", string(x), tract.Skip, "")
+	e.must(err)
+	_, err = e.repo.CreateBranch(e.ctx, "main", "f", "")
+	e.must(err)
+	e.user("main", "main work")
+	_, err = e.repo.Annotate(e.ctx, "main", string(x), tract.Normal, "")
+	e.must(err)
+	_, err = e.repo.Annotate(e.ctx, "main", string(x), tract.Skip, "again")
+	e.must(err)
+	e.must(e.repo.Switch(e.ctx, "main", "f"))
+	_, err = e.repo.Edit(e.ctx, "main", string(x), "edited", "")
+	e.must(err)
+	e.must(e.repo.Switch(e.ctx, "main", "main"))
+	_, err = e.repo.Merge(e.ctx, "main", "f", tract.MergeOptions{})
+	wantErr(t, err, tract.ErrConflict, "skip-vs-edit on "+x.Short())
 }
 
 // hookStore runs hook once, just before the next Update: a writer that

@@ -1,0 +1,173 @@
+package instructions
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/frontmatter"
+)
+
+// DirReader is what an [FS] implements to list a directory. Only rule
+// folders are ever listed (see [Config.Rules]), once per initial load: no
+// resolve lists anything. An FS without it finds no rules.
+type DirReader interface {
+	ReadDir(name string) ([]fs.DirEntry, error)
+}
+
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// Bounds of a rule folder's listing and of one rule file.
+const (
+	maxRuleFiles = 1000
+	maxRuleDepth = 8
+	maxRuleBytes = 1 << 20
+)
+
+// rule is one rule file found in a rule folder.
+type rule struct {
+	path string
+	// base is the directory holding the rule folder: the rule's globs are
+	// relative to it.
+	base string
+	// paths are the front matter's globs; nil: the rule loads with the
+	// chain.
+	paths []string
+	globs []glob
+	body  string
+	d     dirFile
+	err   error
+}
+
+// matches reports whether the absolute path p is in scope of r.
+func (r rule) matches(p string) bool {
+	rel, ok := relSlash(r.base, p)
+	if !ok {
+		return false
+	}
+	for _, g := range r.globs {
+		if g.match(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// findRules lists the rule folders (cfg.Rules.Dirs) of each directory of
+// dirs, recursively, and reads each ".md" file found there: rules sorted
+// by path within each folder, folders in chain order. Symlinked files
+// count; symlinked folders below a rule folder are not followed.
+func findRules(fsys FS, dirs []string, cfg Config) []rule {
+	lister, ok := fsys.(DirReader)
+	if !ok || !cfg.Rules.Enabled {
+		return nil
+	}
+	var out []rule
+	for _, dir := range dirs {
+		for _, rd := range cfg.Rules.Dirs {
+			top := joinName(dir, fromSlash(rd))
+			if fi, err := fsys.Stat(top); err != nil || !fi.IsDir() {
+				continue
+			}
+			var files []string
+			listRules(lister, top, 0, &files)
+			slices.Sort(files)
+			for _, f := range files {
+				out = append(out, readRule(fsys, dir, f))
+			}
+		}
+	}
+	return out
+}
+
+func listRules(l DirReader, dir string, depth int, out *[]string) {
+	ents, err := l.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if len(*out) >= maxRuleFiles {
+			return
+		}
+		p := joinName(dir, e.Name())
+		switch {
+		case e.IsDir():
+			if depth < maxRuleDepth {
+				listRules(l, p, depth+1, out)
+			}
+		case strings.HasSuffix(e.Name(), ".md"):
+			*out = append(*out, p)
+		}
+	}
+}
+
+// readRule reads a rule file and its front matter's "paths".
+func readRule(fsys FS, base, p string) rule {
+	r := rule{path: p, base: base, d: statFile(fsys, p)}
+	if r.d.status != statusFound {
+		return r
+	}
+	f, err := fsys.OpenRegular(p)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRuleBytes+1))
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if len(data) > maxRuleBytes {
+		r.err = fmt.Errorf("larger than %d bytes", maxRuleBytes)
+		return r
+	}
+	var fm map[string]any
+	body, _, err := frontmatter.Decode(data, &fm, false)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.body, _ = cleanContent(p, body)
+	if v, ok := fm["paths"]; ok {
+		if r.paths, err = globList(v); err != nil {
+			r.err = err
+			return r
+		}
+		for _, g := range r.paths {
+			cg, err := compileGlob(g)
+			if err != nil {
+				r.err = fmt.Errorf("front matter: paths: %w", err)
+				return r
+			}
+			r.globs = append(r.globs, cg)
+		}
+	}
+	return r
+}
+
+// globList reads a front matter "paths": one glob or a list of globs.
+func globList(v any) ([]string, error) {
+	bad := fmt.Errorf("front matter: paths: want a glob or a list of globs")
+	switch t := v.(type) {
+	case string:
+		return []string{t}, nil
+	case []any:
+		if len(t) == 0 {
+			return nil, bad
+		}
+		out := make([]string, 0, len(t))
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return nil, bad
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, bad
+}

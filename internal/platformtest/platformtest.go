@@ -1,0 +1,57 @@
+// Package platformtest holds the test helpers for what a platform may lack:
+// a test that needs symbolic links, Unix mode bits or a POSIX shell calls
+// one of these, and on a platform without it the test is skipped with a
+// reason naming what is missing, never silently. Only tests import it.
+package platformtest
+
+import (
+	"os"
+	"runtime"
+)
+
+// TB is what the helpers need of a test: *testing.T, *testing.B and
+// *rapid.T all have it.
+type TB interface {
+	Helper()
+	Skipf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Symlink creates newname as a symbolic link to oldname. Where the OS
+// refuses (Windows without the create-symbolic-link privilege, which only
+// administrators and Developer Mode have), the test is skipped saying so;
+// any other failure fails it.
+func Symlink(t TB, oldname, newname string) {
+	t.Helper()
+	err := os.Symlink(oldname, newname)
+	if err == nil {
+		return
+	}
+	if runtime.GOOS == "windows" {
+		t.Skipf("needs a symbolic link, and Windows refused one (creating them takes the SeCreateSymbolicLinkPrivilege of an administrator or Developer Mode): %v", err)
+	}
+	t.Fatalf("symlink %s → %s: %v", newname, oldname, err)
+}
+
+// Perm checks that path has the Unix permission bits want. On Windows,
+// whose files have none (os.FileMode there only says read-only or not), it
+// logs that the check does not apply, so the rest of the test still runs.
+func Perm(t interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}, path string, want os.FileMode) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Logf("%s: mode %v not checked: Windows files have no Unix permission bits", path, want)
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	if got := fi.Mode().Perm(); got != want {
+		t.Errorf("%s: mode %v, want %v", path, got, want)
+	}
+}

@@ -1,0 +1,10 @@
+//go:build linux
+
+package swaptest
+
+import "golang.org/x/sys/unix"
+
+// exchange swaps a and b atomically.
+func exchange(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}

@@ -1,0 +1,220 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/canon"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Merge selection. By default merge-from takes everything the child did
+// after its spawn point. A selection narrows that, still by reference: the
+// merge commit's second parent is the range's end (the child's head when
+// no range is given), so GC keeps the child's commits and blame names them,
+// and the merge commit records what it takes in its metadata under
+// "select" (part of its hash, shown by show and log --json):
+//
+//	{"select":{"from":HASH,"types":[…],"roles":[…],"commits":[…]}}
+//
+// Compile renders, of the commits the merge brings in (its block), only
+// those in the range from..(second parent) — the first-parent commits from
+// FROM to the end, both included, with the blocks merged into them — whose
+// type and role are among the ones named and, with tags, that a tag named.
+// The rest of the block stays in the DAG and out of the parent's compile;
+// a later merge-from takes only what is newer.
+
+// MergeFromOptions select what a merge-from takes and where it goes.
+type MergeFromOptions struct {
+	// Into is the parent tract (default: the child's spawn parent).
+	Into string
+	// Range is FROM..TO of the child's first-parent history, both
+	// included; "" means everything after the spawn point up to the head.
+	Range string
+	// Types and Roles, when given, keep only commits of these.
+	Types []Type
+	Roles []string
+	// Tags, when given, keep only the commits these tags of the child name.
+	Tags []string
+	// DryRun lists what the merge would pull, with tokens, and stores
+	// nothing.
+	DryRun bool
+	// Encoding names the token encoding of a dry run's counts.
+	Encoding string
+}
+
+// Validate checks the options before any store is opened.
+func (o MergeFromOptions) Validate() error {
+	if o.Range != "" {
+		if _, _, err := ParseRange(o.Range); err != nil {
+			return err
+		}
+	}
+	for _, t := range o.Types {
+		if _, ok := allowedRoles(t); !ok {
+			return &ValidationError{Field: "type", Value: string(t), Reason: "want one of " + typeNames() + " or summary"}
+		}
+	}
+	for _, r := range o.Roles {
+		if !contains([]string{RoleSystem, RoleUser, RoleAssistant, RoleTool}, r) {
+			return &ValidationError{Field: "role", Value: r, Reason: "want system, user, assistant or tool"}
+		}
+	}
+	for _, t := range o.Tags {
+		if err := ValidateTagName(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selective reports whether the options narrow what is merged.
+func (o MergeFromOptions) selective() bool {
+	return o.Range != "" || len(o.Types) > 0 || len(o.Roles) > 0 || len(o.Tags) > 0
+}
+
+// Selection is what a selective merge takes, as its metadata records it.
+type Selection struct {
+	From    Hash     `json:"from,omitempty"`
+	Types   []Type   `json:"types,omitempty"`
+	Roles   []string `json:"roles,omitempty"`
+	Commits []Hash   `json:"commits,omitempty"`
+}
+
+// selectionMeta is a merge commit's metadata holding sel.
+func selectionMeta(sel Selection) (jsontext.Value, error) {
+	b, err := canon.Marshal(map[string]Selection{"select": sel})
+	if err != nil {
+		return nil, err
+	}
+	return jsontext.Value(b), nil
+}
+
+// selectionOf is the selection a merge commit records; nil for none.
+func selectionOf(c *Commit) *Selection {
+	if c.Operation != OpMerge || len(c.Meta) == 0 || !strings.Contains(string(c.Meta), `"select"`) {
+		return nil
+	}
+	var m struct {
+		Select *Selection `json:"select"`
+	}
+	if json.Unmarshal(c.Meta, &m) != nil {
+		return nil
+	}
+	return m.Select
+}
+
+// resolveSelection turns the options into a selection of the child's
+// commits and the merge's second parent (the range's end, else head).
+func (r *Repo) resolveSelection(ctx context.Context, child Tract, head Hash, o MergeFromOptions) (Selection, Hash, error) {
+	sel := Selection{Types: slices.Clone(o.Types), Roles: slices.Clone(o.Roles)}
+	slices.Sort(sel.Types)
+	sel.Types = slices.Compact(sel.Types)
+	slices.Sort(sel.Roles)
+	sel.Roles = slices.Compact(sel.Roles)
+	end := head
+	if o.Range != "" {
+		fromRef, toRef, _ := ParseRange(o.Range)
+		from, err := r.Resolve(ctx, child, fromRef)
+		if err != nil {
+			return Selection{}, "", err
+		}
+		if end, err = r.Resolve(ctx, child, toRef); err != nil {
+			return Selection{}, "", err
+		}
+		ok, err := onFirstParentHistory(ctx, r.store, end, head)
+		if err != nil {
+			return Selection{}, "", err
+		}
+		if !ok {
+			return Selection{}, "", &ValidationError{Field: "range", Value: o.Range, Reason: fmt.Sprintf("%s is not on %s's first-parent history", end.Short(), child.Name)}
+		}
+		if ok, err = onFirstParentHistory(ctx, r.store, from, end); err != nil {
+			return Selection{}, "", err
+		}
+		if !ok {
+			return Selection{}, "", &ValidationError{Field: "range", Value: o.Range, Reason: fmt.Sprintf("%s is not %s or one of its first parents (oldest first)", from.Short(), end.Short())}
+		}
+		sel.From = from
+	}
+	for _, name := range o.Tags {
+		h, err := tagCommit(ctx, r.store, child, name)
+		if err != nil {
+			return Selection{}, "", err
+		}
+		sel.Commits = append(sel.Commits, h)
+	}
+	slices.Sort(sel.Commits)
+	sel.Commits = slices.Compact(sel.Commits)
+	return sel, end, nil
+}
+
+// deselect clears ok (and marks out) for the commits selective merges of
+// the view bring in but do not select.
+func (v *view) deselect(ok []bool) (out []bool) {
+	for k, c := range v.lin.order {
+		sel := selectionOf(c)
+		if sel == nil || len(c.Parents) == 0 {
+			continue
+		}
+		// The range's end is the last parent; into a tract without
+		// commits the merge has no other.
+		end, found := v.lin.emitted[c.Parents[len(c.Parents)-1]]
+		if !found || end > k {
+			continue
+		}
+		floor := -1
+		if p, found := v.lin.emitted[c.Parents[0]]; found && len(c.Parents) > 1 {
+			floor = p
+		}
+		var inRange map[int]bool
+		if sel.From != "" {
+			inRange = map[int]bool{}
+			for _, i := range v.covered(sel.From, end) {
+				inRange[i] = true
+			}
+		}
+		for _, i := range v.reachable(end, floor) {
+			content := &v.entries[i].content
+			keep := (inRange == nil || inRange[i]) &&
+				(len(sel.Types) == 0 || slices.Contains(sel.Types, content.Type)) &&
+				(len(sel.Roles) == 0 || slices.Contains(sel.Roles, content.Role)) &&
+				(len(sel.Commits) == 0 || slices.Contains(sel.Commits, v.lin.order[i].Hash))
+			if !keep {
+				if out == nil {
+					out = make([]bool, len(v.lin.order))
+				}
+				out[i] = true
+				ok[i] = false
+			}
+		}
+	}
+	return out
+}
+
+// reachable lists the places of the view reachable from place top through
+// parents placed after floor: the block a merge brings in when top is its
+// other parent and floor its first parent's place.
+func (v *view) reachable(top, floor int) []int {
+	if top <= floor {
+		return nil
+	}
+	seen := map[int]bool{top: true}
+	stack := []int{top}
+	var out []int
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, i)
+		for _, p := range v.lin.order[i].Parents {
+			if pi, ok := v.lin.emitted[p]; ok && pi > floor && !seen[pi] {
+				seen[pi] = true
+				stack = append(stack, pi)
+			}
+		}
+	}
+	return out
+}
