@@ -70,6 +70,13 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	if in.block != nil {
 		sys = append(sys, *in.block)
 	}
+	if sp := loadSkills(o, dir, counter); sp.block != nil || len(sp.warnings) > 0 {
+		res.Warnings = append(res.Warnings, sp.warnings...)
+		res.Dropped = append(res.Dropped, sp.dropped...)
+		if sp.block != nil {
+			sys = append(sys, *sp.block)
+		}
+	}
 	if o.Slug != "" {
 		pb, warnings, err := loadProfile(o, dir, counter)
 		if err != nil {

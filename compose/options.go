@@ -9,6 +9,7 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/tokens"
+	"github.com/agentlineage/lineage/skills"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -57,6 +58,13 @@ type Options struct {
 	// Instructions configure the chain: Config (caps, file names, root),
 	// Cwd (absolute), Home, FS. Cwd is replaced by the target's directory.
 	Instructions instructions.Options
+
+	// Skills, when set, adds the Agent Skills catalog of the target's
+	// directory to the system part, after the instructions (its Cwd, and
+	// Root and Home when unset, come from Instructions). SkillsOmit, when
+	// set, leaves skills out of it (the MCP server: outside its roots).
+	Skills     *skills.Options
+	SkillsOmit func(skills.Skill) bool
 
 	// Slug names the agent whose merged profile joins the system part; ""
 	// means none.

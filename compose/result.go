@@ -11,6 +11,7 @@ const (
 
 	SourceInstructions = "instructions"
 	SourceProfile      = "profile"
+	SourceSkills       = "skills"
 	SourceTract        = "tract"
 )
 
@@ -75,6 +76,8 @@ type Block struct {
 	Overhead int           `json:"overhead"`
 	Files    []FileSource  `json:"files,omitempty"`
 	Fields   []FieldSource `json:"fields,omitempty"`
+	// Skills are the entries of the skills catalog block.
+	Skills []SkillSource `json:"skills,omitempty"`
 	// Commit, Tract, SpawnPath, Type and Priority are a tract message's.
 	Commit    tract.Hash     `json:"commit,omitempty"`
 	Tract     string         `json:"tract,omitempty"`
@@ -93,6 +96,19 @@ type FileSource struct {
 	// Tokens are the file's part of the block: its "Instructions from:"
 	// line, content and separator.
 	Tokens int `json:"tokens"`
+}
+
+// SkillSource is a skill of the catalog block: where its SKILL.md is
+// (scope: project, extra or user; kind: the skill folder it was found in)
+// and its entry's tokens.
+type SkillSource struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Scope   string `json:"scope"`
+	Kind    string `json:"kind"`
+	MtimeNs int64  `json:"mtimeNs"`
+	Size    int64  `json:"size"`
+	Tokens  int    `json:"tokens"`
 }
 
 // FieldSource is a field of the profile block.

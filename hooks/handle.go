@@ -16,6 +16,7 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/skills"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	Env Env
 	// View, when set, replaces the native view Handle works out (tests).
 	View func(h *Harness, cwd string) Native
+	// Skills, when set, adds to a session start the catalog of the skills
+	// the harness does not list by itself (its Cwd is the event's).
+	Skills *skills.Options
 	// Deliver, when set, hands the answer to the harness (prints it) while
 	// the session's state is locked; the state is saved only after it
 	// succeeded. An error from it is Handle's error.
@@ -148,6 +152,7 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		sess, in = instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)
 		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		res.Context = joinNonEmpty(res.Context, skillsStart(h, ev.Cwd, opts, &res.Warnings))
 	case ev.Kind == Resume:
 		r := instructions.Resume(*saved, opts.Instructions)
 		res.Context, res.Warnings = r.Text, append(res.Warnings, r.Warnings...)

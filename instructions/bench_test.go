@@ -59,3 +59,24 @@ func BenchmarkResolveNew(b *testing.B) {
 		s.Resolve(target)
 	}
 }
+
+// BenchmarkUpdateSessionNothingNew is what one `resolve --state` process
+// does on the cross-harness fixture (imports, a scoped rule) when nothing is
+// new: lock, read and restore the state, resolve, find it unchanged.
+func BenchmarkUpdateSessionNothingNew(b *testing.B) {
+	root := crossHarnessRepo(b)
+	c := DefaultConfig()
+	harnessProfiles["Claude Code"](&c)
+	o := Options{Config: c, Cwd: root + "/web"}
+	state := filepath.Join(b.TempDir(), "state.json")
+	resolve := func(s *Session, _ *Initial) error { s.Resolve("src/components/Button.tsx"); return nil }
+	if err := UpdateSession(b.Context(), state, o, resolve); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := UpdateSession(b.Context(), state, o, resolve); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

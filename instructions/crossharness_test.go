@@ -62,7 +62,9 @@ func crossHarnessTable(t *testing.T) (harnesses []string, rows map[string]map[st
 	return harnesses, rows
 }
 
-func TestCrossHarnessFixture(t *testing.T) {
+// crossHarnessRepo writes the fixture into a temporary directory and
+// returns its root.
+func crossHarnessRepo(t testing.TB) string {
 	ar, err := txtar.ParseFile("testdata/crossharness.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,15 @@ func TestCrossHarnessFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return root
+}
+
+func TestCrossHarnessFixture(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/crossharness.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := crossHarnessRepo(t)
 	harnesses, rows := crossHarnessTable(t)
 	if len(harnesses) != 3 || len(rows) != len(ar.Files)-2 { // every file but .git/HEAD and the unimported doc
 		t.Fatalf("table: %d harnesses, %d rows for %d fixture files", len(harnesses), len(rows), len(ar.Files))

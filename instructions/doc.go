@@ -22,6 +22,13 @@
 //     listing a directory — and reports files that are new or updated,
 //     root to leaf, a bounded number per call. The agent reads the bodies
 //     itself; the package only names paths (see [ResolveReminder]).
+//   - Beyond the chain: "@path" imports in any loaded file ([ScanImports];
+//     depth 5, cycles reported, confined to the root and allowed roots
+//     through [RootOpener]), rule folders (.agents/rules, .claude/rules:
+//     rules without "paths:" load with the chain, the others come with a
+//     resolve of a matching path; only these folders are ever listed, by
+//     the initial load, through [DirReader]), opt-in global files under
+//     their own cap, exclude globs, and each file's cost in tokens.
 //   - A session can be saved as a [State] file and restored, so several
 //     processes share it; [UpdateState] serializes them with a file lock and
 //     writes atomically. [Resume] compares a saved session with the present.

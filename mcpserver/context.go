@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/compose"
+	"github.com/agentlineage/lineage/skills"
 )
 
 // ContextInput are the arguments of context_compile (as lineage context).
@@ -66,6 +67,10 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		Format:       compose.Format(in.Format),
 		Model:        in.Model,
 		MaxTokens:    in.MaxTokens,
+	}
+	if !s.opts.Skills.Disabled {
+		o.Skills = &skills.Options{User: s.opts.Skills.User, Extra: s.opts.Skills.Extra, CachePath: s.opts.Skills.CachePath}
+		o.SkillsOmit = func(sk skills.Skill) bool { return sk.Scope == skills.ScopeProject && sc.roots.Check(sk.Path) != nil }
 	}
 	if in.Tract != "" {
 		if o.Repo, err = s.tracts.get(ctx); err != nil {

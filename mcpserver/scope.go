@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -139,4 +141,26 @@ func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// ReadDir lets the loader list rule folders (.agents/rules, .claude/rules)
+// inside the allowed roots.
+func (c confinedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := c.roots.Check(name); err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	if l, ok := c.FS.(instructions.DirReader); ok {
+		return l.ReadDir(name)
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.ErrUnsupported}
+}
+
+// OpenRegularIn opens an @import that must stay in dir: through dir's own
+// os.Root when dir lies inside an allowed root (that confines it to both),
+// else through the allowed root holding it, as OpenRegular does.
+func (c confinedFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
+	if ro, ok := c.FS.(instructions.RootOpener); ok && c.roots.Check(dir) == nil {
+		return ro.OpenRegularIn(dir, name)
+	}
+	return c.OpenRegular(filepath.Join(dir, name))
 }

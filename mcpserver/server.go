@@ -64,6 +64,8 @@ type Options struct {
 	// AllowRoots are directories (absolute) every call may read and write
 	// besides the client's roots (else Cwd).
 	AllowRoots []string
+	// Skills configure the skills tools and catalog.
+	Skills SkillsOptions
 	// RootsWithin, when set, bound what clients may declare: each client
 	// root is intersected with these directories (absolute), so a client
 	// declaring "/" gets them, not the whole host. A client root outside
@@ -97,6 +99,8 @@ type Server struct {
 
 	watch  *watcher
 	tracts *tractRepo
+
+	skillState skillState
 }
 
 // New builds a server with every tool, resource and prompt registered.
@@ -154,7 +158,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:            serverInstructions,
+		Instructions:            serverInstructions + s.skillsInstructions(),
 		Logger:                  opts.Logger,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -169,6 +173,7 @@ func New(opts Options) (*Server, error) {
 	s.addInstructionResumeTool()
 	s.addInstructionResources()
 	s.addAgentsTools()
+	s.addSkillsTools()
 	s.addContextTools()
 	if opts.OpenTract != nil {
 		s.addTractTools()

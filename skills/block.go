@@ -84,6 +84,9 @@ func (c *Catalog) Block(o BlockOptions) Block {
 	return b
 }
 
+// Entry is the skill's <skill> element in a block.
+func (s Skill) Entry() string { return entry(s) }
+
 func entry(s Skill) string {
 	esc := func(v string) string { return html.EscapeString(fsx.LineSafe(v)) }
 	return fmt.Sprintf("<skill>\n<name>%s</name>\n<description>%s</description>\n<location>%s</location>\n</skill>\n",

@@ -566,6 +566,11 @@ env_key = "FAKE_API_KEY"
 	env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake")
 	codex := filepath.Join(modules, "@openai", "codex", "bin", "codex.js")
 	runHarness(t, home, env, lineage, "hook", "install", "codex")
+	// Installed but not trusted: hook status says so (and exits 1); the
+	// run below bypasses trust as automation that vets hooks does.
+	if out := runHarness(t, home, env, lineage, "hook", "status", "codex"); !strings.Contains(out, "will NOT run: not trusted") {
+		t.Errorf("hook status of an untrusted Codex hook:\n%s", out)
+	}
 	repo := hookRepo(t, "AGENTS.md")
 	runHarness(t, repo, env, "node", codex, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write", "LINEAGE-PATCH web/new.ts")
 	reqs := srv.requests("/responses")

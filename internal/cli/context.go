@@ -25,13 +25,16 @@ func newContextCmd(env *Env) *cobra.Command {
 		format  string
 		asJSON  jsonFlag
 		explain bool
+		noSkill bool
 	)
 	cmd := &cobra.Command{
 		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
 		Short: contextShort,
 		Long: `Compose the whole context of one model request. The system part is pinned and
 comes first: the initial AGENTS.md chain of TARGET's directory (default: the
-working directory) under the instruction caps, the merged profile of the agent
+working directory) under the instruction caps, the catalog of the Agent Skills
+that apply there (as 'lineage skills list'; --no-skills leaves it out), the
+merged profile of the agent
 --slug names (role, purpose, responsibilities, guardrails, directives), and the
 pinned system messages of the --tract. The tract's other messages follow,
 compiled under what --budget leaves. A budget the pinned part alone exceeds
@@ -66,6 +69,9 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 				return err
 			}
 			o.Instructions = iopts
+			if !noSkill {
+				o.Skills = hookSkills(env, iopts.Cwd, iopts.Home, iopts.Config.Root)
+			}
 			if len(args) == 1 {
 				o.Target = args[0]
 			}
@@ -115,6 +121,7 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
 	fl.StringVar(&o.Model, "model", "", "model name the request formats carry")
 	fl.IntVar(&o.MaxTokens, "max-tokens", 0, "reply token limit the request formats carry (max_tokens, max_completion_tokens)")
+	fl.BoolVar(&noSkill, "no-skills", false, "leave the Agent Skills catalog out of the system part")
 	fl.BoolVar(&explain, "explain", false, "print where every block came from and what was left out, as a table")
 	asJSON.add(cmd, "print the request with the provenance of every block and what was left out")
 	// The instruction chain's flags, as 'lineage instructions' takes them.
@@ -174,6 +181,11 @@ func writeContextExplain(w io.Writer, res compose.Result) error {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d file(s), %d tokens of frame\n", b.Index, b.Part, b.Source, b.Tokens, len(b.Files), b.Overhead)
 			for _, f := range b.Files {
 				fmt.Fprintf(tw, "\t\t  file\t%d\t%s (mtime %d ms, %d bytes)\n", f.Tokens, fsx.LineSafe(f.Path), f.MtimeMs, f.SizeBytes)
+			}
+		case compose.SourceSkills:
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d skill(s), %d tokens of frame\n", b.Index, b.Part, b.Source, b.Tokens, len(b.Skills), b.Overhead)
+			for _, sk := range b.Skills {
+				fmt.Fprintf(tw, "\t\t  skill\t%d\t%s %s (%s %s)\n", sk.Tokens, fsx.LineSafe(sk.Name), fsx.LineSafe(sk.Path), sk.Scope, sk.Kind)
 			}
 		case compose.SourceProfile:
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\tagent %s, %d field(s), %d tokens of frame\n", b.Index, b.Part, b.Source, b.Tokens, fsx.LineSafe(res.Slug), len(b.Fields), b.Overhead)

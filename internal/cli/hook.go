@@ -39,7 +39,7 @@ See docs/hooks.md.`)
 	for _, h := range hooks.Harnesses() {
 		cmd.AddCommand(newHookRunCmd(env, h))
 	}
-	cmd.AddCommand(newHookInstallCmd(env, true), newHookInstallCmd(env, false))
+	cmd.AddCommand(newHookInstallCmd(env, true), newHookInstallCmd(env, false), newHookStatusCmd(env))
 	return cmd
 }
 
@@ -139,8 +139,10 @@ func runHook(cmd *cobra.Command, env *Env, h *hooks.Harness, f hooks.Flags) erro
 	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
 	instructionsWarn(env, warnings)
 	home := fsx.HomeDir(env.Getenv)
+	cfg := instructions.BuildConfig(ev.Cwd, file, fromEnv, flags)
 	res, err := hooks.Handle(cmd.Context(), h, ev, hooks.Options{
-		Instructions: instructions.Options{Config: instructions.BuildConfig(ev.Cwd, file, fromEnv, flags), Home: home},
+		Instructions: instructions.Options{Config: cfg, Home: home},
+		Skills:       hookSkills(env, ev.Cwd, home, cfg.Root),
 		SessionsDir:  sessions,
 		Slug:         f.Slug,
 		Now:          clock,
@@ -305,4 +307,93 @@ func trustStep(env *Env, h *hooks.Harness, install bool) {
 	if step := h.TrustStep(); install && step != "" {
 		fmt.Fprintln(env.Stderr, "lineage: "+step)
 	}
+}
+
+func newHookStatusCmd(env *Env) *cobra.Command {
+	var asJSON bool
+	var cwd string
+	cmd := &cobra.Command{
+		Use:   "status [claude|gemini|codex] [--json] [--cwd DIR]",
+		Short: "Say where lineage's hooks are installed and whether each harness will run them",
+		Long: `For each harness (or the one named): where lineage's hook is installed (user,
+project and local scope of --cwd), with which command and file names, whether
+that program exists, whether the harness will run it (hooks on; for Codex CLI,
+trusted), the harness version found, and what the hook sends at a start
+(names the harness loads itself, names lineage resolves).
+
+Exit 0 when every installed hook will run, 1 otherwise (or when none is
+installed).`,
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			hs := hooks.Harnesses()
+			if len(args) == 1 {
+				h := hooks.HarnessNamed(args[0])
+				if h == nil {
+					return usageError("unknown harness %q (want claude, gemini or codex)", args[0])
+				}
+				hs = []*hooks.Harness{h}
+			}
+			hookEnv := hooks.Env{Lookup: env.LookupEnv, Home: fsx.HomeDir(env.Getenv)}
+			project := fsx.Abs(env.Dir, cwd)
+			var all []hooks.Status
+			ok, any := true, false
+			for _, h := range hs {
+				st := hooks.HookStatus(h, hookEnv, project)
+				all = append(all, st)
+				for _, in := range st.Installs {
+					any = true
+					ok = ok && in.WillRun
+				}
+			}
+			if asJSON {
+				if err := writeJSON(env.Stdout, all); err != nil {
+					return err
+				}
+			} else {
+				printHookStatus(env.Stdout, all)
+			}
+			if !ok || !any {
+				return silentExit(ExitFailure)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for the project and local scopes (default: the current directory)")
+	return cmd
+}
+
+func printHookStatus(w io.Writer, all []hooks.Status) {
+	for _, st := range all {
+		h := hooks.HarnessNamed(st.Harness)
+		version := st.Version
+		if version == "" {
+			version = "version not found"
+		}
+		fmt.Fprintf(w, "%s (%s)\n", h.Title, version)
+		if len(st.Installs) == 0 {
+			fmt.Fprintf(w, "  not installed (lineage hook install %s)\n", st.Harness)
+		}
+		for _, in := range st.Installs {
+			state := "will run"
+			if !in.WillRun {
+				state = "will NOT run: " + strings.Join(in.Problems, "; ")
+			}
+			fmt.Fprintf(w, "  %s %s: %s\n", in.Scope, fsx.LineSafe(in.File), state)
+			fmt.Fprintf(w, "    command: %s\n", fsx.LineSafe(in.Command))
+			fmt.Fprintf(w, "    events: %s; names: %s\n", strings.Join(in.Events, ", "), strings.Join(in.FileNames, ","))
+		}
+		if st.Known {
+			fmt.Fprintf(w, "  at start: %s loads %s itself (%s); lineage sends the bodies of the other files it resolves\n", h.Title, orNone(st.NativeNames), st.How)
+		} else {
+			fmt.Fprintf(w, "  at start: %s; lineage sends paths, not bodies\n", st.How)
+		}
+	}
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "no instruction file"
+	}
+	return strings.Join(names, ", ")
 }

@@ -171,6 +171,7 @@ func mcpOptions(env *Env, f *mcpFlags) (mcpserver.Options, error) {
 		Now:             now,
 		Logger:          slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Version:         version(),
+		Skills:          skillsServerOptions(env, cwd),
 	}, nil
 }
 

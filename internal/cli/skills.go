@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/mcpserver"
 	"github.com/agentlineage/lineage/skills"
 )
 
@@ -94,20 +95,11 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *Env) (skills.Options, err
 			}
 		}
 	}
-	if v, ok := env.lookup(envSkillsUser); ok && strings.TrimSpace(v) != "" && !changed("user") {
-		b, err := instructions.ParseBool(v)
-		if err != nil {
-			instructionsWarn(env, []string{fmt.Sprintf("ignoring %s=%q: want 1, true, 0 or false", envSkillsUser, v)})
-		}
-		o.User = b
+	user, userSet, extra := skillsEnv(env, cwd)
+	if userSet && !changed("user") {
+		o.User = user
 	}
-	if v := env.Getenv(envSkillsPath); strings.TrimSpace(v) != "" {
-		for _, p := range filepath.SplitList(v) {
-			if p = strings.TrimSpace(p); p != "" {
-				o.Extra = append(o.Extra, fsx.Abs(cwd, p))
-			}
-		}
-	}
+	o.Extra = extra
 	for _, p := range f.paths {
 		dir, err := existingDir(env, "path", p, true)
 		if err != nil {
@@ -116,11 +108,47 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *Env) (skills.Options, err
 		o.Extra = append(o.Extra, dir)
 	}
 	if !f.noCache {
-		if dir, err := fsx.Host.StateDir(env.Getenv); err == nil {
-			o.CachePath = filepath.Join(dir, "lineage", "skills-cache.json")
-		}
+		o.CachePath = skillsCachePath(env)
 	}
 	return o, nil
+}
+
+// skillsEnv reads LINEAGE_SKILLS_USER (user, and whether it was set) and
+// LINEAGE_SKILLS_PATH (more folders, made absolute against cwd).
+func skillsEnv(env *Env, cwd string) (user, userSet bool, extra []string) {
+	if v, ok := env.lookup(envSkillsUser); ok && strings.TrimSpace(v) != "" {
+		b, err := instructions.ParseBool(v)
+		if err != nil {
+			instructionsWarn(env, []string{fmt.Sprintf("ignoring %s=%q: want 1, true, 0 or false", envSkillsUser, v)})
+		} else {
+			user, userSet = b, true
+		}
+	}
+	if v := env.Getenv(envSkillsPath); strings.TrimSpace(v) != "" {
+		for _, p := range filepath.SplitList(v) {
+			if p = strings.TrimSpace(p); p != "" {
+				extra = append(extra, fsx.Abs(cwd, p))
+			}
+		}
+	}
+	return user, userSet, extra
+}
+
+// skillsCachePath is the metadata cache in the user's state directory, ""
+// when there is none.
+func skillsCachePath(env *Env) string {
+	dir, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "lineage", "skills-cache.json")
+}
+
+// skillsServerOptions are the MCP server's skills settings: the same
+// environment as the skills commands.
+func skillsServerOptions(env *Env, cwd string) mcpserver.SkillsOptions {
+	user, _, extra := skillsEnv(env, cwd)
+	return mcpserver.SkillsOptions{User: user, Extra: extra, CachePath: skillsCachePath(env)}
 }
 
 func (f *skillsFlags) discover(cmd *cobra.Command, env *Env) (*skills.Catalog, error) {
@@ -323,4 +351,11 @@ is a finding.`,
 	}
 	j.add(cmd, "")
 	return cmd
+}
+
+// hookSkills are the skills a hook's session start lists: the same folders
+// and environment as the skills commands.
+func hookSkills(env *Env, cwd, home string, root instructions.RootConfig) *skills.Options {
+	user, _, extra := skillsEnv(env, cwd)
+	return &skills.Options{Home: home, Root: root, User: user, Extra: extra, CachePath: skillsCachePath(env)}
 }

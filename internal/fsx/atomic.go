@@ -61,20 +61,33 @@ func writeAtomic(path string, data []byte, perm os.FileMode, prepare func(*os.Fi
 	return SyncDir(dir)
 }
 
-// replaceAttempts bounds how often a replace blocked by another process's
-// open handle is tried: about 1.5 s in all with the delays of [retry].
-const replaceAttempts = 20
+// ReplaceDeadline bounds how long a replace blocked by another process's
+// open handle (Windows: a reader holding the file without FILE_SHARE_DELETE)
+// is retried: long enough for a concurrent reader of a large state or
+// agency file to finish, short enough that a file held open for good fails
+// the write with its error instead of hanging it.
+const ReplaceDeadline = 5 * time.Second
+
+// ReadRetryDeadline bounds how long an open for reading is retried while
+// another process replaces the file (Windows reports a sharing violation,
+// or access denied while the old file is pending delete, for the instant of
+// the replace).
+const ReadRetryDeadline = 2 * time.Second
 
 // retry runs op until it succeeds, fails with an error transient does not
-// accept, or replaceAttempts runs out, sleeping a little longer each time.
-func retry(op func() error, transient func(error) bool, sleep func(time.Duration)) error {
+// accept, or its sleeps add up to deadline, sleeping a little longer each
+// time (1 ms doubling to 100 ms).
+func retry(op func() error, transient func(error) bool, sleep func(time.Duration), deadline time.Duration) error {
 	delay := time.Millisecond
-	for attempt := 1; ; attempt++ {
+	var slept time.Duration
+	for {
 		err := op()
-		if err == nil || !transient(err) || attempt == replaceAttempts {
+		if err == nil || !transient(err) || slept >= deadline {
 			return err
 		}
-		sleep(delay)
+		d := min(delay, deadline-slept)
+		sleep(d)
+		slept += d
 		delay = min(2*delay, 100*time.Millisecond)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrNotRegular is what [OpenRegular] and [ReadRegular] return (wrapped in a
@@ -69,7 +70,11 @@ func openRegular(ops dirOps, path string) (*os.File, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, Kind: KindOf(fi.Mode())}
 	}
-	f, err := ops.OpenFile(path, openRegularFlags, 0)
+	var f *os.File
+	err = retry(func() (err error) {
+		f, err = ops.OpenFile(path, openRegularFlags, 0)
+		return err
+	}, openBlockedByReplace, time.Sleep, ReadRetryDeadline)
 	if err != nil {
 		return nil, nil, describeStatError(path, err)
 	}

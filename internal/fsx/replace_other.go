@@ -7,6 +7,10 @@ import (
 	"os"
 )
 
+// openBlockedByReplace: rename(2) never blocks an open, so no open error
+// is transient.
+func openBlockedByReplace(error) bool { return false }
+
 // replaceFile renames src over dst; rename(2) is atomic.
 func replaceFile(src, dst string) error { return os.Rename(src, dst) }
 

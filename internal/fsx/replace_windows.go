@@ -26,7 +26,7 @@ func replaceFile(src, dst string) error {
 	}
 	err = retry(func() error {
 		return windows.MoveFileEx(from, to, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
-	}, sharingViolation, time.Sleep)
+	}, sharingViolation, time.Sleep, ReplaceDeadline)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: src, New: dst, Err: err}
 	}
@@ -39,6 +39,11 @@ func sharingViolation(err error) bool {
 		errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }
+
+// openBlockedByReplace reports the errors an open for reading gets while
+// another process replaces the file: the same as a replace blocked by a
+// reader.
+func openBlockedByReplace(err error) bool { return sharingViolation(err) }
 
 // SyncDir does nothing on Windows: a directory cannot be flushed there, and
 // [WriteFileAtomic]'s replace is already written through.

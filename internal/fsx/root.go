@@ -37,6 +37,9 @@ type dirOps interface {
 type hostOps struct{}
 
 func (hostOps) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if flag == os.O_RDONLY {
+		return openShared(name)
+	}
 	return os.OpenFile(name, flag, perm)
 }
 func (hostOps) Stat(name string) (fs.FileInfo, error)  { return os.Stat(name) }

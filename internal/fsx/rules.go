@@ -1,6 +1,9 @@
 package fsx
 
 import (
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 	"path"
 	"runtime"
 	"strings"
@@ -21,12 +24,17 @@ type Rules struct {
 	FoldCase bool
 	// Volumes enables drive letters, UNC shares and device paths (`\\?\`).
 	Volumes bool
+	// NormalizeUnicode compares names in Unicode normalization form C, as
+	// macOS's file systems do: "Café" typed (NFC, U+00E9) and "Café" as
+	// HFS+ stored it or a Finder copy spells it (NFD, e + U+0301) name one
+	// file.
+	NormalizeUnicode bool
 }
 
 // The rules lineage knows. Linux and the BSDs share Unix.
 var (
 	Unix    = Rules{OS: "linux", Separator: '/'}
-	Darwin  = Rules{OS: "darwin", Separator: '/', FoldCase: true}
+	Darwin  = Rules{OS: "darwin", Separator: '/', FoldCase: true, NormalizeUnicode: true}
 	Windows = Rules{OS: "windows", Separator: '\\', FoldCase: true, Volumes: true}
 )
 
@@ -58,10 +66,26 @@ func (r Rules) Equal(a, b string) bool {
 }
 
 func (r Rules) same(a, b string) bool {
+	if r.FoldCase && strings.EqualFold(a, b) || a == b {
+		return true
+	}
+	if !r.NormalizeUnicode || isASCII(a) && isASCII(b) {
+		return false
+	}
+	a, b = norm.NFC.String(a), norm.NFC.String(b)
 	if r.FoldCase {
 		return strings.EqualFold(a, b)
 	}
 	return a == b
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // VolumeName returns the leading volume of p: "C:" for `C:\x`,

@@ -70,6 +70,14 @@ func TestContainsPerOS(t *testing.T) {
 		{"windows", `\\.\UNC\srv\share`, `\\.\unc\SRV\share\x`, true},
 		{"windows", `\\?\UNC\srv\share`, `\\?\unc\SRV\share\x`, true},
 		{"windows", `\\?\C:\a`, `C:\a\b`, false}, // a different spelling of the volume: not compared
+		// Unicode normalization: macOS compares names in NFC, so an NFD
+		// spelling (as HFS+ stored it) is the same directory; Linux and
+		// Windows compare the bytes (after case folding on Windows).
+		{"darwin", "/Users/ana/Caf\u00e9", "/Users/ana/Cafe\u0301/x", true},
+		{"darwin", "/Users/ana/Cafe\u0301", "/users/ANA/CAF\u00c9/x", true},
+		{"darwin", "/Users/ana/Caf\u00e9", "/Users/ana/Cafe/x", false},
+		{"unix", "/home/ana/Caf\u00e9", "/home/ana/Cafe\u0301/x", false},
+		{"windows", "C:\\Caf\u00e9", "C:\\Cafe\u0301\\x", false},
 	}
 	for _, tt := range tests {
 		r := rulesByName[tt.rules]
@@ -183,6 +191,8 @@ func TestEqualPerOS(t *testing.T) {
 		{"darwin", "/a/B", "/A/b/", true},
 		{"windows", `C:\A\b`, `c:/a/B`, true},
 		{"windows", `C:\a`, `D:\a`, false},
+		{"darwin", "/a/Cafe\u0301", "/A/caf\u00e9/", true},
+		{"unix", "/a/Cafe\u0301", "/a/Caf\u00e9", false},
 	}
 	for _, tt := range tests {
 		if got := rulesByName[tt.rules].Equal(tt.a, tt.b); got != tt.want {

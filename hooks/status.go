@@ -1,0 +1,191 @@
+package hooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Status is what `lineage hook status` says about one harness.
+type Status struct {
+	Harness string `json:"harness"`
+	// Version is the harness version found ("" when none).
+	Version string `json:"version"`
+	// Installs are lineage's hook entries found in the harness's settings
+	// files, one per file.
+	Installs []Installed `json:"installs"`
+	// NativeNames are the file names the harness loads by itself; How
+	// says how lineage found out (or that it cannot tell).
+	NativeNames []string `json:"nativeNames"`
+	Known       bool     `json:"known"`
+	How         string   `json:"how"`
+	// WillRun: at least one install, and every install will run.
+	WillRun bool `json:"willRun"`
+}
+
+// Installed is lineage's hook in one settings file.
+type Installed struct {
+	Scope string `json:"scope"`
+	File  string `json:"file"`
+	// Events are the hook events lineage's command is installed for.
+	Events  []string `json:"events"`
+	Command string   `json:"command"`
+	// Program is the command's program; ProgramFound whether it exists
+	// (a path) or is on PATH (a bare name).
+	Program      string `json:"program"`
+	ProgramFound bool   `json:"programFound"`
+	// FileNames are the names the hook resolves (its --file-names, else
+	// AGENTS.md).
+	FileNames []string `json:"fileNames"`
+	// HooksEnabled is false when the harness's settings turn hooks off.
+	HooksEnabled bool `json:"hooksEnabled"`
+	// Trusted is set for a harness that runs only hooks the user trusted
+	// (Codex CLI): whether a trust entry exists for lineage's hook.
+	Trusted *bool `json:"trusted,omitzero"`
+	WillRun bool  `json:"willRun"`
+	// Problems say why the hook will not run.
+	Problems []string `json:"problems"`
+}
+
+// HookStatus reports h's installs in the user scope and the project scope
+// of project (and Claude Code's local scope), whether each will run, and
+// what the hook sends at a start in project.
+func HookStatus(h *Harness, env Env, project string) Status {
+	n := NativeView(h, project, env)
+	if h != Claude {
+		n.Version = harnessVersion(h, env)
+	}
+	st := Status{Harness: h.Name, Version: n.Version, NativeNames: n.Names, Known: n.Known, How: n.How, Installs: []Installed{}}
+	if st.NativeNames == nil {
+		st.NativeNames = []string{}
+	}
+	scopes := []string{ScopeUser, ScopeProject}
+	if h == Claude {
+		scopes = append(scopes, ScopeLocal)
+	}
+	for _, scope := range scopes {
+		path, err := h.SettingsPath(scope, env, project)
+		if err != nil {
+			continue
+		}
+		if in, ok := h.installedIn(path, env); ok {
+			in.Scope = scope
+			st.Installs = append(st.Installs, in)
+		}
+	}
+	st.WillRun = len(st.Installs) > 0
+	for _, in := range st.Installs {
+		st.WillRun = st.WillRun && in.WillRun
+	}
+	return st
+}
+
+// installedIn finds lineage's hook commands in the settings file at path.
+func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Installed{}, false
+	}
+	var doc struct {
+		Hooks           map[string][]struct{ Hooks []struct{ Command string } } `json:"hooks"`
+		DisableAllHooks bool                                                    `json:"disableAllHooks"`
+		HooksConfig     struct {
+			Enabled *bool `json:"enabled"`
+		} `json:"hooksConfig"`
+	}
+	if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
+		return Installed{}, false
+	}
+	in := Installed{File: path, HooksEnabled: true, Events: []string{}, FileNames: []string{"AGENTS.md"}, Problems: []string{}}
+	events := make([]string, 0, len(doc.Hooks))
+	for e := range doc.Hooks {
+		events = append(events, e)
+	}
+	slices.Sort(events)
+	for _, event := range events {
+		for _, g := range doc.Hooks[event] {
+			for _, c := range g.Hooks {
+				if h.isOurs(c.Command, "") || in.Command != "" && c.Command == in.Command {
+					in.Command = c.Command
+					if !slices.Contains(in.Events, event) {
+						in.Events = append(in.Events, event)
+					}
+				}
+			}
+		}
+	}
+	if in.Command == "" {
+		return Installed{}, false
+	}
+	in.Program, _ = firstWord(in.Command)
+	if strings.ContainsAny(in.Program, `/\`) {
+		fi, err := os.Stat(in.Program)
+		in.ProgramFound = err == nil && !fi.IsDir()
+	} else if env.Lookup != nil {
+		pathVar, _ := env.Lookup("PATH")
+		for _, dir := range filepath.SplitList(pathVar) {
+			if fi, err := os.Stat(filepath.Join(dir, in.Program)); dir != "" && err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				in.ProgramFound = true
+				break
+			}
+		}
+	} else {
+		_, err := exec.LookPath(in.Program)
+		in.ProgramFound = err == nil
+	}
+	if f := strings.Fields(in.Command); len(f) > 0 {
+		for i, w := range f {
+			if w == "--file-names" && i+1 < len(f) {
+				in.FileNames = strings.Split(strings.Trim(f[i+1], `'"`), ",")
+			}
+		}
+	}
+	switch h {
+	case Claude:
+		in.HooksEnabled = !doc.DisableAllHooks
+	case Gemini:
+		in.HooksEnabled = doc.HooksConfig.Enabled == nil || *doc.HooksConfig.Enabled
+	case Codex:
+		cfgPath := filepath.Join(CodexHome(env), "config.toml")
+		in.HooksEnabled = !readCodexConfig(cfgPath).hooksOff
+		trusted := codexTrusted(cfgPath, path)
+		in.Trusted = &trusted
+		if !trusted {
+			in.Problems = append(in.Problems, "not trusted: Codex CLI skips it until you trust it (codex, then /hooks)")
+		}
+	}
+	if !in.ProgramFound {
+		in.Problems = append(in.Problems, "program "+in.Program+" not found (moved or removed? run 'lineage hook install "+h.Name+"' again)")
+	}
+	if !in.HooksEnabled {
+		in.Problems = append(in.Problems, h.Title+"'s settings turn hooks off")
+	}
+	in.WillRun = len(in.Problems) == 0
+	return in, true
+}
+
+// codexTrusted reports whether Codex CLI's config.toml holds a trust entry
+// for the SessionStart hook of hooksFile: a [hooks.state."<hooksFile>:
+// session_start:…"] table with a trusted_hash. Codex asks again when the
+// command changed; lineage cannot check the hash, which Codex computes.
+func codexTrusted(configPath, hooksFile string) bool {
+	data, err := os.ReadFile(configPath)
+	if err != nil {
+		return false
+	}
+	key := `[hooks.state."` + hooksFile + `:session_start:`
+	i := strings.Index(string(data), key)
+	if i < 0 {
+		return false
+	}
+	rest := string(data[i+len(key):])
+	if j := strings.Index(rest, "\n["); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.Contains(rest, "trusted_hash")
+}
