@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
+	"github.com/agentlineage/lineage/triad/triadschema"
 )
 
 // kindName names a JSON kind in a finding.
@@ -229,4 +230,19 @@ func referrer(layers []triad.Layer, file string) (from, target string, ok bool) 
 		}
 	}
 	return "", "", false
+}
+
+// schemaFindings validates each layer's document against CLIA's published
+// schema of kind; each violation is a warning naming the file.
+func schemaFindings(kind triad.DocKind, layers []triad.Layer, rep *Report) {
+	for _, l := range layers {
+		msg, err := triadschema.Validate(kind, l.Doc)
+		if err != nil {
+			rep.errorf("schema %s: %v", kind, err)
+			return
+		}
+		if msg != "" {
+			rep.warnf("%s: does not conform to CLIA's %s schema: %s", l.File, kind, msg)
+		}
+	}
 }

@@ -58,9 +58,16 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		r.rep.errorf("no write target: no .git directory or file at or above %s (journal needs --agents-dir)", r.p)
 	}
 	for _, k := range []triad.DocKind{triad.Agenda, triad.Agency} {
-		siblingFindings(r.p, ch, ch.Layers(k), &r.rep)
+		layers := ch.Layers(k)
+		siblingFindings(r.p, ch, layers, &r.rep)
+		if opts.CheckSchema {
+			schemaFindings(k, layers, &r.rep)
+		}
 	}
 	agent := ch.Profile(triad.Agent)
+	if opts.CheckSchema {
+		schemaFindings(triad.Agent, agent.Layers, &r.rep)
+	}
 	if n := len(agent.Layers); n > 0 && isActive(agent.Merged) && !ReachesRootDirectives(r.p, agent.Layers) {
 		r.rep.warnf("%s: status is active but its inheritance does not reach the root directives document (%s)",
 			agent.Layers[n-1].File, rootDirectivesDir(r.p)+string(filepath.Separator))

@@ -30,6 +30,9 @@ type Options struct {
 	// read, not even one a symbolic link swapped in mid-resolution leads
 	// to.
 	Open func(path string) (*os.File, fs.FileInfo, error)
+	// CheckSchema makes [Doctor] validate every document of the merges
+	// against CLIA's published JSON Schemas (see package triadschema).
+	CheckSchema bool
 }
 
 // Roots returns the agents roots in use: [DefaultAgentsRoot], then each

@@ -18,7 +18,8 @@ func TestHookDeliversImportsAndRules(t *testing.T) {
 		"AGENTS.md":            "root @docs/style.md",
 		"docs/style.md":        "style rules",
 		".claude/rules/ts.md":  "---\npaths: [\"web/**/*.ts\"]\n---\nts rule",
-		".claude/rules/all.md": "all rule",
+		".agents/rules/all.md": "all rule",
+		".claude/rules/own.md": "claude loads this itself",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(r, p)), 0o755); err != nil {
 			t.Fatal(err)
@@ -29,10 +30,14 @@ func TestHookDeliversImportsAndRules(t *testing.T) {
 	}
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: filepath.Join(t.TempDir(), "sessions")}
 	start := handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "b1", Cwd: r})
-	for _, want := range []string{"Instructions from: " + r + "/docs/style.md\nstyle rules", "Instructions from: " + r + "/.claude/rules/all.md\nall rule"} {
+	for _, want := range []string{"Instructions from: " + r + "/docs/style.md\nstyle rules", "Instructions from: " + r + "/.agents/rules/all.md\nall rule"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("start context lacks %q:\n%s", want, start)
 		}
+	}
+	// Claude Code loads .claude/rules/ itself: its body is not sent again.
+	if strings.Contains(start, "claude loads this itself") {
+		t.Errorf("a .claude/rules body sent to Claude Code:\n%s", start)
 	}
 	tool := handle(t, opts, Event{Kind: Tool, Name: "PostToolUse", SessionID: "b1", Cwd: r, Paths: []string{"web/src/app.ts"}})
 	if !strings.Contains(tool, "- "+r+"/.claude/rules/ts.md (mtime: ") || !strings.Contains(tool, "- "+r+"/web/AGENTS.md (mtime: ") {

@@ -238,3 +238,20 @@ func TestImportsProperties(t *testing.T) {
 		}
 	})
 }
+
+// A harness that loads a file itself and follows its imports has them too:
+// with PreloadedImports their bodies stay out of the block.
+func TestPreloadedImports(t *testing.T) {
+	root := testRepo(t, map[string]string{"CLAUDE.md": "claude @AGENTS.md", "AGENTS.md": "shared @docs/x.md", "docs/x.md": "x", "sub/CLAUDE.md": "sub"})
+	o := opts(root+"/sub", func(c *Config) { c.FileNames = []string{"CLAUDE.md"} })
+	o.Preloaded = func(p string) bool { return p == root+"/CLAUDE.md" }
+	_, in := Start(o)
+	if !strings.Contains(in.Text, "shared") || !strings.Contains(in.Text, "\nx\n") || len(in.Files) != 4 {
+		t.Errorf("without PreloadedImports the imports' bodies are sent:\n%s", in.Text)
+	}
+	o.PreloadedImports = true
+	_, in = Start(o)
+	if strings.Contains(in.Text, "shared") || strings.Contains(in.Text, "\nx\n") || !strings.Contains(in.Text, "\nsub\n") || len(in.Files) != 4 {
+		t.Errorf("with PreloadedImports:\n%s", in.Text)
+	}
+}

@@ -86,6 +86,8 @@ type loadedFile struct {
 	hasID   bool
 	content string
 	tokens  int
+	// importedBy is the importing file of an import.
+	importedBy string
 }
 
 type chain struct {
@@ -251,7 +253,7 @@ func (l *loader) add(cd ChainDir, d dirFile, g *capGroup, depth int, stack []fsx
 		if hasID {
 			l.seen[id] = d.path
 		}
-		lf := loadedFile{dir: cd.Dir, path: d.path, v: v, id: id, hasID: hasID, content: fc.text}
+		lf := loadedFile{dir: cd.Dir, path: d.path, v: v, id: id, hasID: hasID, content: fc.text, importedBy: cd.ImportedBy}
 		if l.counter != nil {
 			lf.tokens = l.counter.Count(fc.text)
 			cd.Tokens = lf.tokens

@@ -24,6 +24,10 @@ type Options struct {
 	// their bodies are left out of [Initial.Text], so no body reaches the
 	// model twice.
 	Preloaded func(path string) bool
+	// PreloadedImports says the harness follows the @imports of the files
+	// it loads itself (Claude Code, Gemini CLI do; Codex does not): a file
+	// imported by a preloaded one is preloaded too.
+	PreloadedImports bool
 	// Tokens, when set, counts each loaded file's tokens and the initial
 	// block's (Initial.Tokens, ChainDir.Tokens). nil counts nothing, unless
 	// Config.Initial.BudgetTokens is set (then [DefaultTokenCounter]).
@@ -125,7 +129,7 @@ func Start(opts Options) (*Session, Initial) {
 		in.Files = []File{}
 	}
 	in.CoveredDirs = s.coveredDirs()
-	in.Text, in.Parts = renderInitial(c.loaded, opts.Preloaded)
+	in.Text, in.Parts = renderInitial(c.loaded, opts.preloaded(c.loaded))
 	in.Dirs, in.Warnings = c.dirs, c.warnings
 	if counter != nil {
 		in.Tokens, in.TokenEncoding = sumTokens(c.loaded), counter.Encoding()
@@ -197,5 +201,35 @@ func (s *Session) fillIDs() {
 				s.byID[id] = p
 			}
 		}
+	}
+}
+
+// preloaded is opts.Preloaded, extended to the imports of preloaded files
+// when the harness follows imports itself.
+func (opts Options) preloaded(loaded []loadedFile) func(string) bool {
+	pre := opts.Preloaded
+	if pre == nil || !opts.PreloadedImports {
+		return pre
+	}
+	importer := map[string]string{}
+	for _, f := range loaded {
+		if f.importedBy != "" {
+			importer[f.path] = f.importedBy
+		}
+	}
+	return func(p string) bool {
+		// Each loaded import has one importer and cycles are never loaded,
+		// so the climb ends; len(importer) bounds it all the same.
+		for range len(importer) + 1 {
+			if pre(p) {
+				return true
+			}
+			up, ok := importer[p]
+			if !ok {
+				return false
+			}
+			p = up
+		}
+		return false
 	}
 }

@@ -51,11 +51,19 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	}
 	var steps []*migStep
 	renames := map[string]string{}
-	for _, f := range files {
+	var skipped []TidyResult
+	for _, tf := range files {
+		if tf.link != "" {
+			k, _, _ := triad.Match(filepath.Base(tf.path))
+			skipped = append(skipped, skippedLink(tf, k))
+			continue
+		}
+		f := tf.path
 		s, err := planMigrate(f)
 		if err != nil {
 			return stepResults(steps), err
 		}
+		s.base = tf.base
 		steps = append(steps, s)
 		if s.target != s.file {
 			renames[s.file] = s.target
@@ -71,9 +79,21 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 		s.finish()
 	}
 	if !t.Write {
-		return stepResults(steps), nil
+		return append(stepResults(steps), skipped...), nil
 	}
-	return applyMigration(ctx, steps)
+	// A document with nothing to migrate is still locked once: that
+	// removes the temporary files a killed run left beside it.
+	for _, s := range steps {
+		if !s.res.Changed {
+			_, unlock, err := lockTidy(ctx, tidyFile{path: s.file, base: s.baseDir()})
+			if err != nil {
+				return append(stepResults(steps), skipped...), err
+			}
+			unlock()
+		}
+	}
+	res, err := applyMigration(ctx, steps)
+	return append(res, skipped...), err
 }
 
 // migStep is one file a migration changes: a triad document migrated (and
@@ -81,13 +101,16 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 // renamed document are rewritten.
 type migStep struct {
 	file, target string
-	kind         triad.DocKind
-	old          []byte
-	perm         os.FileMode
-	doc          *triad.Value // nil for a text file (roster, mirror)
-	layout       triad.EncodeOptions
-	docChanged   bool
-	data         []byte // the new bytes (set by finish)
+	// base is the directory the step's writes stay inside (see openDir);
+	// "" means the file's own directory.
+	base       string
+	kind       triad.DocKind
+	old        []byte
+	perm       os.FileMode
+	doc        *triad.Value // nil for a text file (roster, mirror)
+	layout     triad.EncodeOptions
+	docChanged bool
+	data       []byte // the new bytes (set by finish)
 	// first is, for a renamed document whose references are rewritten,
 	// its bytes before that rewrite (written first; see applyMigration).
 	first []byte
@@ -175,7 +198,7 @@ func applyMigration(ctx context.Context, steps []*migStep) ([]TidyResult, error)
 	}
 	for _, s := range steps {
 		if s.res.Changed && s.target != s.file {
-			if err := os.Rename(s.file, s.file+".bak"); err != nil {
+			if err := s.renameToBak(); err != nil {
 				return stepResults(steps), err
 			}
 		}
@@ -194,48 +217,66 @@ func (s *migStep) write(ctx context.Context, phase int) error {
 	case !renamed && phase == 1 && s.refs == nil:
 		return nil
 	}
-	dir := filepath.Dir(s.file)
-	if err := checkFile(dir, s.file); err != nil {
-		return err
-	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(dir, lockName))
+	d, unlock, err := lockTidy(ctx, tidyFile{path: s.file, base: s.baseDir()})
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
-	if now, err := os.ReadFile(s.file); err != nil || string(now) != string(s.old) {
+	defer unlock()
+	name := filepath.Base(s.file)
+	if now, _, err := readIn(d, name, s.file); err != nil || string(now) != string(s.old) {
 		return errConcurrent(s.file, err)
 	}
 	if !renamed {
 		if s.mirror {
 			s.res.Written = true
-			return fsx.WriteFileAtomic(s.file, s.data, s.perm)
+			return fsx.WriteFileAtomicIn(d, name, s.data, s.perm)
 		}
-		if err := fsx.WriteFileAtomic(s.file+".bak", s.old, s.perm); err != nil {
+		if err := fsx.WriteFileAtomicIn(d, name+".bak", s.old, s.perm); err != nil {
 			return err
 		}
 		s.res.Written = true
-		return fsx.WriteFileAtomic(s.file, s.data, s.perm)
+		return fsx.WriteFileAtomicIn(d, name, s.data, s.perm)
 	}
-	if err := checkFile(dir, s.target); err != nil {
+	if err := checkFile(filepath.Dir(s.file), s.target); err != nil {
 		return err
 	}
+	target := filepath.Base(s.target)
 	data := s.data
 	if phase == 0 {
-		if _, err := os.Lstat(s.target); err == nil {
+		if _, err := d.Lstat(target); err == nil {
 			return errExists(s.target)
 		}
 		if s.first != nil {
 			data = s.first
 		}
-	} else if now, err := os.ReadFile(s.target); err != nil || string(now) != string(s.first) {
+	} else if now, _, err := readIn(d, target, s.target); err != nil || string(now) != string(s.first) {
 		return errConcurrent(s.target, err)
 	}
-	if err := fsx.WriteFileAtomic(s.target, data, s.perm); err != nil {
+	if err := fsx.WriteFileAtomicIn(d, target, data, s.perm); err != nil {
 		return err
 	}
 	s.res.Written = true
 	return nil
+}
+
+// baseDir is the directory the step's writes stay inside.
+func (s *migStep) baseDir() string {
+	if s.base != "" {
+		return s.base
+	}
+	return filepath.Dir(s.file)
+}
+
+// renameToBak renames a migrated legacy document to <name>.bak through
+// the root of its directory (see openDir).
+func (s *migStep) renameToBak() error {
+	d, err := openDir(s.baseDir(), filepath.Dir(s.file))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	name := filepath.Base(s.file)
+	return d.Rename(name, name+".bak")
 }
 
 // migrateDoc applies the 0.4.0 shape rules to doc and reports a change.

@@ -89,11 +89,28 @@ var renderers = map[triad.DocKind]func(*triad.Value, string) []byte{
 }
 
 func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
-	sel, err := triad.SelectDir(ctx)
+	// The context is read, and its mirrors written, through a handle on
+	// the context directory opened inside the write root (see openDir): no
+	// swapped symlink leads a read or a write outside.
+	if _, err := os.Stat(ctx); err != nil {
+		return nil, nil
+	}
+	cdir, err := openDir(root, ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cdir.Close()
+	sel, err := selectIn(cdir, ctx)
 	if err != nil || sel.Empty() {
 		return nil, nil
 	}
 	gen := filepath.Join(ctx, ".generated")
+	var gdir *os.Root
+	defer func() {
+		if gdir != nil {
+			gdir.Close()
+		}
+	}()
 	var out []Mirror
 	for _, k := range triad.Kinds {
 		name, ok := sel.Files[k]
@@ -101,7 +118,7 @@ func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
 			continue
 		}
 		src := filepath.Join(ctx, name)
-		data, err := fsx.ReadRegular(src, agents.MaxDocumentBytes)
+		data, _, err := readIn(cdir, name, src)
 		if err != nil {
 			return nil, err
 		}
@@ -110,30 +127,33 @@ func mirrorContext(root, ctx, slug string, dryRun bool) ([]Mirror, error) {
 			return nil, fmt.Errorf("mirror: %w", err)
 		}
 		body := renderers[k](doc, slug)
-		file := filepath.Join(gen, slug+"."+string(k)+".triad.md")
-		old, _ := fsx.ReadRegular(file, -1) // a FIFO there must not block; it is replaced
+		base := slug + "." + string(k) + ".triad.md"
+		file := filepath.Join(gen, base)
+		if gdir == nil {
+			// Opened without creating it, to compare; created below only
+			// when something is written.
+			gdir, _ = fsx.OpenDirIn(cdir, ".generated", false)
+		}
+		var old []byte
+		if gdir != nil {
+			old, _, _ = fsx.ReadRegularIn(gdir, base, -1) // a FIFO there must not block; it is replaced
+		}
 		m := Mirror{File: file, Source: src, Changed: !bytes.Equal(old, body)}
 		out = append(out, m)
 		if dryRun || !m.Changed {
 			continue
 		}
-		if err := writeMirror(root, gen, file, body); err != nil {
+		if err := checkFile(gen, file); err != nil {
+			return nil, err
+		}
+		if gdir == nil {
+			if gdir, err = fsx.OpenDirIn(cdir, ".generated", true); err != nil {
+				return nil, fmt.Errorf("refusing to write: %w", err)
+			}
+		}
+		if err := fsx.WriteFileAtomicIn(gdir, base, body, 0o644); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// writeMirror writes a mirror file into gen through the root of root (see
-// openDir).
-func writeMirror(root, gen, file string, body []byte) error {
-	dir, err := openDir(root, gen)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	if err := checkFile(gen, file); err != nil {
-		return err
-	}
-	return fsx.WriteFileAtomicIn(dir, filepath.Base(file), body, 0o644)
 }

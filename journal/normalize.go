@@ -40,6 +40,22 @@ type TidyResult struct {
 	// References are the references to renamed documents this file's
 	// change rewrites ("old → new"; migrate).
 	References []string `json:"references,omitempty"`
+	// Skipped says why a document was left alone: a symbolic link is
+	// never rewritten (the file it leads to may be outside the tree, or
+	// shared); tidy the file it leads to instead.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// tidyFile is one document tidyFiles selected: its path, the directory its
+// writes must stay inside (the write root, or the --dir tree), and where
+// it leads when it is a symbolic link.
+type tidyFile struct {
+	path, base, link string
+}
+
+// skippedLink is the TidyResult of a document that is a symbolic link.
+func skippedLink(f tidyFile, k triad.DocKind) TidyResult {
+	return TidyResult{File: f.path, Kind: string(k), Skipped: "a symbolic link (to " + f.link + "): not rewritten; tidy the file it leads to"}
 }
 
 // skipDirs are never walked by a --dir scan (CLIA's list).
@@ -47,8 +63,9 @@ var skipDirs = map[string]bool{".git": true, ".build": true, "DerivedData": true
 
 // tidyFiles lists the triad documents selected by t, sorted by path: each
 // current or legacy name directly in a context directory.
-func tidyFiles(opts Options, t Tidy) ([]string, error) {
+func tidyFiles(opts Options, t Tidy) ([]tidyFile, error) {
 	var dirs []string
+	var base string
 	switch {
 	case (t.Slug == "") == (t.Dir == ""):
 		return nil, fmt.Errorf("give exactly one of a slug or a directory")
@@ -57,9 +74,10 @@ func tidyFiles(opts Options, t Tidy) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs = []string{tg.Dir}
+		dirs, base = []string{tg.Dir}, tg.Root
 	default:
 		root := fsx.Abs(opts.Agents.Path, t.Dir)
+		base = root
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("directory %s does not exist", root)
 		}
@@ -81,7 +99,7 @@ func tidyFiles(opts Options, t Tidy) ([]string, error) {
 	for _, k := range t.Kinds {
 		kinds[k] = true
 	}
-	var files []string
+	var files []tidyFile
 	for _, d := range dirs {
 		ents, err := os.ReadDir(d)
 		if err != nil {
@@ -89,12 +107,20 @@ func tidyFiles(opts Options, t Tidy) ([]string, error) {
 		}
 		for _, e := range ents {
 			k, _, ok := triad.Match(e.Name())
-			if ok && e.Type().IsRegular() && (len(kinds) == 0 || kinds[k]) {
-				files = append(files, filepath.Join(d, e.Name()))
+			if !ok || (len(kinds) > 0 && !kinds[k]) {
+				continue
 			}
+			f := tidyFile{path: filepath.Join(d, e.Name()), base: base}
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				f.link, _ = os.Readlink(f.path)
+			case !e.Type().IsRegular():
+				continue
+			}
+			files = append(files, f)
 		}
 	}
-	sort.Strings(files)
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, nil
 }
 
@@ -119,8 +145,12 @@ func Normalize(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) 
 	}
 	out := []TidyResult{}
 	for _, f := range files {
-		k, _, _ := triad.Match(filepath.Base(f))
-		r := TidyResult{File: f, Kind: string(k)}
+		k, _, _ := triad.Match(filepath.Base(f.path))
+		if f.link != "" {
+			out = append(out, skippedLink(f, k))
+			continue
+		}
+		r := TidyResult{File: f.path, Kind: string(k)}
 		r.Changed, r.Written, err = rewrite(ctx, f, t.Write, func(doc *triad.Value) (bool, error) {
 			return normalizeDoc(doc, k, t.SortBacklog), nil
 		})
@@ -134,10 +164,23 @@ func Normalize(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) 
 
 // rewrite reads f, applies edit and, when it changed something and write
 // is set, replaces f atomically under its directory's lock (re-reading
-// under the lock so a concurrent writer's change is not lost).
-func rewrite(ctx context.Context, f string, write bool, edit func(*triad.Value) (bool, error)) (changed, written bool, err error) {
+// under the lock so a concurrent writer's change is not lost). The write
+// goes through a handle on f's directory opened inside f.base (see
+// openDir), and a killed writer's temporary files are removed under the
+// lock.
+func rewrite(ctx context.Context, tf tidyFile, write bool, edit func(*triad.Value) (bool, error)) (changed, written bool, err error) {
+	f := tf.path
+	var dir *os.Root
 	apply := func() ([]byte, bool, os.FileMode, error) {
-		doc, layout, perm, err := readAgency(f)
+		var doc *triad.Value
+		var layout triad.EncodeOptions
+		var perm os.FileMode
+		var err error
+		if dir == nil {
+			doc, layout, perm, err = readAgency(f)
+		} else {
+			doc, layout, perm, _, err = readAgencyIn(dir, filepath.Base(f), f)
+		}
 		if err != nil {
 			return nil, false, 0, err
 		}
@@ -147,23 +190,53 @@ func rewrite(ctx context.Context, f string, write bool, edit func(*triad.Value) 
 		}
 		return triad.Encode(doc, layout), true, perm, nil
 	}
-	if _, changed, _, err = apply(); err != nil || !changed || !write {
+	if _, changed, _, err = apply(); err != nil || !write {
 		return changed, false, err
 	}
-	dir := filepath.Dir(f)
-	if err := checkFile(dir, f); err != nil {
-		return true, false, err
-	}
-	lock, err := fsx.LockFile(ctx, filepath.Join(dir, lockName))
+	// With --write the lock is taken even for a document already tidy: it
+	// removes what a killed run left.
+	dir, unlock, err := lockTidy(ctx, tf)
 	if err != nil {
 		return true, false, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	data, changed, perm, err := apply()
 	if err != nil || !changed {
 		return changed, false, err
 	}
-	return true, true, fsx.WriteFileAtomic(f, data, perm)
+	return true, true, fsx.WriteFileAtomicIn(dir, filepath.Base(f), data, perm)
+}
+
+// lockTidy opens the directory of tf through its base (see openDir), takes
+// the directory's journal lock and removes the temporary files a killed
+// normalize, migrate or journal left beside tf's document, its .bak and
+// its migrated name. unlock releases the lock and closes the directory.
+func lockTidy(ctx context.Context, tf tidyFile) (dir *os.Root, unlock func(), err error) {
+	d := filepath.Dir(tf.path)
+	if err := checkFile(d, tf.path); err != nil {
+		return nil, nil, err
+	}
+	if dir, err = openDir(tf.base, d); err != nil {
+		return nil, nil, err
+	}
+	if err := checkLock(d); err != nil {
+		dir.Close()
+		return nil, nil, err
+	}
+	lock, err := fsx.LockFileIn(ctx, dir, lockName)
+	if err != nil {
+		dir.Close()
+		return nil, nil, err
+	}
+	name := filepath.Base(tf.path)
+	for _, n := range []string{name, name + ".bak", strings.TrimSuffix(name, ".json") + ".triad.json"} {
+		if err := fsx.RemoveStaleTempsIn(dir, n); err != nil {
+			lock.Unlock()
+			dir.Close()
+			return nil, nil, err
+		}
+	}
+	return dir, func() { lock.Unlock(); dir.Close() }, nil
 }
 
 func normalizeDoc(doc *triad.Value, k triad.DocKind, backlog string) bool {

@@ -106,13 +106,11 @@ func WriteRoot(opts agents.Options, scope, agentsDir string) (Target, error) {
 	return Target{Root: root, Source: filepath.ToSlash(src), Workspace: ws}, nil
 }
 
-// ensureDir creates t.Dir component by component, refusing any existing
-// component that resolves (through symlinks) outside the write root, so
-// nothing is ever created elsewhere.
-func ensureDir(t Target) error {
-	if err := os.MkdirAll(t.Root, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", t.Root, err)
-	}
+// checkDir refuses, with a message, an existing component of t.Dir that
+// resolves (through symlinks) outside the write root or is not a
+// directory. It creates nothing: creating by path would follow a symlink
+// swapped in after the check; [openDir] creates through the root.
+func checkDir(t Target) error {
 	rootReal, err := filepath.EvalSymlinks(t.Root)
 	if err != nil {
 		return err
@@ -123,11 +121,17 @@ func ensureDir(t Target) error {
 	}
 	cur := t.Root
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." {
+			continue
+		}
 		cur = filepath.Join(cur, part)
-		if err := os.Mkdir(cur, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("create %s: %w", cur, err)
+		if _, err := os.Lstat(cur); errors.Is(err, os.ErrNotExist) {
+			return nil
 		}
 		real, err := filepath.EvalSymlinks(cur)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("refusing to write: %s is a dangling symlink", cur)
+		}
 		if err != nil {
 			return err
 		}
@@ -141,14 +145,17 @@ func ensureDir(t Target) error {
 	return nil
 }
 
-// openDir creates dir inside the write root root (after [ensureDir]'s
+// openDir creates dir inside the write root root (after [checkDir]'s
 // checks, which word a refusal) and opens it through the root: every
 // later lock, read, temporary file and rename goes through the returned
 // handle, so a directory swapped for a symbolic link after the checks
 // cannot lead any of them outside the root, nor split one write between
 // two directories. The caller closes it.
 func openDir(root, dir string) (*os.Root, error) {
-	if err := ensureDir(Target{Root: root, Dir: dir}); err != nil {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", root, err)
+	}
+	if err := checkDir(Target{Root: root, Dir: dir}); err != nil {
 		return nil, err
 	}
 	r, err := os.OpenRoot(root)

@@ -157,8 +157,12 @@ func New(opts Options) (*Server, error) {
 		s.cfg = *opts.Instructions
 	}
 	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
+	guide := serverInstructions
+	if opts.OpenTract != nil {
+		guide += "\n\n" + tractGuide
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:            serverInstructions + s.skillsInstructions(),
+		Instructions:            guide + s.skillsInstructions(),
 		Logger:                  opts.Logger,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -201,6 +205,21 @@ const serverInstructions = `lineage tells you which AGENTS.md instructions apply
 5. When you resume a saved session, call instructions_resume first; if it returns a
    <system-reminder type="session.resume.diff">, act on those differences before
    anything else.`
+
+// tractGuide follows serverInstructions when the server has a tract store:
+// how an agent checkpoints, rewinds and compresses its own context.
+const tractGuide = `Your own context is a tract (version control for it): tract_commit records each
+turn and reports tokens, budget and pressure.
+- Checkpoint before a risky step: tract_tag name=NAME (or tract_branch name=NAME).
+- Rewind: tract_reset ref=NAME (or HEAD~N) moves back; the abandoned turns stay in
+  the history (tract_log, tract_show). tract_checkout ref=- or tract_switch name=-
+  go back to where you were; tract_cherry_pick brings one turn back.
+- Compress: when tract_commit says warn (pressure at warn-at, see tract_config), its
+  plan names the range: write a summary of those messages yourself (lineage never
+  calls a model) within maxSummaryTokens, then tract_compress range=… summary=….
+  The originals stay, by reference; tract_annotate the summary skip to undo it.
+- Delegate: tract_spawn a child, then tract_merge_from (range, types, roles, tags
+  to take only part; dryRun to see the tokens first). tract_export saves a tract.`
 
 // MCP returns the underlying SDK server.
 func (s *Server) MCP() *mcp.Server { return s.srv }

@@ -109,6 +109,9 @@ type LogInput struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"most commits in this page (default 50)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
 	All    bool   `json:"all,omitempty" jsonschema:"every branch's history, not just HEAD's"`
+	Type   string `json:"type,omitempty" jsonschema:"only commits of this content type"`
+	Role   string `json:"role,omitempty" jsonschema:"only commits of this role"`
+	Tag    string `json:"tag,omitempty" jsonschema:"only the commit this tag names"`
 }
 
 // LogOutput is one page of tract log --json, newest first.
@@ -140,10 +143,11 @@ func (s *Server) addTractTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_log",
 		Title:       "Tract history",
-		Description: "A page of the tract's history, newest first, as `lineage tract log --json`; pass nextCursor back as cursor for the next page.",
+		Description: "A page of the tract's history, newest first, as `lineage tract log --json`; type, role and tag keep only matching commits; pass nextCursor back as cursor for the next page.",
 		Annotations: hints(true, false, true),
 	}, s.toolLog)
 	s.addTractRefTools()
+	s.addTractAgentTools()
 	s.addTractFindTools()
 	s.addTractCompressTools()
 	s.addTractStatusTools()
@@ -258,6 +262,9 @@ func (s *Server) toolLog(ctx context.Context, _ *mcp.CallToolRequest, in LogInpu
 	if in.All {
 		list += ":all"
 	}
+	if in.Type != "" || in.Role != "" || in.Tag != "" {
+		list += ":" + in.Type + ":" + in.Role + ":" + in.Tag
+	}
 	from, err := decodeCursor(list, in.Cursor)
 	if err != nil {
 		return nil, LogOutput{}, fmt.Errorf("cursor: %w", err)
@@ -266,7 +273,7 @@ func (s *Server) toolLog(ctx context.Context, _ *mcp.CallToolRequest, in LogInpu
 	if err != nil {
 		return nil, LogOutput{}, err
 	}
-	entries, err := repo.Log(ctx, name, tract.LogOptions{All: in.All})
+	entries, err := repo.Log(ctx, name, tract.LogOptions{All: in.All, Type: tract.Type(in.Type), Role: in.Role, Tag: in.Tag})
 	if err != nil {
 		return nil, LogOutput{}, err
 	}

@@ -30,7 +30,7 @@ type BranchOutput struct {
 // SwitchInput are the arguments of tract_switch.
 type SwitchInput struct {
 	TractArg
-	Name string `json:"name" jsonschema:"branch to make current"`
+	Name string `json:"name" jsonschema:"branch to make current; - is the branch HEAD was on before"`
 }
 
 // SwitchOutput names the current branch and its tip after the switch.
@@ -43,9 +43,11 @@ type SwitchOutput struct {
 // MergeInput are the arguments of tract_merge.
 type MergeInput struct {
 	TractArg
-	Branch   string `json:"branch" jsonschema:"branch (or ref) to merge into the current branch"`
-	NoFF     bool   `json:"noFF,omitempty" jsonschema:"record a merge commit even when a fast-forward is possible"`
-	Strategy string `json:"strategy,omitempty" jsonschema:"resolve conflicts: ours or theirs (recorded as an edit on top of the merge); without it a conflict changes nothing and is reported"`
+	Branch       string `json:"branch" jsonschema:"branch (or ref) to merge into the current branch"`
+	NoFF         bool   `json:"noFF,omitempty" jsonschema:"record a merge commit even when a fast-forward is possible"`
+	Strategy     string `json:"strategy,omitempty" jsonschema:"resolve conflicts: ours or theirs (recorded as an edit on top of the merge); without it a conflict changes nothing and is reported"`
+	Message      string `json:"message,omitempty" jsonschema:"the merge commit's message (default: merge BRANCH)"`
+	DeleteBranch bool   `json:"deleteBranch,omitempty" jsonschema:"delete the merged branch afterwards"`
 }
 
 // AnnotateInput are the arguments of tract_annotate.
@@ -182,7 +184,7 @@ func (s *Server) toolSwitch(ctx context.Context, _ *mcp.CallToolRequest, in Swit
 }
 
 func (s *Server) toolMerge(ctx context.Context, _ *mcp.CallToolRequest, in MergeInput) (*mcp.CallToolResult, tract.MergeResult, error) {
-	o := tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy}
+	o := tract.MergeOptions{NoFF: in.NoFF, Strategy: in.Strategy, Message: in.Message, DeleteBranch: in.DeleteBranch}
 	if err := o.Validate(); err != nil {
 		return nil, tract.MergeResult{}, err
 	}

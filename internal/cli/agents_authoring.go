@@ -369,6 +369,9 @@ func newAgentsTidyCmd(env *Env, f *agentsFlags, name string) *cobra.Command {
 			for _, r := range res {
 				state := "unchanged"
 				switch {
+				case r.Skipped != "":
+					fmt.Fprintf(env.Stdout, "skipped %s: %s\n", r.File, r.Skipped)
+					continue
 				case r.Written:
 					state, changed = "wrote", changed+1
 				case r.Changed:

@@ -42,6 +42,7 @@ func strictStatus(strict bool, ds []agents.Diagnosis) error {
 
 func newAgentsDoctorCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var slug string
+	var schema bool
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "doctor --slug S",
@@ -55,7 +56,9 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 			if err := requireSlug(slug); err != nil {
 				return err
 			}
-			d, err := agents.Doctor(f.options(env), slug)
+			opts := f.options(env)
+			opts.CheckSchema = schema
+			d, err := agents.Doctor(opts, slug)
 			var nc *agents.NoContextError
 			if err != nil && !errors.As(err, &nc) {
 				return agentsError(err)
@@ -78,18 +81,22 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 		},
 	}
 	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
+	cmd.Flags().BoolVar(&schema, "schema", false, "also validate every document against CLIA's published JSON Schemas")
 	asJSON.add(cmd, "")
 	return cmd
 }
 
 func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
+	var schema bool
 	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Run doctor for every agent under the workspace root",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ds, err := agents.Lint(f.options(env))
+			opts := f.options(env)
+			opts.CheckSchema = schema
+			ds, err := agents.Lint(opts)
 			if err != nil {
 				return agentsError(err)
 			}
@@ -109,6 +116,7 @@ func newAgentsLintCmd(env *Env, f *agentsFlags) *cobra.Command {
 			return strictStatus(f.strict, ds)
 		},
 	}
+	cmd.Flags().BoolVar(&schema, "schema", false, "also validate every document against CLIA's published JSON Schemas")
 	asJSON.add(cmd, "")
 	return cmd
 }

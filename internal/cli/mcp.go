@@ -43,7 +43,8 @@ The instruction session (what instructions_resolve has already reported) lives
 in the server, one per MCP session. With --stateless there is one shared
 session, saved in the store's directory, and HTTP requests need no MCP session
 (for running behind a load balancer).`,
-		Example: `  claude mcp add lineage -- lineage mcp
+		Example: `  lineage mcp install claude           # the "lineage" server in ~/.claude.json, by this binary's absolute path
+  lineage mcp install codex --dry-run
   lineage mcp --http
   LINEAGE_MCP_TOKEN=$(openssl rand -hex 16) lineage mcp --http 127.0.0.1:8080 --token-env LINEAGE_MCP_TOKEN`,
 		Args: rangeArgs(0, 1),
@@ -63,6 +64,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
 	fl.IntVar(&f.maxTokens, "max-result-tokens", mcpserver.DefaultMaxResultTokens, "most tokens in one tool result (longer results are paged)")
+	cmd.AddCommand(newMCPInstallCmd(env, true), newMCPInstallCmd(env, false))
 	return cmd
 }
 

@@ -120,7 +120,7 @@ func not(f func(string) bool) func(string) bool {
 // The layers of docs/architecture.md.
 var (
 	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver", "webui")
-	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
+	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
