@@ -208,7 +208,7 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 func TestMigrateRendersMirrorsAgain(t *testing.T) {
 	root := tempRoot(t)
 	write(t, root, map[string]string{
-		".git": "<dir>",
+		".git":                           "<dir>",
 		".clia/agents/s/s@x.agenda.json": `{"$schemaVersion": "0.3.0", "title": "Plan", "sections": ["Next: ship it"]}`,
 	})
 	ctx := context.Background()
