@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -44,9 +45,11 @@ func tractImportExport(cmd *cobra.Command, env *Env, f *tractFlags, name string,
 	if err != nil {
 		return findingError(fmt.Errorf("%s: %w", name, err))
 	}
+	// Without --store, LINEAGE_STORE or a store found upward, the store
+	// is created here, where 'lineage tract init' makes it.
 	url, err := storeURL(env, f.store, env.Dir)
 	if err != nil {
-		return err
+		url = stores.Default(env.Dir)
 	}
 	s, err := f.sessionAt(cmd, env, url, true, false)
 	if err != nil {
