@@ -55,9 +55,9 @@ func FuzzParseGitmodules(f *testing.F) {
 func TestDefaultDomainsSubmodules(t *testing.T) {
 	root := tempRoot(t)
 	tree(t, root, map[string]string{
-		".gitmodules":        "[submodule \"x\"]\n\tpath = libs/x\n[submodule \"xy\"]\n\tpath = libs/xy\n[submodule \"out\"]\n\tpath = ../escape\n",
-		"libs/x/src/<keep>":  "",
-		"libs/xy/src/<keep>": "",
+		".gitmodules":      "[submodule \"x\"]\n\tpath = libs/x\n[submodule \"xy\"]\n\tpath = libs/xy\n[submodule \"out\"]\n\tpath = ../escape\n",
+		"libs/x/src/keep":  "",
+		"libs/xy/src/keep": "",
 	})
 	p := filepath.Join(root, "libs/x/src")
 	domains, excluded, warns := DefaultDomains(p)
@@ -65,15 +65,15 @@ func TestDefaultDomainsSubmodules(t *testing.T) {
 		t.Errorf("warnings: %v", warns)
 	}
 	last := domains[len(domains)-3:]
-	want := []Domain{{root + "/libs", ReasonAncestor}, {root + "/libs/x", ReasonSubmodule}, {p, ReasonAncestor}}
+	want := []Domain{{filepath.Join(root, "libs"), ReasonAncestor}, {filepath.Join(root, "libs", "x"), ReasonSubmodule}, {p, ReasonAncestor}}
 	if !reflect.DeepEqual(last, want) {
 		t.Errorf("domains tail = %v, want %v", last, want)
 	}
-	if len(excluded) != 1 || excluded[0].Dir != root+"/libs/xy" {
+	if len(excluded) != 1 || excluded[0].Dir != filepath.Join(root, "libs", "xy") {
 		t.Errorf("excluded = %v, want the sibling libs/xy only", excluded)
 	}
-	if domains[0].Dir != "/" {
-		t.Errorf("chain does not start at /: %v", domains[0])
+	if fsRoot := filepath.VolumeName(root) + string(filepath.Separator); domains[0].Dir != fsRoot {
+		t.Errorf("chain does not start at %s: %v", fsRoot, domains[0])
 	}
 }
 
@@ -81,7 +81,7 @@ func TestRepoAndWorkspaceRoots(t *testing.T) {
 	root := tempRoot(t)
 	tree(t, root, map[string]string{".git": "<dir>", "sub/.git": "gitdir: x", "sub/a/b": "<dir>"})
 	p := filepath.Join(root, "sub/a/b")
-	if r, ok := RepoRoot(p); !ok || r != root+"/sub" {
+	if r, ok := RepoRoot(p); !ok || r != filepath.Join(root, "sub") {
 		t.Errorf("RepoRoot = %q %v", r, ok)
 	}
 	if w, ok := WorkspaceRoot(p); !ok || w != root {

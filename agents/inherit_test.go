@@ -19,8 +19,8 @@ func TestInheritanceResolution(t *testing.T) {
 		"sub/shared/ext.agent.json":  `{"schemaVersion":"0.4.0","guardrails":["ext-g"]}`,
 		"sub/shared/abs.agent.json":  `{"schemaVersion":"0.4.0","guardrails":["abs-g"]}`,
 		"sub/.clia/agents/s/s@sub.agent.triad.json": fmt.Sprintf(`{"schemaVersion":"0.4.0","slug":"mine","guardrails":["local-g"],
-			"inherits":["../../../../directives/root.agent.json","https://example.com/x.json","missing.agent.json","%s/far.agent.json","%s"],
-			"extensions":{"inherits":["shared/ext.agent.json"]}}`, outside, filepath.Join(root, "sub/shared/abs.agent.json")),
+			"inherits":["../../../../directives/root.agent.json","https://example.com/x.json","missing.agent.json",%q,%q],
+			"extensions":{"inherits":["shared/ext.agent.json"]}}`, filepath.Join(outside, "far.agent.json"), filepath.Join(root, "sub/shared/abs.agent.json")),
 	})
 	opts := Options{Path: filepath.Join(root, "sub")}
 	got, p := profileJSON(t, opts, "s", "agent")
@@ -72,10 +72,11 @@ func TestResolveInherit(t *testing.T) {
 	tree(t, root, map[string]string{"r/.git": "<dir>", "r/a/b/x.json": "{}"})
 	from := filepath.Join(root, "r/a/b/x.json")
 	tests := []struct{ target, want string }{
-		{"./y.json", root + "/r/a/b/y.json"},
-		{"../y.json", root + "/r/a/y.json"},
-		{"c/y.json", root + "/r/c/y.json"},
-		{"/abs/y.json", "/abs/y.json"},
+		{"./y.json", filepath.Join(root, "r/a/b/y.json")},
+		{"../y.json", filepath.Join(root, "r/a/y.json")},
+		{"c/y.json", filepath.Join(root, "r/c/y.json")},
+		// Rooted: as is (on Windows, on the referencing file's drive).
+		{"/abs/y.json", filepath.VolumeName(root) + filepath.FromSlash("/abs/y.json")},
 	}
 	for _, tt := range tests {
 		if got, ok := ResolveInherit(from, tt.target); !ok || got != tt.want {
@@ -85,7 +86,7 @@ func TestResolveInherit(t *testing.T) {
 	if _, ok := ResolveInherit(from, "git+ssh://host/x"); ok {
 		t.Error("a URL resolved to a path")
 	}
-	if got, _ := ResolveInherit("/norepo/dir/x.json", "c/y.json"); got != "/norepo/dir/c/y.json" {
+	if got, _ := ResolveInherit(filepath.FromSlash("/norepo/dir/x.json"), "c/y.json"); got != filepath.FromSlash("/norepo/dir/c/y.json") {
 		t.Errorf("without a repo: %q", got)
 	}
 }

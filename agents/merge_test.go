@@ -163,7 +163,7 @@ func TestDoctorFlagsActiveAgentsMissingRootDirectives(t *testing.T) {
 		for _, w := range d.Warnings {
 			if strings.Contains(w, "root directives document") {
 				flagged = append(flagged, d.Slug)
-				if !strings.Contains(w, filepath.Join(root, ".clia/agents/root")+"/") || !strings.HasPrefix(w, filepath.Join(root, ".clia/agents", d.Slug)) {
+				if !strings.Contains(w, filepath.Join(root, ".clia/agents/root")+string(filepath.Separator)) || !strings.HasPrefix(w, filepath.Join(root, ".clia/agents", d.Slug)) {
 					t.Errorf("%s: message %q does not name the file and the root folder", d.Slug, w)
 				}
 			}

@@ -3,6 +3,7 @@ package agents
 import (
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +32,9 @@ func TestRequireProfileAndDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(root, ".clia/agents/s/s@root.agent.triad.json")
+	// The file as the JSON document spells it (a Windows path's
+	// backslashes escaped).
+	file := strings.Trim(strconv.Quote(filepath.Join(root, ".clia/agents/s/s@root.agent.triad.json")), `"`)
 	for _, tt := range []struct {
 		o        DocumentOptions
 		has, not []string

@@ -100,7 +100,7 @@ func TestRootChainRootWithoutContextIsExplained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ch.Excluded) != 1 || ch.Excluded[0].Dir != "/nonexistent-root" {
+	if len(ch.Excluded) != 1 || ch.Excluded[0].Dir != filepath.VolumeName(root)+filepath.FromSlash("/nonexistent-root") {
 		t.Errorf("excluded = %v", ch.Excluded)
 	}
 	if len(ch.Injected) != 1 || ch.Injected[0].Dir != filepath.Join(root, "code/mono/.clia/agents/s") {

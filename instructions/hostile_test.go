@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +242,39 @@ func TestHugeFileMemory(t *testing.T) {
 		t.Errorf("loading allocated %d MB, want < 50 MB", alloc>>20)
 	} else {
 		t.Logf("allocated %d KB", alloc>>10)
+	}
+}
+
+// Imports and rules under names that are not UTF-8 keep their bytes in the
+// state, so a restored session still walks them.
+func TestInvalidUTF8ImportsAndRulesInState(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "root"})
+	dir := filepath.Join(root, "bad\xff")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skip("filesystem refuses non-UTF-8 names:", err)
+	}
+	makeTree(t, dir, map[string]string{"AGENTS.md": "here @x.md", "x.md": "imported", ".agents/rules/r.md": "---\npaths: [\"**/*.go\"]\n---\nrule"})
+	s, in := Start(opts(dir))
+	if len(in.Files) != 3 || in.Files[2].Path != dir+"/x.md" {
+		t.Fatalf("loaded %q", paths(in.Files))
+	}
+	data, err := MarshalState(s.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ParseState(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Files[1].Imports; len(got) != 1 || got[0] != dir+"/x.md" {
+		t.Errorf("imports after the round trip: %q (%+v)", got, st.Files)
+	}
+	if len(st.Rules) != 1 || st.Rules[0].Path != dir+"/.agents/rules/r.md" || st.Rules[0].Base != dir {
+		t.Errorf("rules after the round trip: %+v", st.Rules)
+	}
+	write(t, dir+"/x.md", "imported, changed")
+	r := Restore(st, opts(dir))
+	if res := r.Resolve("x.go"); !slices.Equal(reasons(res.Files), []string{"updated " + dir + "/x.md", "new " + dir + "/.agents/rules/r.md"}) {
+		t.Errorf("restored resolve: %q", reasons(res.Files))
 	}
 }

@@ -48,9 +48,11 @@ type State struct {
 
 // StateRule is a rule with "paths:" globs, relative to Base.
 type StateRule struct {
-	Path  string   `json:"path"`
-	Base  string   `json:"base"`
-	Paths []string `json:"paths"`
+	Path      string   `json:"path"`
+	PathBytes []byte   `json:"pathBytes,omitzero"`
+	Base      string   `json:"base"`
+	BaseBytes []byte   `json:"baseBytes,omitzero"`
+	Paths     []string `json:"paths"`
 }
 
 // StateFile is a known file and the version the session knows.
@@ -63,6 +65,9 @@ type StateFile struct {
 	// Imports are the paths this file imports, in document order: a
 	// resolve looks at them whenever it passes this file.
 	Imports []string `json:"imports,omitzero"`
+	// ImportsBytes, set only when an import's path is not valid UTF-8,
+	// holds every import's bytes, in the order of Imports.
+	ImportsBytes [][]byte `json:"importsBytes,omitzero"`
 }
 
 // State returns the session as a State.
@@ -75,11 +80,20 @@ func (s *Session) State() State {
 		st.Markers = []string{}
 	}
 	for p, k := range s.known {
-		st.Files = append(st.Files, StateFile{Path: p, PathBytes: invalidBytes(p), MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size,
-			Imports: clone(s.imports[p])})
+		sf := StateFile{Path: p, PathBytes: invalidBytes(p), MtimeMs: k.v.mtimeMs(), MtimeNs: k.v.mtimeNs, SizeBytes: k.v.size,
+			Imports: clone(s.imports[p])}
+		for _, ip := range sf.Imports {
+			if invalidBytes(ip) != nil {
+				for _, ip := range sf.Imports {
+					sf.ImportsBytes = append(sf.ImportsBytes, []byte(ip))
+				}
+				break
+			}
+		}
+		st.Files = append(st.Files, sf)
 	}
 	for _, r := range s.rules {
-		st.Rules = append(st.Rules, StateRule{Path: r.path, Base: r.base, Paths: clone(r.paths)})
+		st.Rules = append(st.Rules, StateRule{Path: r.path, PathBytes: invalidBytes(r.path), Base: r.base, BaseBytes: invalidBytes(r.base), Paths: clone(r.paths)})
 	}
 	st.RootBytes, st.CwdBytes = invalidBytes(st.Root), invalidBytes(st.Cwd)
 	for _, d := range st.CoveredDirs {
@@ -157,6 +171,19 @@ func (st *State) restoreBytes() {
 	for i, f := range st.Files {
 		if f.PathBytes != nil {
 			st.Files[i].Path = string(f.PathBytes)
+		}
+		if len(f.ImportsBytes) == len(f.Imports) {
+			for j, b := range f.ImportsBytes {
+				st.Files[i].Imports[j] = string(b)
+			}
+		}
+	}
+	for i, r := range st.Rules {
+		if r.PathBytes != nil {
+			st.Rules[i].Path = string(r.PathBytes)
+		}
+		if r.BaseBytes != nil {
+			st.Rules[i].Base = string(r.BaseBytes)
 		}
 	}
 	if len(st.CoveredDirsBytes) == 0 {

@@ -130,11 +130,19 @@ func TestAuthoringOnWholeCorpus(t *testing.T) {
 	// legacy file to it), keeps every key it does not migrate, and a second
 	// run changes nothing.
 	before = snapshot(t, ws)
+	layersBefore := profiles(t, ws)
 	res, err = Migrate(ctx, opts, Tidy{Dir: ".", Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after = snapshot(t, ws)
+	// No profile loses a layer to a rename.
+	layersAfter := profiles(t, ws)
+	for k, v := range layersBefore {
+		if strings.HasSuffix(k, " layers") && layersAfter[k] != v {
+			t.Errorf("%s: %s before migrate, %s after", k, v, layersAfter[k])
+		}
+	}
 	migrated := map[string]bool{}
 	for _, r := range res {
 		if !r.Written {

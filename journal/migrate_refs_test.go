@@ -202,3 +202,43 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 		}
 	})
 }
+
+// The existing mirror of a migrated document is rendered again in the same
+// run, so the mirrors never show the pre-migration document.
+func TestMigrateRendersMirrorsAgain(t *testing.T) {
+	root := tempRoot(t)
+	write(t, root, map[string]string{
+		".git":                           "<dir>",
+		".clia/agents/s/s@x.agenda.json": `{"$schemaVersion": "0.3.0", "title": "Plan", "sections": ["Next: ship it"]}`,
+	})
+	ctx := context.Background()
+	opts := Options{Agents: agents.Options{Path: root}}
+	if _, err := Mirrors(opts, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	mirror := filepath.Join(root, ".clia/agents/s/.generated/s.agenda.triad.md")
+	before, err := os.ReadFile(mirror)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Migrate(ctx, opts, Tidy{Dir: ".", Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(mirror)
+	if string(after) == string(before) {
+		t.Fatalf("the mirror was not rendered again (results %+v)", res)
+	}
+	ms, err := Mirrors(opts, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Changed {
+			t.Errorf("mirror %s is stale after migrate", m.File)
+		}
+	}
+	if _, err := os.Stat(mirror + ".bak"); err == nil {
+		t.Error("a generated mirror got a .bak")
+	}
+}

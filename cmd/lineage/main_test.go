@@ -37,7 +37,7 @@ func lineageBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds and runs the lineage binary; skipped with -short")
 	}
-	if _, err := os.Stat(goTool()); err != nil {
+	if _, err := exec.LookPath(goTool()); err != nil {
 		t.Skipf("builds lineage with the go command, and there is none here (%v): the Windows run under Wine tests the cross-built binary instead", err)
 	}
 	bin := filepath.Join(binDir, "lineage")
