@@ -204,3 +204,35 @@ func ReadRegularIn(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo
 	}
 	return data, fi, nil
 }
+
+// WriteFileLockedIn is [WriteFileLocked] on the file name inside root.
+func WriteFileLockedIn(root *os.Root, name string, data []byte, perm os.FileMode) (err error) {
+	path := rootPath(root, name)
+	tmpName := name + LockedTempSuffix
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, tmpName, err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			root.Remove(tmpName)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = root.Rename(tmpName, name); err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
+	}
+	return syncDirIn(root, filepath.Dir(filepath.FromSlash(name)))
+}
