@@ -48,9 +48,11 @@ func tractImportExport(cmd *cobra.Command, env *Env, f *tractFlags, name string,
 	if err != nil {
 		return findingError(fmt.Errorf("%s: %w", name, err))
 	}
+	// Without --store, LINEAGE_STORE or a store found upward, the store
+	// is created here, where 'lineage tract init' makes it.
 	url, err := storeURL(env, f.store, env.Dir)
 	if err != nil {
-		return err
+		url = stores.Default(env.Dir)
 	}
 	// A store this import creates is removed again when the import is
 	// refused: nothing is left behind, not even an empty schema.
