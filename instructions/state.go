@@ -407,8 +407,15 @@ func StartSession(ctx context.Context, path string, opts Options) (*Session, Ini
 // ([Resume]) and saves the resumed session in its place, under the file's
 // lock. With nothing saved it returns an error wrapping [ErrNoSession].
 func ResumeSession(ctx context.Context, path string, opts Options) (Resumed, error) {
+	return ResumeSessionFile(ctx, path, StateFileOptions{}, opts)
+}
+
+// ResumeSessionFile is [ResumeSession] with the state file's options (a
+// server face passes the directory it opened through its allowed root as
+// fileOpts.Dir).
+func ResumeSessionFile(ctx context.Context, path string, fileOpts StateFileOptions, opts Options) (Resumed, error) {
 	var r Resumed
-	err := UpdateState(ctx, path, func(st *State) (State, error) {
+	_, err := UpdateStateFile(ctx, path, fileOpts, func(st *State) (State, error) {
 		if st == nil {
 			return State{}, fmt.Errorf("%w in %s", ErrNoSession, path)
 		}
