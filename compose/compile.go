@@ -57,7 +57,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Dir: dir, Slug: o.Slug, Tract: o.Tract, Encoding: counter.Encoding(), Format: o.format(),
-		Dropped: []Dropped{}, Warnings: []string{}}
+		Dropped: []Dropped{}, DroppedMessages: []tract.Dropped{}, Warnings: []string{}}
 	if o.Budget > 0 {
 		b := o.Budget
 		res.Budget = &b
@@ -219,6 +219,12 @@ func budgetError(budget int, sys []piece, pinned []tract.Message, overhead int) 
 // block, profile block, the tract's pinned system messages), then the rest
 // of the history, and the tract's dropped messages.
 func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tract.Result) error {
+	n := len(sys)
+	if hist != nil {
+		n += len(hist.Messages)
+	}
+	res.Messages = make([]tract.Message, 0, n)
+	res.Blocks = make([]Block, 0, n)
 	for _, p := range sys {
 		res.Messages = append(res.Messages, tract.Message{Role: tract.RoleSystem, Content: p.text, Type: tract.TypeInstruction,
 			Priority: tract.Pinned, Tokens: p.block.Tokens})
@@ -226,38 +232,46 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 	}
 	if hist != nil {
 		paths := map[string][]string{}
-		var rest []tract.Message
-		var restBlocks []Block
-		for _, m := range hist.Messages {
+		block := func(m *tract.Message, part string) (Block, error) {
 			path, ok := paths[m.TractID]
 			if !ok {
 				var err error
 				if path, err = o.Repo.SpawnPath(ctx, m.TractID); err != nil {
-					return err
+					return Block{}, err
 				}
 				paths[m.TractID] = path
 			}
-			b := Block{Part: PartMessages, Source: SourceTract, Role: m.Role, Tokens: m.Tokens, Overhead: m.Tokens,
-				Commit: m.Commit, Tract: m.Tract, SpawnPath: path, Type: m.Type, Priority: m.Priority, Summarizes: m.Summarizes}
-			if systemPinned(m) {
-				b.Part = PartSystem
-				res.Messages = append(res.Messages, m)
-				res.Blocks = append(res.Blocks, b)
-				continue
+			return Block{Part: part, Source: SourceTract, Role: m.Role, Tokens: m.Tokens, Overhead: m.Tokens,
+				Commit: m.Commit, Tract: m.Tract, SpawnPath: path, Type: m.Type, Priority: m.Priority, Summarizes: m.Summarizes}, nil
+		}
+		// The pinned system messages join the system part, in order; the
+		// rest follow in order.
+		for _, system := range []bool{true, false} {
+			part := PartMessages
+			if system {
+				part = PartSystem
 			}
-			rest = append(rest, m)
-			restBlocks = append(restBlocks, b)
+			for i := range hist.Messages {
+				m := &hist.Messages[i]
+				if systemPinned(m) != system {
+					continue
+				}
+				b, err := block(m, part)
+				if err != nil {
+					return err
+				}
+				res.Messages = append(res.Messages, *m)
+				res.Blocks = append(res.Blocks, b)
+			}
 		}
-		res.Messages = append(res.Messages, rest...)
-		res.Blocks = append(res.Blocks, restBlocks...)
 		res.Tools = hist.Tools
-		for _, d := range hist.Dropped {
-			res.Dropped = append(res.Dropped, Dropped{Source: SourceTract, Reason: ReasonBudget, Commit: d.Commit, Tract: d.Tract,
-				Type: d.Type, Priority: d.Priority, Tokens: d.Tokens})
+		if hist.Dropped != nil {
+			res.DroppedMessages = hist.Dropped
 		}
-	}
-	if res.Blocks == nil {
-		res.Blocks = []Block{}
+		res.DroppedMessageCount = len(hist.Dropped)
+		for i := range hist.Dropped {
+			res.DroppedMessageTokens += hist.Dropped[i].Tokens
+		}
 	}
 	res.Tokens = res.Overhead
 	for i := range res.Blocks {
@@ -272,6 +286,6 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 
 // systemPinned reports whether a tract message belongs to the system part:
 // a pinned system message (an instruction, by default).
-func systemPinned(m tract.Message) bool {
+func systemPinned(m *tract.Message) bool {
 	return m.Role == tract.RoleSystem && m.Priority == tract.Pinned
 }

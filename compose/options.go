@@ -94,6 +94,10 @@ type Options struct {
 	// Encoding names the token encoding; "" means o200k_base.
 	Encoding string
 
+	// Counts, when set, remembers token counts between processes (see
+	// [CountFile]); the caller saves it.
+	Counts *CountFile
+
 	// Format is the request's shape; "" means [FormatOpenAI].
 	Format Format
 	// Model and MaxTokens go into the request formats when set.

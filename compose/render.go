@@ -11,7 +11,7 @@ import (
 // OpenAIRequest is a Chat Completions request body.
 type OpenAIRequest struct {
 	Model               string                `json:"model,omitempty"`
-	MaxCompletionTokens int                   `json:"max_completion_tokens,omitempty"`
+	MaxCompletionTokens int                   `json:"max_completion_tokens,omitzero"`
 	Messages            []tract.OpenAIMessage `json:"messages"`
 	Tools               []tract.OpenAITool    `json:"tools,omitempty"`
 }
@@ -19,7 +19,7 @@ type OpenAIRequest struct {
 // AnthropicRequest is a Messages API request body.
 type AnthropicRequest struct {
 	Model     string                   `json:"model,omitempty"`
-	MaxTokens int                      `json:"max_tokens,omitempty"`
+	MaxTokens int                      `json:"max_tokens,omitzero"`
 	System    string                   `json:"system,omitempty"`
 	Messages  []tract.AnthropicMessage `json:"messages"`
 	Tools     []tract.AnthropicTool    `json:"tools,omitempty"`

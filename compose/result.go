@@ -17,8 +17,6 @@ const (
 
 // Reasons something was left out.
 const (
-	// ReasonBudget: the budget left no room (tract's rules chose it).
-	ReasonBudget = "budget"
 	// ReasonCap: an instruction cap (initial.maxFiles, initial.maxBytes)
 	// stopped the chain there.
 	ReasonCap = "cap"
@@ -50,8 +48,19 @@ type Result struct {
 	Request any `json:"request"`
 	// Blocks are the request's messages in order, each with its source.
 	Blocks []Block `json:"blocks"`
-	// Dropped is everything left out, with the reason.
+	// Dropped are the instruction files left out, with the reason (cap,
+	// skip).
 	Dropped []Dropped `json:"dropped"`
+	// DroppedMessages are the tract messages the budget left out (reason
+	// budget), by tract's rules: NORMAL units oldest first, then IMPORTANT.
+	// The slice is shared with the tract's compile cache: read it, do not
+	// modify it.
+	DroppedMessages []tract.Dropped `json:"droppedMessages"`
+	// DroppedMessageCount and DroppedMessageTokens are the whole of what
+	// the budget dropped, also when DroppedMessages lists only the newest
+	// of them ([Result.NewestDropped]).
+	DroppedMessageCount  int `json:"droppedMessageCount"`
+	DroppedMessageTokens int `json:"droppedMessageTokens"`
 	// Warnings are the instruction and agent findings met on the way.
 	Warnings []string `json:"warnings"`
 
@@ -133,18 +142,22 @@ type ValueSource struct {
 	Inherited bool `json:"inherited,omitempty"`
 }
 
-// Dropped is something the request leaves out, and why.
+// Dropped is an instruction file the request leaves out, and why.
 type Dropped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
-	// Path is an instruction file's.
-	Path string `json:"path,omitempty"`
-	// Commit, Tract, Type and Priority are a tract message's.
-	Commit   tract.Hash     `json:"commit,omitempty"`
-	Tract    string         `json:"tract,omitempty"`
-	Type     tract.Type     `json:"type,omitempty"`
-	Priority tract.Priority `json:"priority,omitempty"`
-	// Tokens is what the message would have cost (tract messages).
-	Tokens int    `json:"tokens,omitempty"`
+	Path   string `json:"path"`
 	Detail string `json:"detail,omitempty"`
+}
+
+// NewestDropped returns res listing only the newest n of the messages the
+// budget dropped (DroppedMessageCount and DroppedMessageTokens still count
+// them all): what a face that answers every turn returns, where thousands
+// of entries each saying "dropped for the budget" would outweigh the
+// request itself.
+func (res Result) NewestDropped(n int) Result {
+	if len(res.DroppedMessages) > n {
+		res.DroppedMessages = res.DroppedMessages[len(res.DroppedMessages)-n:]
+	}
+	return res
 }

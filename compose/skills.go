@@ -43,7 +43,7 @@ func loadSkills(o Options, dir string, counter tokens.Counter) instructionPart {
 	content := 0
 	for _, s := range b.Skills {
 		shown[s.Path] = true
-		n := counter.Count(s.Entry())
+		n := count(counter, o.Counts, s.Entry())
 		p.block.Skills = append(p.block.Skills, SkillSource{Name: s.Name, Path: s.Path, Scope: string(s.Scope), Kind: s.Kind,
 			MtimeNs: s.MtimeNs, Size: s.Size, Tokens: n})
 		p.contributors = append(p.contributors, Contributor{Source: SourceSkills, Name: s.Name, Tokens: n})
@@ -55,9 +55,12 @@ func loadSkills(o Options, dir string, counter tokens.Counter) instructionPart {
 				Detail: fmt.Sprintf("skill %s: the catalog block's size bound (%d bytes)", s.Name, skills.DefaultBlockBytes)})
 		}
 	}
-	p.block.Tokens = tract.MessageTokens(counter.Count(b.Text), false)
+	// Counted whole, the block may come out a token or two under its
+	// entries counted one by one: then it weighs what they do, so the
+	// block's tokens stay its overhead plus its entries'.
+	p.block.Tokens = tract.MessageTokens(count(counter, o.Counts, b.Text), false)
 	if p.block.Overhead = p.block.Tokens - content; p.block.Overhead < 0 {
-		p.block.Overhead = 0
+		p.block.Overhead, p.block.Tokens = 0, content
 	}
 	out.block = p
 	return out

@@ -49,7 +49,7 @@ func loadInstructions(o Options, dir string, counter tokens.Counter) instruction
 	p := &piece{text: in.Text, block: Block{Part: PartSystem, Source: SourceInstructions, Role: tract.RoleSystem, Files: []FileSource{}}}
 	frame, content := 0, 0
 	for _, part := range in.Parts {
-		n := counter.Count(part.Text)
+		n := count(counter, o.Counts, part.Text)
 		if part.Path == "" {
 			frame += n
 			continue
@@ -103,7 +103,7 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 	p := &piece{text: text, block: Block{Part: PartSystem, Source: SourceProfile, Role: tract.RoleSystem}}
 	content := 0
 	for _, f := range fields {
-		n := counter.Count(f.text)
+		n := count(counter, o.Counts, f.text)
 		base := string(jsontext.Pointer("").AppendToken(f.name))
 		fs := FieldSource{Field: f.name, Tokens: n, Values: []ValueSource{}}
 		for _, ptr := range pointers {
@@ -116,7 +116,7 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 		p.contributors = append(p.contributors, Contributor{Source: SourceProfile, Name: o.Slug + " " + f.name, Tokens: n})
 		content += n
 	}
-	frame := counter.Count(profileOpen(o.Slug)) + counter.Count(profileClose)
+	frame := count(counter, o.Counts, profileOpen(o.Slug)) + count(counter, o.Counts, profileClose)
 	p.block.Tokens = tract.MessageTokens(frame+content, false)
 	p.block.Overhead = p.block.Tokens - content
 	return p, warnings, nil

@@ -90,15 +90,19 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	}
 	ran := false
 	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
+	var dir *os.Root
 	if err == nil {
-		err = usableSessionsDir(opts.SessionsDir)
+		dir, err = usableSessionsDir(opts.SessionsDir)
+	}
+	if dir != nil {
+		defer dir.Close()
 	}
 	var written bool
 	if err == nil {
 		// The instructions service locks, reads, and writes only a changed
 		// state (a tool call that reports nothing new writes nothing); the
 		// state of a harness session is private: 0600.
-		fileOpts := instructions.StateFileOptions{Mode: 0o600, Broken: func(aside string, err error) {
+		fileOpts := instructions.StateFileOptions{Mode: 0o600, Dir: dir, Broken: func(aside string, err error) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%v; moved it aside to %s and started afresh", err, aside))
 		}}
 		written, err = instructions.UpdateStateFile(ctx, path, fileOpts, func(saved *instructions.State) (instructions.State, error) {
@@ -126,7 +130,7 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		return res, nil
 	}
 	if written {
-		if err := removeExpired(opts.SessionsDir, path, opts.now()); err != nil {
+		if err := removeExpired(dir, filepath.Base(path), opts.now()); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("removing expired session states: %v", err))
 		}
 	}
@@ -192,24 +196,35 @@ func nativeView(h *Harness, cwd string, opts Options) Native {
 	return NativeView(h, cwd, opts.Env)
 }
 
-// usableSessionsDir creates dir (0700) when missing and refuses one that
-// is a symbolic link, as a symlinked lock file is refused: following it
-// would keep private state wherever it points.
-func usableSessionsDir(dir string) error {
+// usableSessionsDir creates dir (0700) when missing, refuses one that is
+// a symbolic link, as a symlinked lock file is refused (following it would
+// keep private state wherever it points), and opens it through its parent
+// as a root: every later lock, read and write goes through that handle,
+// so a link swapped in after the check leads nothing outside the parent.
+func usableSessionsDir(dir string) (*os.Root, error) {
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("sessions directory %s is a symbolic link; refusing it", dir)
+		return nil, fmt.Errorf("sessions directory %s is a symbolic link; refusing it", dir)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("sessions directory: %w", err)
+		return nil, fmt.Errorf("sessions directory: %w", err)
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("sessions directory: %w", err)
+		return nil, fmt.Errorf("sessions directory: %w", err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("sessions directory %s is a %s, not a directory", dir, fsx.KindOf(fi.Mode()))
+		return nil, fmt.Errorf("sessions directory %s is a %s, not a directory", dir, fsx.KindOf(fi.Mode()))
 	}
-	return nil
+	parent, err := os.OpenRoot(filepath.Dir(dir))
+	if err != nil {
+		return nil, fmt.Errorf("sessions directory: %w", err)
+	}
+	defer parent.Close()
+	r, err := fsx.OpenDirIn(parent, filepath.Base(dir), false)
+	if err != nil {
+		return nil, fmt.Errorf("sessions directory: %w", err)
+	}
+	return r, nil
 }
 
 func (o Options) now() time.Time {
@@ -307,37 +322,42 @@ func safeID(id string) string {
 	return "sha256~" + hex.EncodeToString(sum[:])
 }
 
-// removeExpired removes the state files in dir last written before
-// now-MaxAge, except keep, with their lock files. A lock file is judged by
+// removeExpired removes the state files in dir (a root) last written
+// before now-MaxAge, except the one named keep, with their lock files. A lock file is judged by
 // its state file (locking never writes it), so the lock of a live session
 // is never removed; one whose state file is gone goes once it is old too.
-func removeExpired(dir, keep string, now time.Time) error {
-	entries, err := os.ReadDir(dir)
+func removeExpired(dir *os.Root, keep string, now time.Time) error {
+	d, err := dir.Open(".")
 	if err != nil {
 		return err
 	}
-	old := func(p string) bool {
-		fi, err := os.Lstat(p)
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	old := func(name string) bool {
+		fi, err := dir.Lstat(name)
 		return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > MaxAge
 	}
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
+		p := e.Name()
 		state, isLock := strings.CutSuffix(p, ".lock")
 		if state == keep || !strings.HasSuffix(state, ".json") {
 			continue
 		}
 		if isLock {
-			if _, err := os.Lstat(state); !errors.Is(err, fs.ErrNotExist) || !old(p) {
+			if _, err := dir.Lstat(state); !errors.Is(err, fs.ErrNotExist) || !old(p) {
 				continue
 			}
 		} else if !old(p) {
 			continue
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dir.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if !isLock {
-			if err := os.Remove(p + ".lock"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := dir.Remove(p + ".lock"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}

@@ -126,14 +126,19 @@ type codexConfig struct {
 // (what Codex's own config writer produces); anything else keeps the
 // default.
 func readCodexConfig(path string) codexConfig {
-	c := codexConfig{maxBytes: 32 << 10, markers: []string{".git"}}
 	f, err := os.Open(path)
 	if err != nil {
-		return c
+		return codexConfig{maxBytes: 32 << 10, markers: []string{".git"}}
 	}
 	defer f.Close()
+	return parseCodexConfig(io.LimitReader(f, instructions.MaxConfigBytes))
+}
+
+// parseCodexConfig reads the keys readCodexConfig describes from r.
+func parseCodexConfig(r io.Reader) codexConfig {
+	c := codexConfig{maxBytes: 32 << 10, markers: []string{".git"}}
 	table := ""
-	sc := bufio.NewScanner(io.LimitReader(f, instructions.MaxConfigBytes))
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {

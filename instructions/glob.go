@@ -57,31 +57,33 @@ func (g glob) match(p string) bool {
 	return false
 }
 
+// matchSegs matches segments against a pattern's segments, "**" taking
+// any number of them. It is a table over (pattern, path) positions, so a
+// pattern full of "**" costs len(pat)×len(segs), never an exponential
+// backtrack.
 func matchSegs(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 1 && pat[1] == "**" {
-				pat = pat[1:]
+	// ok[j] is whether pat[i:] matches segs[j:], for the current i, going
+	// from the end of the pattern to its start.
+	ok := make([]bool, len(segs)+1)
+	ok[len(segs)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(segs)+1)
+		if pat[i] == "**" {
+			next[len(segs)] = ok[len(segs)]
+			for j := len(segs) - 1; j >= 0; j-- {
+				next[j] = ok[j] || next[j+1]
 			}
-			if len(pat) == 1 {
-				return true
-			}
-			for i := 0; i <= len(segs); i++ {
-				if matchSegs(pat[1:], segs[i:]) {
-					return true
+		} else {
+			for j := len(segs) - 1; j >= 0; j-- {
+				if ok[j+1] {
+					m, _ := path.Match(pat[i], segs[j])
+					next[j] = m
 				}
 			}
-			return false
 		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+		ok = next
 	}
-	return len(segs) == 0
+	return ok[0]
 }
 
 // expandBraces expands "{a,b}" alternatives, innermost first.

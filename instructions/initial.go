@@ -25,7 +25,10 @@ type File struct {
 	// Tokens is the file's content in tokens, set by a load that counts
 	// tokens (Options.Tokens); never by a resolve.
 	Tokens int `json:"tokens,omitzero"`
-	// ImportedBy, in a resolve result, is the file that imports this one.
+	// Kind is "" for a directory's own file, else "import", "rule" or
+	// "global" (set by the initial load; a resolve gives ImportedBy).
+	Kind string `json:"kind,omitzero"`
+	// ImportedBy is the file that imports this one.
 	ImportedBy string `json:"importedBy,omitzero"`
 }
 
@@ -88,6 +91,7 @@ type loadedFile struct {
 	tokens  int
 	// importedBy is the importing file of an import.
 	importedBy string
+	kind       string
 }
 
 type chain struct {
@@ -253,7 +257,7 @@ func (l *loader) add(cd ChainDir, d dirFile, g *capGroup, depth int, stack []fsx
 		if hasID {
 			l.seen[id] = d.path
 		}
-		lf := loadedFile{dir: cd.Dir, path: d.path, v: v, id: id, hasID: hasID, content: fc.text, importedBy: cd.ImportedBy}
+		lf := loadedFile{dir: cd.Dir, path: d.path, v: v, id: id, hasID: hasID, content: fc.text, importedBy: cd.ImportedBy, kind: cd.Kind}
 		if l.counter != nil {
 			lf.tokens = l.counter.Count(fc.text)
 			cd.Tokens = lf.tokens

@@ -122,7 +122,7 @@ func Start(opts Options) (*Session, Initial) {
 	for _, f := range c.loaded {
 		s.register(f.path, known{v: f.v, id: f.id, hasID: f.hasID})
 		file := newFile(f.path, f.v, "")
-		file.Tokens = f.tokens
+		file.Tokens, file.Kind, file.ImportedBy = f.tokens, f.kind, f.importedBy
 		in.Files = append(in.Files, file)
 	}
 	if in.Files == nil {

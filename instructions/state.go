@@ -214,13 +214,18 @@ const MaxStateBytes = 64 << 20
 // ReadState reads the state file at path; ok is false when it does not
 // exist. Anything but a regular file is refused without blocking.
 func ReadState(path string) (st State, ok bool, err error) {
-	st, _, ok, err = readState(path)
+	st, _, ok, err = readState(nil, path)
 	return st, ok, err
 }
 
-// readState is [ReadState] that also returns the file's bytes.
-func readState(path string) (st State, data []byte, ok bool, err error) {
-	data, err = fsx.ReadRegular(path, MaxStateBytes)
+// readState is [ReadState] that also returns the file's bytes; with dir
+// set, path's base name is read through it.
+func readState(dir *os.Root, path string) (st State, data []byte, ok bool, err error) {
+	if dir != nil {
+		data, _, err = fsx.ReadRegularIn(dir, filepath.Base(path), MaxStateBytes)
+	} else {
+		data, err = fsx.ReadRegular(path, MaxStateBytes)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, nil, false, nil
 	}
@@ -265,6 +270,11 @@ type StateFileOptions struct {
 	// to "<path>.broken" (replacing an older one): the update then goes on
 	// as if there were no state. Without it such a file is an error.
 	Broken func(aside string, err error)
+	// Dir, when set, is the directory path lies directly in, opened as a
+	// root: the lock, the read, the temporary file, the rename and a broken
+	// file's move all go through it, so a directory swapped for a symbolic
+	// link after it was opened cannot lead any of them elsewhere.
+	Dir *os.Root
 }
 
 // BrokenSuffix is appended to a state file moved aside (see
@@ -283,15 +293,25 @@ var errStateContent = errors.New("not a session state")
 // UpdateStateFile is [UpdateState] with options; written reports whether
 // the file was written (false when fn's state equals the saved one).
 func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn func(*State) (State, error)) (written bool, err error) {
-	lock, err := fsx.LockFile(ctx, path+".lock")
+	name := filepath.Base(path)
+	var lock *fsx.Lock
+	if opts.Dir != nil {
+		lock, err = fsx.LockFileIn(ctx, opts.Dir, name+".lock")
+	} else {
+		lock, err = fsx.LockFile(ctx, path+".lock")
+	}
 	if err != nil {
 		return false, err
 	}
 	defer lock.Unlock()
-	st, saved, ok, err := readState(path)
+	st, saved, ok, err := readState(opts.Dir, path)
 	if err != nil && opts.Broken != nil && isBroken(err) {
 		aside := path + BrokenSuffix
-		if rerr := os.Rename(path, aside); rerr != nil {
+		rename := os.Rename
+		if opts.Dir != nil {
+			rename = func(string, string) error { return opts.Dir.Rename(name, name+BrokenSuffix) }
+		}
+		if rerr := rename(path, aside); rerr != nil {
 			return false, fmt.Errorf("%w; moving it aside: %w", err, rerr)
 		}
 		opts.Broken(aside, err)
@@ -322,7 +342,12 @@ func UpdateStateFile(ctx context.Context, path string, opts StateFileOptions, fn
 	// Every writer holds the lock, so the temporary file has a fixed name:
 	// the directory is never listed (a state file beside 50,000 others
 	// costs what one alone does).
-	if err := fsx.WriteFileLocked(path, data, mode); err != nil {
+	if opts.Dir != nil {
+		err = fsx.WriteFileLockedIn(opts.Dir, name, data, mode)
+	} else {
+		err = fsx.WriteFileLocked(path, data, mode)
+	}
+	if err != nil {
 		return false, err
 	}
 	return true, nil
@@ -382,8 +407,15 @@ func StartSession(ctx context.Context, path string, opts Options) (*Session, Ini
 // ([Resume]) and saves the resumed session in its place, under the file's
 // lock. With nothing saved it returns an error wrapping [ErrNoSession].
 func ResumeSession(ctx context.Context, path string, opts Options) (Resumed, error) {
+	return ResumeSessionFile(ctx, path, StateFileOptions{}, opts)
+}
+
+// ResumeSessionFile is [ResumeSession] with the state file's options (a
+// server face passes the directory it opened through its allowed root as
+// fileOpts.Dir).
+func ResumeSessionFile(ctx context.Context, path string, fileOpts StateFileOptions, opts Options) (Resumed, error) {
 	var r Resumed
-	err := UpdateState(ctx, path, func(st *State) (State, error) {
+	_, err := UpdateStateFile(ctx, path, fileOpts, func(st *State) (State, error) {
 		if st == nil {
 			return State{}, fmt.Errorf("%w in %s", ErrNoSession, path)
 		}

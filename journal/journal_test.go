@@ -67,8 +67,8 @@ func TestResolveTarget(t *testing.T) {
 	tests := []struct {
 		scope, root, source string
 	}{
-		{"", root + "/libs/x", "libs/x"},
-		{ScopeSubmodule, root + "/libs/x", "libs/x"},
+		{"", filepath.Join(root, "libs/x"), "libs/x"},
+		{ScopeSubmodule, filepath.Join(root, "libs/x"), "libs/x"},
 		{ScopeWorkspace, root, "."},
 		{ScopeLocal, p, "libs/x/src/deep"},
 	}

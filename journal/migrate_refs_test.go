@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,7 +72,7 @@ func TestMigrateRewritesReferencesToRenamedDocuments(t *testing.T) {
 		}
 		if r.Changed {
 			rel, _ := filepath.Rel(root, r.File)
-			shown = append(shown, rel+" "+strings.Join(r.References, "; "))
+			shown = append(shown, filepath.ToSlash(rel)+" "+strings.Join(r.References, "; "))
 		}
 	}
 	want := []string{
@@ -166,9 +167,9 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 					ref = filepath.Join(root, ".clia/agents", o.slug, o.name)
 				}
 				if rapid.Bool().Draw(rt, fmt.Sprint("ext ", i, j)) {
-					ext = append(ext, `"`+ref+`"`)
+					ext = append(ext, strconv.Quote(ref))
 				} else {
-					top = append(top, `"`+ref+`"`)
+					top = append(top, strconv.Quote(ref))
 				}
 			}
 			if len(top) > 0 {
@@ -208,7 +209,7 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 func TestMigrateRendersMirrorsAgain(t *testing.T) {
 	root := tempRoot(t)
 	write(t, root, map[string]string{
-		".git": "<dir>",
+		".git":                           "<dir>",
 		".clia/agents/s/s@x.agenda.json": `{"$schemaVersion": "0.3.0", "title": "Plan", "sections": ["Next: ship it"]}`,
 	})
 	ctx := context.Background()

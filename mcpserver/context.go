@@ -26,6 +26,12 @@ type ContextInput struct {
 	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"reply token limit the request formats carry"`
 }
 
+// maxDroppedListed is how many of the messages the budget dropped a
+// result lists (the newest); the counts cover them all. A 10k-message tract
+// under a small budget drops thousands, and listing each would make the
+// result heavier than the request.
+const maxDroppedListed = 50
+
 func (s *Server) addContextTools() {
 	schema, err := jsonschema.ForType(reflect.TypeFor[compose.Result](), &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[any](): {Description: "the request in the format asked for: a JSON array or object, or the text"},
@@ -39,7 +45,7 @@ func (s *Server) addContextTools() {
 		Description: "The whole context of one model request, as `lineage context --json`: the AGENTS.md chain of the target's " +
 			"directory, the merged profile of an agent (slug) and the pinned system messages of a tract first, then the " +
 			"tract's history under what the budget leaves; every block with its source (files, profile fields, commits) " +
-			"and everything left out with the reason.",
+			"and everything left out with the reason (of the messages the budget dropped, the newest 50 and the totals).",
 		Annotations:  hints(true, false, true),
 		InputSchema:  withEnums[ContextInput](map[string][]string{"format": strs(compose.Formats()...)}),
 		OutputSchema: objectSchema(schema),
@@ -81,5 +87,5 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, compose.Result{}, err
 	}
-	return nil, res, nil
+	return nil, res.NewestDropped(maxDroppedListed), nil
 }

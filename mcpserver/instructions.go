@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/confine"
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
@@ -169,7 +170,15 @@ func (s *Server) instructionOptions(cwd string, sc scope) instructions.Options {
 	if o := cfg.Root.ProjectRootOverride; o != "" && !filepath.IsAbs(o) {
 		cfg.Root.ProjectRootOverride = fsx.Abs(s.opts.Cwd, o)
 	}
-	return instructions.Options{Config: cfg, Cwd: cwd, Home: s.opts.Home, FS: confinedFS{FS: instructions.OS, roots: sc.roots}}
+	fsys := confinedFS{FS: instructions.OS, roots: sc.roots, names: cfg.FileNames}
+	// The project root as the CLI estimates it from cwd: the chain between it
+	// and the roots is readable (only the instruction files).
+	if root := instructions.EstimateRoot(instructions.OS, cfg.Root, cwd, s.opts.Home); root.Dir != "" {
+		if pr, err := confine.New(root.Dir); err == nil {
+			fsys.project = pr
+		}
+	}
+	return instructions.Options{Config: cfg, Cwd: cwd, Home: s.opts.Home, FS: fsys}
 }
 
 func (s *Server) statePath() string { return filepath.Join(s.opts.StateDir, StateFileName) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,7 +52,15 @@ func (s *Server) toolResume(ctx context.Context, req *mcp.CallToolRequest, in Re
 	if err != nil {
 		return nil, ResumeOutput{}, err
 	}
-	r, err := instructions.ResumeSession(ctx, state, s.instructionOptions(cwd, sc))
+	// The state file is read and written through the allowed root that
+	// holds its directory: a directory swapped for a link after the check
+	// leads neither the read nor the write outside.
+	dir, err := sc.roots.OpenDir(filepath.Dir(state))
+	if err != nil {
+		return nil, ResumeOutput{}, fmt.Errorf("state: %w", err)
+	}
+	defer dir.Close()
+	r, err := instructions.ResumeSessionFile(ctx, state, instructions.StateFileOptions{Dir: dir}, s.instructionOptions(cwd, sc))
 	if errors.Is(err, instructions.ErrNoSession) {
 		return nil, ResumeOutput{}, fmt.Errorf("state: no session saved in %s (start one with 'lineage instructions initial --state')", state)
 	}

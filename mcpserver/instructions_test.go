@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,11 +211,37 @@ func TestRootsNarrowTheWorkingDirectory(t *testing.T) {
 	}()
 	var in InitialOutput
 	call(t, cs, "instructions_initial", nil, &in)
-	// The client's root is the allowed root: the project's AGENTS.md above
-	// it is reported as outside, never read.
-	if len(in.Files) != 1 || in.Files[0].Path != filepath.Join(dir, "sub", "AGENTS.md") ||
-		len(in.Outside) != 1 || in.Outside[0].Path != filepath.Join(dir, "AGENTS.md") || strings.Contains(in.Text, "root rules") {
-		t.Fatalf("initial from the client's root must load sub only and report the root's file: %+v", in)
+	// The client's root is the allowed root, below the project root: the
+	// project's AGENTS.md above it is read (the instruction chain of an
+	// allowed root is readable), as the CLI reads it.
+	if len(in.Files) != 2 || in.Files[0].Path != filepath.Join(dir, "AGENTS.md") || in.Files[1].Path != filepath.Join(dir, "sub", "AGENTS.md") ||
+		len(in.Outside) != 0 || !strings.Contains(in.Text, "root rules") {
+		t.Fatalf("initial from the client's root must load the chain from the project root: %+v", in)
+	}
+}
+
+// Above a client root only the chain's instruction files are read, and
+// only when their real path stays under the project root: an AGENTS.md
+// there that links outside the project is reported outside, never read.
+func TestChainAboveRootStaysInTheProject(t *testing.T) {
+	dir := project(t)
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	writeFile(t, secret, "TOP SECRET\n")
+	os.Remove(filepath.Join(dir, "AGENTS.md"))
+	if err := os.Symlink(secret, filepath.Join(dir, "AGENTS.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{})
+	c.AddRoots(&mcp.Root{URI: "file://" + filepath.Join(dir, "sub")})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var in InitialOutput
+	call(t, cs, "instructions_initial", nil, &in)
+	if strings.Contains(in.Text, "TOP SECRET") || len(in.Outside) != 1 || in.Outside[0].Path != filepath.Join(dir, "AGENTS.md") {
+		t.Fatalf("a linked-out AGENTS.md above the root was read or not reported: %+v", in)
 	}
 }
 

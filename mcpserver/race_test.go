@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/internal/swaptest"
 )
 
@@ -138,5 +139,42 @@ func TestJournalUnderSymlinkSwap(t *testing.T) {
 		if !strings.Contains(string(data), `"`+id+`"`) {
 			t.Errorf("acknowledged entry %s is lost", id)
 		}
+	}
+}
+
+// The directory of an instructions_resume state file swapped with a link
+// to a directory outside holding a state file of the same name: resuming
+// (which rewrites the state, its cwd alternating) never writes there.
+func TestResumeUnderSymlinkSwap(t *testing.T) {
+	dir, outside := confinedProject(t)
+	stateDir := filepath.Join(dir, "state")
+	if err := os.Mkdir(stateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{stateDir, outside} {
+		opts := instructions.Options{Config: instructions.DefaultConfig(), Cwd: filepath.Join(dir, "sub")}
+		if _, _, err := instructions.StartSession(context.Background(), filepath.Join(d, "s.json"), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
+	decoy := filepath.Join(dir, "decoy")
+	platformtest.Symlink(t, outside, decoy)
+	before := swaptest.Tree(t, outside)
+	sw := swaptest.Start(t, stateDir, decoy, 30*time.Second)
+	resumed := 0
+	for i := range raceCalls {
+		cwd := "sub"
+		if i%2 == 1 {
+			cwd = "sub/deep"
+		}
+		if _, isErr := callRaw(t, cs, "instructions_resume", map[string]any{"state": "state/s.json", "cwd": cwd}); !isErr {
+			resumed++
+		}
+	}
+	sw.Stop()
+	t.Logf("%d swaps, %d resumed", sw.Swaps(), resumed)
+	if diff := cmp.Diff(before, swaptest.Tree(t, outside)); diff != "" {
+		t.Errorf("the outside directory changed (-before +after):\n%s", diff)
 	}
 }

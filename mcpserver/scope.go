@@ -130,17 +130,50 @@ func (sc scope) check(what, p string) error {
 // outside, is refused and reported unreadable with the reason, never read.
 // Stat and Lstat pass through (the root estimation looks for markers above
 // the roots); they give no content.
+//
+// The instruction chain above the roots is readable too (the MCP page: a
+// client whose root is a subdirectory still gets the project's AGENTS.md):
+// a file named by one of names, in a directory between the project root
+// and an allowed root, opened through the project root so its real path
+// stays under it. Nothing else above the roots is read.
 type confinedFS struct {
 	instructions.FS
 	roots confine.Roots
+	// project is the project root (confined to), names the instruction
+	// file names; project is zero when no root lies below a project root.
+	project confine.Roots
+	names   []string
 }
 
 func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
 	f, _, err := c.roots.OpenRegular(name)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		return f, nil
 	}
-	return f, nil
+	if c.chainAbove(name) {
+		if f, _, err2 := c.project.OpenRegular(name); err2 == nil {
+			return f, nil
+		}
+	}
+	return nil, err
+}
+
+// chainAbove reports whether name is an instruction file of a directory
+// between the project root and one of the allowed roots (both included).
+func (c confinedFS) chainAbove(name string) bool {
+	if len(c.project.Dirs()) == 0 || !slices.Contains(c.names, filepath.Base(name)) {
+		return false
+	}
+	dir := filepath.Dir(filepath.Clean(name))
+	if !fsx.Contains(c.project.Dirs()[0], dir) {
+		return false
+	}
+	for _, r := range c.roots.Dirs() {
+		if fsx.Contains(dir, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadDir lets the loader list rule folders (.agents/rules, .claude/rules)

@@ -86,7 +86,9 @@ type Folder struct {
 	Scope Scope  `json:"scope"`
 
 	base *base
-	rel  string // Dir relative to base.dir, slash-separated
+	rel  string   // Dir relative to base.dir, slash-separated
+	sub  *os.Root // Dir itself, open while it is walked
+	top  *os.File // Dir's directory, open while it is walked
 }
 
 // base is one directory opened as an os.Root, which every file under it is
@@ -185,14 +187,17 @@ func (c *Catalog) Find(name string) (Skill, bool) {
 
 // discovery is the state of one Discover call.
 type discovery struct {
-	opts    Options
-	cat     *Catalog
-	found   []Skill
-	seen    []fs.FileInfo // SKILL.md files already taken (by identity)
-	folders []fs.FileInfo
-	dirs    int
-	cache   *metaCache
-	counter tokens.Counter
+	opts  Options
+	cat   *Catalog
+	found []Skill
+	// SKILL.md files and folders already taken, by identity.
+	skillIDs, folderIDs map[fsx.FileID]bool
+	seen, folders       []fs.FileInfo
+	dirs                int
+	cache               *metaCache
+	// cacheReady delivers the cache being read; nil once received.
+	cacheReady chan *metaCache
+	counter    tokens.Counter
 }
 
 // Discover finds the skills for opts.Cwd. Problems with single files are
@@ -221,7 +226,11 @@ func Discover(opts Options) (*Catalog, error) {
 	root := instructions.EstimateRoot(instructions.OS, opts.Root, opts.Cwd, opts.Home)
 	d := &discovery{opts: opts, cat: &Catalog{Root: root, Cwd: opts.Cwd, maxBytes: opts.MaxFileBytes}, counter: opts.Tokens}
 	if opts.CachePath != "" {
-		d.cache = loadCache(opts.CachePath)
+		// Read the cache while the folders are looked up; the first skill
+		// found waits for it.
+		ready := make(chan *metaCache, 1)
+		go func() { ready <- loadCache(opts.CachePath) }()
+		d.cacheReady = ready
 	}
 	d.project(root.Dir)
 	for _, dir := range opts.Extra {
@@ -233,7 +242,7 @@ func Discover(opts Options) (*Catalog, error) {
 		}
 	}
 	d.finish()
-	if d.cache != nil {
+	if d.waitCache() != nil {
 		d.cache.save()
 	}
 	return d.cat, nil
@@ -292,48 +301,45 @@ func (d *discovery) folder(b *base, rel, kind string, scope Scope) {
 	case !fi.IsDir():
 		return
 	}
-	for _, s := range d.folders {
-		if os.SameFile(s, fi) {
-			return
-		}
+	if d.seenBefore(&d.folderIDs, &d.folders, abs, fi) {
+		return
 	}
-	d.folders = append(d.folders, fi)
-	f := Folder{Dir: abs, Kind: kind, Scope: scope, base: b, rel: rel}
+	sub, err := b.root.OpenRoot(rel)
+	if err != nil {
+		d.problem(abs, describe(err, b.dir))
+		return
+	}
+	defer sub.Close()
+	f := Folder{Dir: abs, Kind: kind, Scope: scope, base: b, rel: rel, sub: sub}
 	d.cat.Folders = append(d.cat.Folders, f)
-	d.walk(f, rel, 0)
-}
-
-// walk lists dir (relative to the folder's base): a directory holding a
-// SKILL.md is a skill; any other directory is searched further down.
-func (d *discovery) walk(f Folder, dir string, depth int) {
-	if d.dirs >= d.opts.MaxDirs || len(d.found) >= d.opts.MaxSkills {
-		d.cat.Truncated = true
+	top, err := sub.Open(".")
+	if err != nil {
+		d.problem(abs, describe(err, b.dir))
 		return
 	}
-	d.dirs++
-	h, err := f.base.root.Open(dir)
+	defer top.Close()
+	ents, err := readDir(top)
 	if err != nil {
-		d.problem(f.base.abs(dir), describe(err, f.base.dir))
-		return
-	}
-	ents, err := h.ReadDir(-1)
-	h.Close()
-	if err != nil {
-		d.problem(f.base.abs(dir), fmt.Sprintf("cannot list: %v", unwrapPath(err)))
+		d.problem(abs, fmt.Sprintf("cannot list: %v", unwrapPath(err)))
 		return
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if depth > 0 && slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == SkillFile }) {
-		d.skill(f, dir)
-		return
+	f.top = top
+	if slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == SkillFile }) {
+		d.problem(f.abs(SkillFile), "a SKILL.md directly in a skill folder is not a skill: give the skill a folder of its own")
 	}
-	if depth == 0 && slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == SkillFile }) {
-		d.problem(f.base.abs(path.Join(dir, SkillFile)), "a SKILL.md directly in a skill folder is not a skill: give the skill a folder of its own")
-	}
-	if depth+1 > MaxDepth {
-		return
-	}
+	d.walk(f, ".", ents, 0)
+}
+
+// walk looks at the directories among ents (the entries of dir, relative
+// to the folder): one holding a SKILL.md is a skill; any other is listed
+// and searched further down, to MaxDepth.
+func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 	for _, e := range ents {
+		if d.dirs >= d.opts.MaxDirs || len(d.found) >= d.opts.MaxSkills {
+			d.cat.Truncated = true
+			return
+		}
 		name := e.Name()
 		if name == ".git" || name == "node_modules" {
 			continue
@@ -341,9 +347,9 @@ func (d *discovery) walk(f Folder, dir string, depth int) {
 		child := path.Join(dir, name)
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
-			fi, err := f.base.root.Stat(child)
+			fi, err := f.stat(child)
 			if err != nil {
-				d.problem(f.base.abs(child), describe(err, f.base.dir))
+				d.problem(f.abs(child), describe(err, f.base.dir))
 				continue
 			}
 			isDir = fi.IsDir()
@@ -352,46 +358,134 @@ func (d *discovery) walk(f Folder, dir string, depth int) {
 			continue
 		}
 		if !utf8.ValidString(name) {
-			d.problem(f.base.abs(child), "the name is not valid UTF-8: skipped")
+			d.problem(f.abs(child), "the name is not valid UTF-8: skipped")
 			continue
 		}
-		d.walk(f, child, depth+1)
+		d.dirs++
+		skillPath := path.Join(child, SkillFile)
+		var fi fs.FileInfo
+		var err error
+		if fast, ok := fastStat(f.top, skillPath); ok && depth == 0 && e.IsDir() {
+			fi = fast
+		} else {
+			fi, err = f.stat(skillPath)
+		}
+		switch {
+		case err == nil:
+			d.skill(f, child, fi)
+			continue
+		case !errors.Is(err, fs.ErrNotExist):
+			d.problem(f.abs(skillPath), describe(err, f.base.dir))
+			continue
+		}
+		sub, ok := d.list(f, child)
+		if !ok {
+			continue
+		}
+		if slices.ContainsFunc(sub, func(e fs.DirEntry) bool { return e.Name() == SkillFile }) {
+			d.problem(f.abs(skillPath), describe(err, f.base.dir)) // a dangling link
+			continue
+		}
+		if depth+1 < MaxDepth {
+			d.walk(f, child, sub, depth+1)
+		}
 	}
 }
 
-// skill reads the SKILL.md of the skill folder dir.
-func (d *discovery) skill(f Folder, dir string) {
-	rel := path.Join(dir, SkillFile)
-	abs := f.base.abs(rel)
-	fi, err := f.base.root.Stat(rel)
-	if err != nil {
-		d.problem(abs, describe(err, f.base.dir))
-		return
+// list reads the entries of dir (relative to the folder), sorted by name.
+func (d *discovery) list(f Folder, dir string) ([]fs.DirEntry, bool) {
+	h, err := f.sub.Open(dir)
+	if err != nil && escapes(err) {
+		h, err = f.base.root.Open(path.Join(f.rel, dir))
 	}
-	for _, s := range d.seen {
+	if err != nil {
+		d.problem(f.abs(dir), describe(err, f.base.dir))
+		return nil, false
+	}
+	ents, err := h.ReadDir(-1)
+	h.Close()
+	if err != nil {
+		d.problem(f.abs(dir), fmt.Sprintf("cannot list: %v", unwrapPath(err)))
+		return nil, false
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, true
+}
+
+// stat is Stat of rel (relative to the folder) through the folder's own
+// root, and through the wider root it lies in when that says the path
+// leaves the folder: a link from .claude/skills into .agents/skills stays
+// inside the project. Asking the folder first is only cheaper (one
+// directory to walk instead of the whole path), never wider.
+func (f Folder) stat(rel string) (fs.FileInfo, error) {
+	fi, err := f.sub.Stat(rel)
+	if err != nil && escapes(err) {
+		return f.base.root.Stat(path.Join(f.rel, rel))
+	}
+	return fi, err
+}
+
+func (f Folder) read(rel string, limit int64) ([]byte, fs.FileInfo, error) {
+	data, fi, err := fsx.ReadRegularIn(f.sub, rel, limit)
+	if err != nil && escapes(err) {
+		return fsx.ReadRegularIn(f.base.root, path.Join(f.rel, rel), limit)
+	}
+	return data, fi, err
+}
+
+func (f Folder) abs(rel string) string { return f.base.abs(path.Join(f.rel, rel)) }
+
+func escapes(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// seenBefore records fi's file and reports whether it was recorded already
+// (by device and inode; os.SameFile where the platform has no identity).
+func (d *discovery) seenBefore(ids *map[fsx.FileID]bool, others *[]fs.FileInfo, p string, fi fs.FileInfo) bool {
+	if id, ok := fsx.IDOf(p, fi); ok {
+		if *ids == nil {
+			*ids = map[fsx.FileID]bool{}
+		}
+		if (*ids)[id] {
+			return true
+		}
+		(*ids)[id] = true
+		return false
+	}
+	for _, s := range *others {
 		if os.SameFile(s, fi) {
-			return // the same file through another folder or link
+			return true
 		}
 	}
-	d.seen = append(d.seen, fi)
+	*others = append(*others, fi)
+	return false
+}
+
+// skill takes the skill folder dir (relative to the folder) whose SKILL.md
+// stats as fi: from the cache when its (mtime, size) are unchanged, else
+// read, parsed, checked and counted.
+func (d *discovery) skill(f Folder, dir string, fi fs.FileInfo) {
+	rel := path.Join(dir, SkillFile)
+	abs := f.abs(rel)
+	if d.seenBefore(&d.skillIDs, &d.seen, abs, fi) {
+		return // the same file through another folder or link
+	}
 	d.cat.Files++
-	sk := Skill{Path: abs, Dir: f.base.abs(dir), Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: dir}
-	if d.cache != nil {
+	sk := Skill{Path: abs, Dir: f.abs(dir), Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: path.Join(f.rel, dir)}
+	if d.waitCache() != nil && fi.Mode().IsRegular() {
 		if e, ok := d.cache.get(abs, fi, d.encoding()); ok {
 			sk.Name, sk.Description, sk.BodyTokens, sk.MtimeNs, sk.Size = e.Name, e.Description, e.BodyTokens, e.MtimeNs, e.Size
-			for _, w := range e.Warnings {
-				d.cat.Problems = append(d.cat.Problems, w)
-			}
+			d.cat.Problems = append(d.cat.Problems, e.Warnings...)
 			d.found = append(d.found, sk)
 			return
 		}
 	}
-	data, fi, err := fsx.ReadRegularIn(f.base.root, rel, d.opts.MaxFileBytes)
+	data, fi, err := f.read(rel, d.opts.MaxFileBytes)
 	if err != nil {
 		d.problem(abs, describe(err, f.base.dir))
 		return
 	}
-	doc, probs := parse(abs, path.Base(dir), data)
+	doc, probs := parse(abs, path.Base(sk.rel), data)
 	if doc == nil {
 		d.cat.Problems = append(d.cat.Problems, probs...)
 		return
@@ -399,9 +493,9 @@ func (d *discovery) skill(f Folder, dir string) {
 	sk.Name, sk.Description = doc.name, doc.description
 	sk.MtimeNs, sk.Size = fi.ModTime().UnixNano(), fi.Size()
 	sk.BodyTokens = d.count(doc.body)
-	probs = append(probs, checkRefs(f.base, dir, abs, doc)...)
+	probs = append(probs, checkRefs(f.base, sk.rel, abs, doc)...)
 	d.cat.Problems = append(d.cat.Problems, probs...)
-	if d.cache != nil {
+	if d.waitCache() != nil {
 		d.cache.put(cacheEntry{Path: abs, MtimeNs: sk.MtimeNs, Size: sk.Size, Encoding: d.encoding(), Name: sk.Name,
 			Description: sk.Description, BodyTokens: sk.BodyTokens, Warnings: probs})
 	}
@@ -519,4 +613,14 @@ func checkRefs(b *base, dir, file string, doc *doc) []Problem {
 		}
 	}
 	return out
+}
+
+// waitCache returns the metadata cache (nil when there is none), waiting
+// for it to be read the first time.
+func (d *discovery) waitCache() *metaCache {
+	if d.cacheReady != nil {
+		d.cache = <-d.cacheReady
+		d.cacheReady = nil
+	}
+	return d.cache
 }

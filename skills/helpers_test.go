@@ -26,12 +26,16 @@ func tree(t *testing.T, files map[string]string) string {
 
 func write(t *testing.T, p, c string) {
 	t.Helper()
+	if err := mkfile(p, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkfile(p, c string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return os.WriteFile(p, []byte(c), 0o644)
 }
 
 func skillMD(name, desc, body string) string {

@@ -120,9 +120,13 @@ func canonicalContent(c Content) ([]byte, error) {
 // canonicalCommit is canon.Marshal of the commit's hashed form. Strings
 // that are not valid UTF-8 are hashed with U+FFFD for each bad byte run.
 func canonicalCommit(c Commit) []byte {
+	return appendCanonicalCommit(make([]byte, 0, 256+len(c.Message)), &c)
+}
+
+// appendCanonicalCommit appends canonicalCommit(*c) to b.
+func appendCanonicalCommit(b []byte, c *Commit) []byte {
 	msg := strings.ToValidUTF8(c.Message, "\uFFFD")
 	tractID := strings.ToValidUTF8(c.Tract, "\uFFFD")
-	b := make([]byte, 0, 256+len(msg))
 	b = append(b, '{')
 	first := true
 	if c.Content != "" {
@@ -153,7 +157,9 @@ func canonicalCommit(c Commit) []byte {
 		b = appendString(b, strings.ToValidUTF8(string(p), "\uFFFD"))
 	}
 	b = append(b, ']')
-	b = member(b, &first, "time", c.Time.UTC().Format(time.RFC3339Nano))
+	b = append(b, `,"time":"`...)
+	b = c.Time.UTC().AppendFormat(b, time.RFC3339Nano) // no character to escape
+	b = append(b, '"')
 	b = member(b, &first, "tract", tractID)
 	return append(b, '}')
 }
@@ -161,6 +167,13 @@ func canonicalCommit(c Commit) []byte {
 func sha256Hex(b []byte) Hash {
 	sum := sha256.Sum256(b)
 	return Hash(hex.EncodeToString(sum[:]))
+}
+
+// commitHashes reports whether c's fields hash to c.Hash; scratch is a
+// buffer to reuse (returned for the next call).
+func commitHashes(c *Commit, scratch []byte) (bool, []byte) {
+	scratch = appendCanonicalCommit(scratch[:0], c)
+	return hashes(c.Hash, scratch), scratch
 }
 
 // hashes reports whether h is the hash of b, without making a string (a

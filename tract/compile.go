@@ -328,8 +328,17 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 	order := v.lin.order[from:]
 	var err error
 	counted := map[Hash]int{}
+	var scratch []byte
 	v.entries = slices.Grow(v.entries, len(order))
 	for i, c := range order {
+		// Trust no row: a commit whose fields (parents, operation, content,
+		// edit target, author, time) do not hash to its hash is refused,
+		// like content that does not match its blob hash. A checkpoint
+		// keeps what was checked here.
+		var ok bool
+		if ok, scratch = commitHashes(c, scratch); !ok {
+			return &CommitIntegrityError{Commit: c.Hash, Got: c.ComputeHash()}
+		}
 		var e entry
 		if c.Content != "" {
 			b := blobs[i]

@@ -34,9 +34,16 @@ type OldSchemaError struct {
 	// (never a password).
 	Store            string
 	Version, Current int
+	// NotWritable says this user may not write the store, so cannot
+	// migrate it.
+	NotWritable bool
 }
 
 func (e *OldSchemaError) Error() string {
+	if e.NotWritable {
+		return fmt.Sprintf("store %s: schema version %d is older than this lineage's (%d), and this user cannot write it: its owner must run 'lineage tract migrate' once to upgrade it",
+			e.Store, e.Version, e.Current)
+	}
 	return fmt.Sprintf("store %s: schema version %d is older than this lineage's (%d): run 'lineage tract migrate' once to upgrade it (any write command also does)",
 		e.Store, e.Version, e.Current)
 }
@@ -57,6 +64,21 @@ func (e *IntegrityError) Error() string {
 
 // Unwrap makes an IntegrityError an ErrDamaged.
 func (e *IntegrityError) Unwrap() error { return ErrDamaged }
+
+// CommitIntegrityError is a stored commit whose fields do not hash to its
+// hash (a parent rewired, an operation or content changed behind lineage's
+// back): compile refuses to build on it.
+type CommitIntegrityError struct {
+	Commit Hash
+	Got    Hash
+}
+
+func (e *CommitIntegrityError) Error() string {
+	return fmt.Sprintf("commit %s: its fields hash to %s: commit damaged, refusing to compile it (run 'lineage tract verify')", e.Commit.Short(), e.Got.Short())
+}
+
+// Unwrap makes a CommitIntegrityError an ErrDamaged.
+func (e *CommitIntegrityError) Unwrap() error { return ErrDamaged }
 
 // ValidationError is bad input: an unknown type or role, an invalid name, an
 // edit that is not allowed.

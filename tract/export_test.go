@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
 
 // validExport is a one-commit export built by hand.
@@ -81,4 +84,95 @@ func FuzzParseExport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// meaningExport builds an export whose every hash is valid around one
+// record the caller makes invalid in meaning: blob data, the commit's
+// parents, tracts, refs and annotations as given.
+func meaningExport(t *testing.T, data string, parents func(root Hash) []Hash, tracts, refs, anns []string) string {
+	t.Helper()
+	ok, err := NewBlob(Content{Type: TypeMessage, Role: RoleUser, Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	root := Commit{Parents: []Hash{}, Content: ok.Hash, Operation: OpAppend, Tract: "t1", Time: at}
+	root.Hash = root.ComputeHash()
+	lines := []string{`{"kind":"lineage-export","version":1}`}
+	lines = append(lines, tracts...)
+	lines = append(lines, fmt.Sprintf(`{"kind":"blob","hash":"%s","data":%s}`, ok.Hash, ok.Data))
+	content := ok.Hash
+	if data != "" {
+		content = sha256Hex([]byte(data))
+		lines = append(lines, fmt.Sprintf(`{"kind":"blob","hash":"%s","data":%s}`, content, data))
+	}
+	lines = append(lines, fmt.Sprintf(`{"kind":"commit","hash":"%s","parents":[],"content":"%s","operation":"append","time":"2026-01-02T03:04:05Z","tract":"t1"}`, root.Hash, ok.Hash))
+	head := root.Hash
+	if parents != nil || data != "" {
+		ps := []Hash{root.Hash}
+		if parents != nil {
+			ps = parents(root.Hash)
+		}
+		c := Commit{Parents: ps, Content: content, Operation: OpAppend, Tract: "t1", Time: at}
+		if len(ps) > 1 {
+			c.Content, c.Operation = "", OpMerge
+		}
+		c.Hash = c.ComputeHash()
+		pj, _ := json.Marshal(ps)
+		contentField := ""
+		if c.Content != "" {
+			contentField = fmt.Sprintf(`"content":"%s",`, c.Content)
+		}
+		lines = append(lines, fmt.Sprintf(`{"kind":"commit","hash":"%s","parents":%s,%s"operation":"%s","time":"2026-01-02T03:04:05Z","tract":"t1"}`, c.Hash, pj, contentField, c.Operation))
+		head = c.Hash
+	}
+	for _, r := range refs {
+		lines = append(lines, strings.ReplaceAll(r, "HEADHASH", string(head)))
+	}
+	for _, a := range anns {
+		lines = append(lines, strings.ReplaceAll(a, "HEADHASH", string(head)))
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestImportChecksMeaning: an export whose hashes all hold but whose
+// records break a rule commit, branch or spawn applies is refused, naming
+// the line (exit 3 in the CLI), like a damaged one.
+func TestImportChecksMeaning(t *testing.T) {
+	t1 := `{"kind":"tract","id":"t1","name":"main","created":"2026-01-02T03:04:05Z"}`
+	head := `{"kind":"ref","tract":"t1","name":"HEAD","value":"branch:main"}`
+	main := `{"kind":"ref","tract":"t1","name":"main","value":"HEADHASH"}`
+	good := meaningExport(t, "", nil, []string{t1}, []string{head, main}, nil)
+	if _, err := ParseExport(strings.NewReader(good)); err != nil {
+		t.Fatalf("the valid export: %v", err)
+	}
+	big := `{"role":"user","text":"` + strings.Repeat("a", MaxContentBytes) + `","type":"message"}`
+	for name, tc := range map[string]struct {
+		in   string
+		want string
+	}{
+		"ref name ../../x": {meaningExport(t, "", nil, []string{t1}, []string{head, main, `{"kind":"ref","tract":"t1","name":"../../x","value":"HEADHASH"}`}, nil), `ref "../../x"`},
+		"ref name newline": {meaningExport(t, "", nil, []string{t1}, []string{head, main, `{"kind":"ref","tract":"t1","name":"a\nb","value":"HEADHASH"}`}, nil), `ref "a\nb"`},
+		"ref value":        {meaningExport(t, "", nil, []string{t1}, []string{head, `{"kind":"ref","tract":"t1","name":"main","value":"nothing"}`}, nil), "not a commit hash"},
+		"HEAD missing":     {meaningExport(t, "", nil, []string{t1}, []string{`{"kind":"ref","tract":"t1","name":"HEAD","value":"branch:gone"}`, main}, nil), `names branch "gone"`},
+		"unknown tract":    {meaningExport(t, "", nil, []string{t1}, []string{head, main, `{"kind":"ref","tract":"t9","name":"x","value":"HEADHASH"}`}, nil), "tract id t9, which is not in the export"},
+		"self spawn": {meaningExport(t, "", nil, []string{t1, `{"kind":"tract","id":"t2","name":"kid","created":"2026-01-02T03:04:05Z","spawn":{"parent":"t2","purpose":"p","mode":"reference","time":"2026-01-02T03:04:05Z"}}`},
+			[]string{head, main}, nil), "spawned from itself"},
+		"spawn cycle": {meaningExport(t, "", nil, []string{t1,
+			`{"kind":"tract","id":"t2","name":"a","created":"2026-01-02T03:04:05Z","spawn":{"parent":"t3","purpose":"p","mode":"reference","time":"2026-01-02T03:04:05Z"}}`,
+			`{"kind":"tract","id":"t3","name":"b","created":"2026-01-02T03:04:05Z","spawn":{"parent":"t2","purpose":"p","mode":"reference","time":"2026-01-02T03:04:05Z"}}`},
+			[]string{head, main}, nil), "form a cycle"},
+		"role wizard":       {meaningExport(t, `{"role":"wizard","text":"x","type":"message"}`, nil, []string{t1}, []string{head, main}, nil), `invalid role "wizard"`},
+		"type bogus":        {meaningExport(t, `{"role":"user","text":"x","type":"bogus"}`, nil, []string{t1}, []string{head, main}, nil), `invalid type "bogus"`},
+		"no role":           {meaningExport(t, `{"text":"x","type":"message"}`, nil, []string{t1}, []string{head, main}, nil), "no role"},
+		"content limit":     {meaningExport(t, big, nil, []string{t1}, []string{head, main}, nil), "the limit for one commit's content"},
+		"duplicate parents": {meaningExport(t, "", func(root Hash) []Hash { return []Hash{root, root, root} }, []string{t1}, []string{head, main}, nil), "named twice"},
+		"annotation viewer": {meaningExport(t, "", nil, []string{t1}, []string{head, main}, []string{`{"kind":"annotation","time":"2026-01-02T03:04:05Z","viewer":"t7","commit":"HEADHASH","priority":"skip"}`}), "annotation by tract id t7"},
+	} {
+		_, err := ParseExport(strings.NewReader(tc.in))
+		var ee *ExportError
+		if !errors.As(err, &ee) || ee.Line == 0 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an ExportError with %q", name, err, tc.want)
+		}
+	}
 }

@@ -46,6 +46,12 @@ func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptio
 		if err != nil {
 			return Tract{}, fmt.Errorf("snapshot of %s: %w", parentName, err)
 		}
+		if len(res.Messages) == 0 && len(res.Dropped) > 0 {
+			// An empty seed would be a snapshot of nothing, silently.
+			need := tokensPrimer + res.Dropped[len(res.Dropped)-1].Tokens
+			return Tract{}, &ValidationError{Field: "budget", Value: fmt.Sprint(o.Budget), Reason: fmt.Sprintf(
+				"keeps none of %s's %d messages for the snapshot (its newest alone needs %d tokens): give a larger --budget or none", parentName, len(res.Dropped), need)}
+		}
 		seed = &Content{Type: TypeInstruction, Text: Text(res.Messages), Seed: true}
 	case SpawnEmpty:
 		seed = &Content{Type: TypeInstruction, Text: o.Purpose, Seed: true}

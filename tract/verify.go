@@ -14,7 +14,7 @@ import (
 
 // Damage is one integrity problem verify found.
 type Damage struct {
-	Kind   string `json:"kind"` // blob | commit | parent | content | edit-target | ref
+	Kind   string `json:"kind"` // blob | commit | parent | content | edit-target | ref | checkpoint | tokens | database
 	Object string `json:"object"`
 	Detail string `json:"detail"`
 }
@@ -80,6 +80,13 @@ func (r *Repo) Verify(ctx context.Context) (VerifyReport, error) {
 			rep.Damage = append(rep.Damage, Damage{"ref", ref.Tract + ":" + ref.Name, "points at missing commit " + v})
 		}
 	}
+	if ic, ok := r.store.(IntegrityChecker); ok {
+		found, err := ic.CheckIntegrity(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.Damage = append(rep.Damage, found...)
+	}
 	err = r.store.ScanCompiledViews(ctx, func(cv CompiledView) error {
 		obj := cv.Viewer + "/" + cv.Encoding
 		switch {
@@ -133,4 +140,13 @@ func checkCommit(c Commit, exists, blobs map[Hash]bool) []Damage {
 		out = append(out, Damage{"edit-target", obj, "edit target " + string(c.EditTarget) + " is missing"})
 	}
 	return out
+}
+
+// IntegrityChecker is a store that checks its own database: the engine's
+// consistency check (SQLite's integrity_check, PostgreSQL's amcheck where
+// installed) and the rows' own rules a scan of commits and blobs does not
+// see (token counts are never negative). Verify runs it when the store
+// offers it.
+type IntegrityChecker interface {
+	CheckIntegrity(ctx context.Context) ([]Damage, error)
 }

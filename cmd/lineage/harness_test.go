@@ -275,12 +275,14 @@ func anthropicHandler(m *modelServer, w http.ResponseWriter, r *http.Request, bo
 	var req anthropicRequest
 	json.Unmarshal(body, &req)
 	first, done := req.firstUserText(), req.toolResults()
-	read, task := wordAfter(first, "LINEAGE-READ "), wordAfter(first, "LINEAGE-TASK ")
+	read, task, mcpTarget := wordAfter(first, "LINEAGE-READ "), wordAfter(first, "LINEAGE-TASK "), wordAfter(first, "LINEAGE-MCP ")
 	var block map[string]any
 	stop := "end_turn"
 	switch {
 	case read != "" && done == 0 && req.hasTool("Read"):
 		block = map[string]any{"type": "tool_use", "id": "toolu_read1", "name": "Read", "input": map[string]any{"file_path": read}}
+	case mcpTarget != "" && done == 1 && req.hasTool("mcp__lineage__instructions_resolve"):
+		block = map[string]any{"type": "tool_use", "id": "toolu_mcp1", "name": "mcp__lineage__instructions_resolve", "input": map[string]any{"paths": []string{mcpTarget}}}
 	case task != "" && done == 1 && (req.hasTool("Task") || req.hasTool("Agent")):
 		name := "Task"
 		if !req.hasTool("Task") {
@@ -495,6 +497,28 @@ func TestHarnessClaudeCode(t *testing.T) {
 				t.Errorf("CLAUDE.md repo: web/CLAUDE.md not named after the Read:\n%.2000s", cmain[1])
 			}
 			runHarness(t, home, env, lineage, "hook", "install", "claude")
+
+			// Hook and MCP together: the hook names web/AGENTS.md after the
+			// Read; the MCP resolve of a path in web/ does not name it again.
+			if c.agentsMd {
+				return // 2.1.332 keeps MCP tools behind its tool search
+			}
+			srv.reset()
+			runHarness(t, home, env, lineage, "mcp", "install", "claude")
+			mrepo := hookRepo(t, "AGENTS.md")
+			mapp := filepath.Join(mrepo, "web", "src", "app.ts")
+			claude(t, mrepo, "LINEAGE-READ "+mapp+" LINEAGE-MCP "+filepath.Join(mrepo, "web", "src", "b.ts"), "--allowedTools", "mcp__lineage__instructions_resolve")
+			conv := claudeConversation(srv, "LINEAGE-MCP")
+			if len(conv) < 3 {
+				t.Fatalf("hook + MCP: %d requests, want the Read, the MCP call and its result", len(conv))
+			}
+			if last := conv[len(conv)-1]; !strings.Contains(last, "toolu_mcp1") || !strings.Contains(last, `targets`) {
+				t.Fatalf("hook + MCP: the MCP resolve did not answer:\n%.3000s", last[max(0, strings.Index(last, "toolu_mcp1")-200):])
+			}
+			mweb := filepath.Join(mrepo, "web", "AGENTS.md") + " (mtime: "
+			if n := strings.Count(conv[len(conv)-1], mweb); n != 1 {
+				t.Errorf("hook + MCP: web/AGENTS.md named %d times, want once:\n%.4000s", n, conv[len(conv)-1])
+			}
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 func newAgentsAgendaCmd(env *Env, f *agentsFlags) *cobra.Command {
 	var ao agents.AgendaOptions
 	var format string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "agenda",
 		Short: "The agendas of every agent under the workspace, or a day/week/month calendar",
@@ -28,6 +29,9 @@ ones in every window, marked). "Today" is the UTC date of LINEAGE_NOW
 (RFC 3339) when set, else of the clock.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON.set && cmd.Flags().Changed("format") && !strings.EqualFold(format, "json") {
+				return usageError("--json and --format %s cannot be used together", format)
+			}
 			md, err := checkAgendaFlags(&ao, format)
 			if err != nil {
 				return err
@@ -58,6 +62,7 @@ ones in every window, marked). "Today" is the UTC date of LINEAGE_NOW
 	fl.BoolVar(&ao.BacklogOnly, "backlog-only", false, "only the backlog (not with --calendar)")
 	fl.BoolVar(&ao.CurrentOnly, "current-only", false, `only the current ("next") items (not with --calendar)`)
 	fl.StringVar(&format, "format", "json", "output format: json or md")
+	asJSON.add(cmd, "print JSON (the default; as --format json)")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -88,7 +89,17 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 				// the whole history while the request is printed.
 				o.Repo, o.Cold = s.repo, true
 			}
+			// Token counts of unchanged files are kept between runs, so
+			// that a run does not load the tokenizer only to count them
+			// again; a state directory that cannot be written only means
+			// counting again.
+			if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
+				o.Counts = compose.OpenCountFile(filepath.Join(base, "lineage", "token-counts.json"))
+			}
 			res, err := compose.Compile(cmd.Context(), o)
+			if o.Counts != nil {
+				_ = o.Counts.Save(cmd.Context())
+			}
 			if err != nil {
 				return contextErr(err)
 			}
@@ -101,7 +112,7 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 			case explain:
 				return writeContextExplain(env.Stdout, res)
 			}
-			if len(res.Dropped) > 0 {
+			if len(res.Dropped)+len(res.DroppedMessages) > 0 {
 				writeDroppedNote(env, res)
 			}
 			if text, ok := res.Request.(string); ok {
@@ -153,15 +164,22 @@ func contextErr(err error) error {
 }
 
 func writeDroppedNote(env *Env, res compose.Result) {
-	tokens := 0
-	for _, d := range res.Dropped {
-		tokens += d.Tokens
-	}
 	budget := "no budget"
 	if res.Budget != nil {
 		budget = fmt.Sprintf("budget %d", *res.Budget)
 	}
-	fmt.Fprintf(env.Stderr, "%s: left out %d item(s) (%d tokens of messages); see --explain\n", budget, len(res.Dropped), tokens)
+	var parts []string
+	if n := len(res.DroppedMessages); n > 0 {
+		tokens := 0
+		for _, d := range res.DroppedMessages {
+			tokens += d.Tokens
+		}
+		parts = append(parts, fmt.Sprintf("dropped %d message(s) (%d tokens)", n, tokens))
+	}
+	if n := len(res.Dropped); n > 0 {
+		parts = append(parts, fmt.Sprintf("left out %d AGENTS.md file(s)", n))
+	}
+	fmt.Fprintf(env.Stderr, "%s: %s; see --explain\n", budget, strings.Join(parts, ", "))
 }
 
 // writeContextExplain prints the provenance table: one row per block, then
@@ -205,19 +223,18 @@ func writeContextExplain(w io.Writer, res compose.Result) error {
 		}
 	}
 	fmt.Fprintln(tw, "\nleft out:")
-	if len(res.Dropped) == 0 {
+	if len(res.Dropped)+len(res.DroppedMessages) == 0 {
 		fmt.Fprintln(tw, "  (none)")
 	}
 	for _, d := range res.Dropped {
-		what := fsx.LineSafe(d.Path)
-		if d.Commit != "" {
-			what = fmt.Sprintf("%s %s %s %s, %d tokens", d.Commit.Short(), fsx.LineSafe(d.Tract), d.Type, d.Priority, d.Tokens)
-		}
 		detail := ""
 		if d.Detail != "" {
 			detail = " (" + fsx.LineSafe(d.Detail) + ")"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", d.Reason, d.Source, what, detail)
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", d.Reason, d.Source, fsx.LineSafe(d.Path), detail)
+	}
+	for _, d := range res.DroppedMessages {
+		fmt.Fprintf(tw, "  budget\ttract\t%s %s %s %s, %d tokens\n", d.Commit.Short(), fsx.LineSafe(d.Tract), d.Type, d.Priority, d.Tokens)
 	}
 	return tw.Flush()
 }

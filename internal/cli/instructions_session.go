@@ -118,6 +118,7 @@ func printResolutions(env *Env, out []instructions.Resolution, asJSON, reminder 
 
 func newInstructionsResumeCmd(env *Env, f *instructionsFlags) *cobra.Command {
 	var state string
+	var asJSON jsonFlag
 	cmd := &cobra.Command{
 		Use:   "resume --state FILE",
 		Short: "Print what changed since the session in FILE was saved, then update FILE",
@@ -142,10 +143,17 @@ nothing when nothing differs, then saves the current session in FILE.`,
 				return err
 			}
 			instructionsWarn(env, r.Warnings)
+			if asJSON.set {
+				return writeJSON(env.Stdout, struct {
+					Reminder string `json:"reminder"`
+					State    string `json:"state"`
+				}{r.Text, path})
+			}
 			return printText(env, r.Text)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "session state `FILE` (required)")
+	asJSON.add(cmd, `print {"reminder", "state"} (the reminder "" when nothing changed)`)
 	return cmd
 }
 

@@ -86,7 +86,15 @@ func Run(ctx context.Context, args []string, env *Env) (code int) {
 	}
 	root := NewRootCmd(env, append([]string{}, args...)...)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	var cmd *cobra.Command
+	var err error
+	if !hook {
+		// The hook group takes harness names as its argument.
+		cmd, err = unknownSubcommand(root, args)
+	}
+	if err == nil {
+		cmd, err = root.ExecuteContextC(ctx)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -99,7 +107,11 @@ func Run(ctx context.Context, args []string, env *Env) (code int) {
 		fmt.Fprintf(env.Stderr, "lineage: %s\n", err)
 	}
 	if code == ExitUsage {
-		fmt.Fprintln(env.Stderr, "Run 'lineage --help' for usage.")
+		path := "lineage"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(env.Stderr, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }
@@ -191,14 +203,58 @@ func invokedGroup(args []string) (name string, all bool) {
 	if args == nil {
 		return "", true
 	}
+	first := ""
 	for _, a := range args {
 		switch {
 		case strings.HasPrefix(a, "-"), a == "help", a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd:
 			continue
 		}
-		return a, false
+		// A group's flag put before the group ("lineage --store X tract
+		// log") leaves its value first: the group is the first word
+		// naming one.
+		for _, g := range groups {
+			if g.name == a {
+				return a, false
+			}
+		}
+		if first == "" {
+			first = a
+		}
 	}
-	return "", false
+	return first, false
+}
+
+// unknownSubcommand catches a misspelt subcommand of a group before cobra
+// parses the flags meant for it ("tract comit --text hi" would otherwise
+// blame --text): a usage error naming the word, with cobra's suggestions.
+// It returns the group, for the usage hint.
+func unknownSubcommand(root *cobra.Command, args []string) (*cobra.Command, error) {
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.Annotations[groupAnnotation] == "" {
+		return nil, nil
+	}
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if strings.HasPrefix(a, "-") {
+			// A persistent flag of the group with its value apart.
+			if f := cmd.Flags().Lookup(strings.TrimLeft(a, "-")); f != nil && !strings.Contains(a, "=") && f.NoOptDefVal == "" {
+				i++
+			}
+			continue
+		}
+		if a == "help" {
+			return nil, nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", a, cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2
+		}
+		if sugg := cmd.SuggestionsFor(a); len(sugg) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sugg, ", "))
+		}
+		return cmd, &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+	}
+	return nil, nil
 }
 
 // hookRun reports whether args run the hook group other than its install
@@ -259,12 +315,17 @@ func minArgs(n int) cobra.PositionalArgs {
 
 // groupCmd is a command that only holds subcommands: run without one, it
 // prints its help.
+// groupAnnotation marks a group command (see groupCmd): its only
+// arguments are its subcommands.
+const groupAnnotation = "lineage-group"
+
 func groupCmd(use, short, long string) *cobra.Command {
 	return &cobra.Command{
-		Use:   use,
-		Short: short,
-		Long:  long,
-		Args:  noArgs,
+		Use:         use,
+		Short:       short,
+		Long:        long,
+		Args:        noArgs,
+		Annotations: map[string]string{groupAnnotation: "true"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -174,16 +175,15 @@ func newSkillsListCmd(env *Env, f *skillsFlags) *cobra.Command {
 			if j.set {
 				return writeJSON(env.Stdout, cat)
 			}
-			printSkillsList(env, cat)
-			return nil
+			return printSkillsList(env, cat)
 		},
 	}
 	j.add(cmd, "")
 	return cmd
 }
 
-func printSkillsList(env *Env, cat *skills.Catalog) {
-	w := env.Stdout
+func printSkillsList(env *Env, cat *skills.Catalog) error {
+	w := bufio.NewWriter(env.Stdout)
 	if len(cat.Skills) == 0 {
 		fmt.Fprintf(w, "no skills under %s (%d skill folder(s) looked in)\n", fsx.LineSafe(cat.Root.Dir), len(cat.Folders))
 	}
@@ -196,7 +196,11 @@ func printSkillsList(env *Env, cat *skills.Catalog) {
 			fmt.Fprintf(w, "  %s  %s  (by %s)\n", fsx.LineSafe(s.Name), shownPath(cat, s.Path), shownPath(cat, s.ShadowedBy))
 		}
 	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
 	skillsNotes(env, cat)
+	return nil
 }
 
 // skillsNotes tells on stderr that problems were found or a limit hit.
@@ -211,10 +215,12 @@ func skillsNotes(env *Env, cat *skills.Catalog) {
 
 // shownPath is p relative to the root when inside it, else absolute.
 func shownPath(cat *skills.Catalog, p string) string {
-	if fsx.Contains(cat.Root.Dir, p) {
-		if rel, err := filepath.Rel(cat.Root.Dir, p); err == nil {
-			return fsx.LineSafe(rel)
-		}
+	root := cat.Root.Dir
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	if rel, ok := strings.CutPrefix(p, root); ok && rel != "" {
+		return fsx.LineSafe(rel)
 	}
 	return fsx.LineSafe(p)
 }
@@ -287,10 +293,11 @@ func newSkillsSearchCmd(env *Env, f *skillsFlags) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "no skill matches %q\n", query)
 				return nil
 			}
+			w := bufio.NewWriter(env.Stdout)
 			for _, m := range ms {
-				fmt.Fprintf(env.Stdout, "%s  (%s)  %s\n  %s\n", fsx.LineSafe(m.Skill.Name), m.Reason, shownPath(cat, m.Skill.Path), fsx.LineSafe(strings.Join(strings.Fields(m.Skill.Description), " ")))
+				fmt.Fprintf(w, "%s  (%s)  %s\n  %s\n", fsx.LineSafe(m.Skill.Name), m.Reason, shownPath(cat, m.Skill.Path), fsx.LineSafe(strings.Join(strings.Fields(m.Skill.Description), " ")))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most matches printed (0: all)")
@@ -336,8 +343,12 @@ is a finding.`,
 					return err
 				}
 			} else {
+				w := bufio.NewWriter(env.Stdout)
 				for _, p := range cat.Problems {
-					fmt.Fprintln(env.Stdout, p.String())
+					fmt.Fprintln(w, p.String())
+				}
+				if err := w.Flush(); err != nil {
+					return err
 				}
 				if len(cat.Problems) == 0 {
 					fmt.Fprintf(env.Stdout, "%d SKILL.md file(s) checked: no findings\n", n)

@@ -228,25 +228,49 @@ func tractReadInput(env *Env, text string, textSet bool, file string, allowEmpty
 	case textSet:
 		body, from = text, "--text"
 	case file != "" && file != "-":
-		b, err := os.ReadFile(fsx.Abs(env.Dir, file))
+		from = "--file " + fsx.LineSafe(file)
+		f, err := os.Open(fsx.Abs(env.Dir, file))
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", file, err)
 		}
-		body, from = string(b), "--file "+fsx.LineSafe(file)
+		b, err := readContent(f, from)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		body = string(b)
 	default:
 		if env.Stdin == nil {
 			return "", usageError("give --text, --file or content on stdin")
 		}
-		b, err := readStdin(env, "the text")
+		if env.StdinTerminal {
+			fmt.Fprintf(env.Stderr, "lineage: reading %s from stdin (end with Ctrl-D)\n", "the text")
+		}
+		from = "stdin"
+		b, err := readContent(env.Stdin, from)
 		if err != nil {
 			return "", err
 		}
-		body, from = string(b), "stdin"
+		body = string(b)
 	}
 	if !allowEmpty && strings.TrimSpace(body) == "" {
 		return "", usageError("%s is empty: a commit needs text (give --text, --file or content on stdin)", from)
 	}
 	return body, nil
+}
+
+// readContent reads one commit's text, refusing (a usage error) as soon as
+// it holds more bytes than a commit's content may: a 68 MB file is not read
+// to the end to be refused.
+func readContent(r io.Reader, from string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, tract.MaxContentBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", from, err)
+	}
+	if len(b) > tract.MaxContentBytes {
+		return nil, usageError("invalid content: %s holds more than %d bytes, the limit for one commit", from, tract.MaxContentBytes)
+	}
+	return b, nil
 }
 
 // readStdin reads all of stdin. On a terminal it first says on stderr

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -44,16 +48,25 @@ func tractImportExport(cmd *cobra.Command, env *Env, f *tractFlags, name string,
 	if err != nil {
 		return findingError(fmt.Errorf("%s: %w", name, err))
 	}
+	// Without --store, LINEAGE_STORE or a store found upward, the store
+	// is created here, where 'lineage tract init' makes it.
 	url, err := storeURL(env, f.store, env.Dir)
 	if err != nil {
-		return err
+		url = stores.Default(env.Dir)
 	}
+	// A store this import creates is removed again when the import is
+	// refused: nothing is left behind, not even an empty schema.
+	cleanup := newStoreCleanup(env, url)
 	s, err := f.sessionAt(cmd, env, url, true, false)
 	if err != nil {
+		cleanup.undo()
 		return err
 	}
-	defer s.Close()
 	rep, err := s.repo.ImportExport(cmd.Context(), p)
+	s.Close()
+	if err != nil {
+		cleanup.undo()
+	}
 	var ee *tract.ExportError
 	if errors.As(err, &ee) {
 		return findingError(fmt.Errorf("%s: %w", name, err))
@@ -66,4 +79,37 @@ func tractImportExport(cmd *cobra.Command, env *Env, f *tractFlags, name string,
 	}
 	fmt.Fprintf(env.Stdout, "imported %d tracts, %d commits, %d blobs, %d refs, %d annotations\n", rep.Tracts, rep.Commits, rep.Blobs, rep.Refs, rep.Annotations)
 	return nil
+}
+
+// storeCleanup remembers whether a SQLite store (and its directory)
+// existed before a command that may create it.
+type storeCleanup struct {
+	path   string // "" when there is nothing to undo
+	newDir bool
+}
+
+func newStoreCleanup(env *Env, url string) storeCleanup {
+	loc, err := stores.Parse(url, env.Dir)
+	if err != nil || loc.Driver != stores.SQLite {
+		return storeCleanup{}
+	}
+	if _, err := os.Lstat(loc.Path); !errors.Is(err, fs.ErrNotExist) {
+		return storeCleanup{}
+	}
+	_, err = os.Lstat(filepath.Dir(loc.Path))
+	return storeCleanup{path: loc.Path, newDir: errors.Is(err, fs.ErrNotExist)}
+}
+
+// undo removes the store the command created (with its WAL files, and its
+// directory when the command made that too and it is empty).
+func (c storeCleanup) undo() {
+	if c.path == "" {
+		return
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(c.path + suffix)
+	}
+	if c.newDir {
+		os.Remove(filepath.Dir(c.path))
+	}
 }

@@ -43,6 +43,28 @@ func (r Roots) OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// OpenDir opens the directory dir (absolute) through the allowed root that
+// holds it, as [Roots.OpenRegular] opens a file: the returned root stays
+// on the directory it opened, whatever is swapped in afterwards. The
+// caller closes it.
+func (r Roots) OpenDir(dir string) (*os.Root, error) {
+	dir = filepath.Clean(dir)
+	base, rel, ok := r.holder(dir)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: r.Check(dir)}
+	}
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	d, err := fsx.OpenDirIn(root, rel, false)
+	if err != nil && escapes(err) {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: &OutsideError{Path: dir, Roots: r.Dirs()}}
+	}
+	return d, err
+}
+
 // holder is the root directory to open path through and path relative to
 // it: the first root path lies in as written, else the first whose real
 // location holds path's real location.

@@ -11,6 +11,10 @@ import (
 // is transient.
 func openBlockedByReplace(error) bool { return false }
 
+// replaceBlocked: rename(2) never waits for readers, so no error is
+// transient.
+func replaceBlocked(error) bool { return false }
+
 // replaceFile renames src over dst; rename(2) is atomic.
 func replaceFile(src, dst string) error { return os.Rename(src, dst) }
 

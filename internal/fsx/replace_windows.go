@@ -40,6 +40,10 @@ func sharingViolation(err error) bool {
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }
 
+// replaceBlocked reports the errors a replace gets while another process
+// holds the target open.
+func replaceBlocked(err error) bool { return sharingViolation(err) }
+
 // openBlockedByReplace reports the errors an open for reading gets while
 // another process replaces the file: the same as a replace blocked by a
 // reader.

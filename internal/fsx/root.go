@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The *In functions are the file operations of this package performed
@@ -122,10 +123,18 @@ func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = root.Rename(tmpName, name); err != nil {
+	if err = replaceIn(root, tmpName, name); err != nil {
 		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
 	}
 	return syncDirIn(root, dir)
+}
+
+// replaceIn renames oldname over newname inside root. On Windows a file
+// another process holds open without FILE_SHARE_DELETE (Go's os.Open does)
+// refuses the replace for as long as it is open, so that is retried for up
+// to [ReplaceDeadline], as [WriteFileAtomic] does.
+func replaceIn(root *os.Root, oldname, newname string) error {
+	return retry(func() error { return root.Rename(oldname, newname) }, replaceBlocked, time.Sleep, ReplaceDeadline)
 }
 
 // RemoveStaleTempsIn is [RemoveStaleTemps] for the file name inside root.
@@ -203,4 +212,36 @@ func ReadRegularIn(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo
 		return nil, nil, fmt.Errorf("%s: %w: it grew past the limit of %d bytes while being read", name, ErrTooLarge, limit)
 	}
 	return data, fi, nil
+}
+
+// WriteFileLockedIn is [WriteFileLocked] on the file name inside root.
+func WriteFileLockedIn(root *os.Root, name string, data []byte, perm os.FileMode) (err error) {
+	path := rootPath(root, name)
+	tmpName := name + LockedTempSuffix
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, tmpName, err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			root.Remove(tmpName)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = replaceIn(root, tmpName, name); err != nil {
+		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
+	}
+	return syncDirIn(root, filepath.Dir(filepath.FromSlash(name)))
 }

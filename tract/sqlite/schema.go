@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/agentlineage/lineage/tract"
 )
 
 // migrations[i] brings the schema from version i to i+1.
@@ -121,7 +124,7 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	case err != nil:
 		return err
 	case version < len(migrations):
-		return oldSchemaError{version}
+		return oldSchemaError{version: version}
 	case version > len(migrations):
 		return fmt.Errorf("schema version %d is newer than this lineage understands (%d): upgrade lineage", version, len(migrations))
 	}
@@ -133,9 +136,20 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 func migrate(ctx context.Context, db *sql.DB) (from int, err error) {
 	// The common case, an up-to-date schema, takes no write lock.
 	var current int
-	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&current); err == nil && current == len(migrations) {
+	err = db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&current)
+	if err == nil && current == len(migrations) {
 		return current, nil
 	}
+	if err := foundSchema(ctx, db, err); err != nil {
+		return 0, err
+	}
+	defer func() {
+		// A store this user cannot write (another user's, say) is not
+		// migrated here: its owner has to.
+		if err != nil && current > 0 && current < len(migrations) && strings.Contains(err.Error(), "readonly") {
+			err = oldSchemaError{version: current, readOnly: true}
+		}
+	}()
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -180,4 +194,52 @@ func migrate(ctx context.Context, db *sql.DB) (from int, err error) {
 		}
 	}
 	return version, tx.Commit()
+}
+
+// lineageTables are tables every lineage schema has had.
+var lineageTables = []string{"tracts", "blobs", "commits", "refs"}
+
+// foundSchema checks what a writable open found when the schema version
+// did not read as current (readErr): a new or empty file gets a schema; a
+// file holding lineage's tables without a readable version is damaged, and
+// one holding other tables is not a lineage store (neither is written).
+func foundSchema(ctx context.Context, db *sql.DB, readErr error) error {
+	if readErr == nil {
+		return nil
+	}
+	msg := readErr.Error()
+	if !strings.Contains(msg, "no such table") && readErr != sql.ErrNoRows {
+		if strings.Contains(msg, "converting") || strings.Contains(msg, "Scan error") {
+			return fmt.Errorf("%w: its schema version is not a number (%v)", tract.ErrDamaged, readErr)
+		}
+		return readErr // damaged(…) in Open names a malformed file
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND name <> 'schema_version' ORDER BY name`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	for _, t := range tables {
+		if slices.Contains(lineageTables, t) {
+			return fmt.Errorf("%w: it holds lineage's tables but no schema version (run 'lineage tract verify'; restore it from a backup or an export)", tract.ErrDamaged)
+		}
+	}
+	if len(tables) > 5 {
+		tables = append(tables[:5], "…")
+	}
+	return fmt.Errorf("not a lineage store: the file holds other tables (%s)", strings.Join(tables, ", "))
 }

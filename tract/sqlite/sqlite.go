@@ -66,8 +66,8 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		}
 		return s, err
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate",
-		escapePath(path), o.BusyTimeout.Milliseconds())
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)&_txlock=immediate%s",
+		escapePath(path), o.BusyTimeout.Milliseconds(), testDSN)
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -77,6 +77,9 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	from, err := migrate(ctx, db)
 	if err != nil {
 		db.Close()
+		if old := (oldSchemaError{}); errors.As(err, &old) {
+			return nil, oldStore(path, old)
+		}
 		return nil, fmt.Errorf("open store %s: %w", path, damaged(err))
 	}
 	s := &Store{db: db, path: path, from: from, to: len(migrations)}
@@ -87,6 +90,9 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 func escapePath(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
 }
+
+// testDSN is added to a writable open's DSN by tests (export_test.go).
+var testDSN string
 
 // readOnlyCacheKiB is the page cache of a read-only connection, negated
 // (SQLite's unit for KiB). Read commands are short-lived and read a history

@@ -13,7 +13,11 @@ import (
 // oldSchemaError is a lineage store on a schema older than this package's,
 // found by a read-only open (which never migrates); it is a
 // tract.ErrOldSchema.
-type oldSchemaError struct{ version int }
+// readOnly says a writable open found it but may not write the file.
+type oldSchemaError struct {
+	version  int
+	readOnly bool
+}
 
 func (e oldSchemaError) Error() string {
 	return fmt.Sprintf("schema version %d is older than this lineage's (%d)", e.version, len(migrations))
@@ -24,7 +28,7 @@ func (e oldSchemaError) Unwrap() error { return tract.ErrOldSchema }
 // oldStore is the error of a read-only open of the store at path on an
 // older schema: its version and what to do.
 func oldStore(path string, old oldSchemaError) error {
-	return &tract.OldSchemaError{Store: path, Version: old.version, Current: len(migrations)}
+	return &tract.OldSchemaError{Store: path, Version: old.version, Current: len(migrations), NotWritable: old.readOnly}
 }
 
 // positionBatch is how many commits one round of backfillPositions reads
