@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -87,7 +88,8 @@ func withinAny(dirs []string, p string) bool {
 }
 
 // compileExcludes compiles exclude globs: those starting with "/" or "~/"
-// match absolute paths, others paths relative to the root.
+// (or, on Windows, a volume such as C:/) match absolute paths, others
+// paths relative to the root.
 func compileExcludes(patterns []string, home string) []glob {
 	var out []glob
 	for _, p := range patterns {
@@ -95,12 +97,19 @@ func compileExcludes(patterns []string, home string) []glob {
 		if strings.HasPrefix(p, "~/") && home != "" {
 			p = filepath.ToSlash(home) + p[1:]
 		}
+		if runtime.GOOS == "windows" {
+			// A backslash is the separator on Windows (as in filepath.Match),
+			// never an escape: C:\repo\docs\*.md is C:/repo/docs/*.md.
+			p = filepath.ToSlash(p)
+		}
 		g, err := compileGlob(p)
 		if err != nil {
 			continue // validated with the configuration
 		}
 		g.text = text
-		g.abs = strings.HasPrefix(p, "/")
+		// Absolute: rooted, or with a volume (C:/…, //server/share/…), as
+		// "~/" is on Windows once the home directory is put in.
+		g.abs = strings.HasPrefix(p, "/") || filepath.VolumeName(filepath.FromSlash(p)) != ""
 		out = append(out, g)
 	}
 	return out

@@ -67,7 +67,7 @@ func BenchmarkUpdateSessionNothingNew(b *testing.B) {
 	root := crossHarnessRepo(b)
 	c := DefaultConfig()
 	harnessProfiles["Claude Code"](&c)
-	o := Options{Config: c, Cwd: root + "/web"}
+	o := Options{Config: c, Cwd: filepath.Join(root, "web")}
 	state := filepath.Join(b.TempDir(), "state.json")
 	resolve := func(s *Session, _ *Initial) error { s.Resolve("src/components/Button.tsx"); return nil }
 	if err := UpdateSession(b.Context(), state, o, resolve); err != nil {

@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -152,7 +153,7 @@ func TestBeyondReferenceUnsetEnvKeepsConfiguredValue(t *testing.T) {
 	for _, env := range []map[string]string{nil, {EnvRoot: "", EnvMarkers: " ", EnvMaxFiles: ""}, {EnvMarkers: ",", EnvMaxFiles: "nope"}} {
 		fromEnv, _ := SettingsFromEnv(envOf(env))
 		c := BuildConfig("/w", file, fromEnv, Settings{})
-		if c.Root.ProjectRootOverride != "/srv/repo" || !cmp.Equal(c.Root.Markers, []string{".hg"}) || c.Initial.MaxFiles != 3 {
+		if c.Root.ProjectRootOverride != filepath.FromSlash("/srv/repo") || !cmp.Equal(c.Root.Markers, []string{".hg"}) || c.Initial.MaxFiles != 3 {
 			t.Errorf("env %v erased configured values: %+v", env, c)
 		}
 	}
@@ -166,7 +167,7 @@ func TestRelativeOverrideIsAbsoluteAgainstCwd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := BuildConfig(tt.cwd, Settings{Root: &RootSettings{ProjectRootOverride: ptr(tt.override)}})
-		if c.Root.ProjectRootOverride != tt.want {
+		if want := filepath.FromSlash(tt.want); c.Root.ProjectRootOverride != want {
 			t.Errorf("override %q from %q = %q, want %q", tt.override, tt.cwd, c.Root.ProjectRootOverride, tt.want)
 		}
 	}

@@ -39,10 +39,10 @@ func TestResolvedPathOutsideRootIsItsDirectory(t *testing.T) {
 	outside := makeTree(t, t.TempDir(), map[string]string{"sub/file.go": "x"})
 	s, _ := Start(opts(root))
 	for target, want := range map[string]string{
-		outside + "/sub/file.go": outside + "/sub",
-		outside + "/sub":         outside + "/sub",
-		outside + "/new/x.go":    outside + "/new",
-		root + "/a/x.go":         root + "/a",
+		filepath.Join(outside, "sub/file.go"): filepath.Join(outside, "sub"),
+		filepath.Join(outside, "sub"):         filepath.Join(outside, "sub"),
+		filepath.Join(outside, "new/x.go"):    filepath.Join(outside, "new"),
+		filepath.Join(root, "a/x.go"):         filepath.Join(root, "a"),
 	} {
 		if r := s.Resolve(target); r.ResolvedPath != want {
 			t.Errorf("Resolve(%s).ResolvedPath = %s, want %s", target, r.ResolvedPath, want)

@@ -95,7 +95,7 @@ func TestCrossHarnessFixture(t *testing.T) {
 	rel := func(files []File) []string {
 		out := []string{}
 		for _, f := range files {
-			out = append(out, strings.TrimPrefix(f.Path, root+"/"))
+			out = append(out, filepath.ToSlash(strings.TrimPrefix(f.Path, root+string(filepath.Separator))))
 		}
 		slices.Sort(out)
 		return out
@@ -107,7 +107,7 @@ func TestCrossHarnessFixture(t *testing.T) {
 		}
 		c := DefaultConfig()
 		profile(&c)
-		s, in := Start(Options{Config: c, Cwd: root + "/web"})
+		s, in := Start(Options{Config: c, Cwd: filepath.Join(root, "web")})
 		touched := s.Resolve("src/components/Button.tsx")
 		want := map[string][]string{"start": {}, "touch": {}}
 		for file, by := range rows {

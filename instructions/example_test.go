@@ -23,7 +23,7 @@ func Example() {
 	fmt.Println(initial.RootSource, len(initial.Files), "files loaded")
 	for _, f := range s.Resolve("../web/index.ts").Files {
 		rel, _ := filepath.Rel(repo, f.Path)
-		fmt.Println(f.Reason, rel)
+		fmt.Println(f.Reason, filepath.ToSlash(rel))
 	}
 	fmt.Println(len(s.Resolve("../web/index.ts").Files), "on the second call")
 	// Output:

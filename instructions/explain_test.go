@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"github.com/agentlineage/lineage/internal/platformtest"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,21 +18,21 @@ func statuses(e Explanation) []string {
 
 func TestExplainStatuses(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "root", "a/AGENTS.md": "  \n", "a/b/": "", "a/b/c/AGENTS.md/": "", "a/b/c/d/AGENTS.md": "d", "a/b/c/d/e/AGENTS.md": "e"})
-	platformtest.Symlink(t, root+"/a/b/c/d", root+"/a/b/c/d/e/f")
-	e := Explain(opts(root+"/a"), "b/c/d/e/f/file.go")
+	platformtest.Symlink(t, filepath.Join(root, "a/b/c/d"), filepath.Join(root, "a/b/c/d/e/f"))
+	e := Explain(opts(filepath.Join(root, "a")), "b/c/d/e/f/file.go")
 	want := []string{
 		"loaded " + root,
-		"empty " + root + "/a",
-		"missing " + root + "/a/b",
-		"not-regular-file " + root + "/a/b/c",
-		"loaded " + root + "/a/b/c/d",
-		"loaded " + root + "/a/b/c/d/e",
-		"duplicate " + root + "/a/b/c/d/e/f",
+		"empty " + filepath.Join(root, "a"),
+		"missing " + filepath.Join(root, "a/b"),
+		"not-regular-file " + filepath.Join(root, "a/b/c"),
+		"loaded " + filepath.Join(root, "a/b/c/d"),
+		"loaded " + filepath.Join(root, "a/b/c/d/e"),
+		"duplicate " + filepath.Join(root, "a/b/c/d/e/f"),
 	}
 	if diff := cmp.Diff(want, statuses(e)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if e.TargetDir != root+"/a/b/c/d/e/f" || e.RootSource != "marker:"+testMarker {
+	if e.TargetDir != filepath.Join(root, "a/b/c/d/e/f") || e.RootSource != "marker:"+testMarker {
 		t.Errorf("target dir %s, root source %s", e.TargetDir, e.RootSource)
 	}
 	if len(e.Findings()) != 0 {
@@ -41,15 +42,15 @@ func TestExplainStatuses(t *testing.T) {
 
 func TestExplainCapsAndOutsideRoot(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "12345", "a/AGENTS.md": "1", "a/b/AGENTS.md": "1"})
-	e := Explain(opts(root+"/a/b", func(c *Config) { c.Initial.MaxFiles = 1 }), "")
-	if diff := cmp.Diff([]string{"loaded " + root, "skipped:max-files " + root + "/a", "skipped:max-files " + root + "/a/b"}, statuses(e)); diff != "" {
+	e := Explain(opts(filepath.Join(root, "a/b"), func(c *Config) { c.Initial.MaxFiles = 1 }), "")
+	if diff := cmp.Diff([]string{"loaded " + root, "skipped:max-files " + filepath.Join(root, "a"), "skipped:max-files " + filepath.Join(root, "a/b")}, statuses(e)); diff != "" {
 		t.Errorf("max files (-want +got):\n%s", diff)
 	}
 	if len(e.Findings()) != 2 {
 		t.Errorf("findings = %v", e.Findings())
 	}
-	e = Explain(opts(root+"/a/b", func(c *Config) { c.Initial.MaxBytes = 5 }), "")
-	if diff := cmp.Diff([]string{"loaded " + root, "skipped:max-bytes " + root + "/a", "skipped:max-bytes " + root + "/a/b"}, statuses(e)); diff != "" {
+	e = Explain(opts(filepath.Join(root, "a/b"), func(c *Config) { c.Initial.MaxBytes = 5 }), "")
+	if diff := cmp.Diff([]string{"loaded " + root, "skipped:max-bytes " + filepath.Join(root, "a"), "skipped:max-bytes " + filepath.Join(root, "a/b")}, statuses(e)); diff != "" {
 		t.Errorf("max bytes (-want +got):\n%s", diff)
 	}
 	outside := t.TempDir()

@@ -17,19 +17,19 @@ func TestInitialRenderingIsExact(t *testing.T) {
 	})
 	_, in := Start(opts(filepath.Join(root, "a", "b", "c")))
 	want := "<agents_context scope=\"initial\">\n" +
-		"Instructions from: " + root + "/AGENTS.md\nRoot rules.\n\n" +
-		"Instructions from: " + root + "/a/AGENTS.md\n  Indented first line stays.\nA rules.\n\n" +
-		"Instructions from: " + root + "/a/b/c/AGENTS.md\nLeaf rules.\n" +
+		"Instructions from: " + filepath.Join(root, "AGENTS.md") + "\nRoot rules.\n\n" +
+		"Instructions from: " + filepath.Join(root, "a/AGENTS.md") + "\n  Indented first line stays.\nA rules.\n\n" +
+		"Instructions from: " + filepath.Join(root, "a/b/c/AGENTS.md") + "\nLeaf rules.\n" +
 		"</agents_context>"
 	if in.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", in.Text, want)
 	}
 	// The empty file is registered (loaded) but renders nothing.
-	wantFiles := []string{root + "/AGENTS.md", root + "/a/AGENTS.md", root + "/a/b/AGENTS.md", root + "/a/b/c/AGENTS.md"}
+	wantFiles := []string{filepath.Join(root, "AGENTS.md"), filepath.Join(root, "a/AGENTS.md"), filepath.Join(root, "a/b/AGENTS.md"), filepath.Join(root, "a/b/c/AGENTS.md")}
 	if diff := cmp.Diff(wantFiles, paths(in.Files)); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{root, root + "/a", root + "/a/b", root + "/a/b/c"}, in.CoveredDirs); diff != "" {
+	if diff := cmp.Diff([]string{root, filepath.Join(root, "a"), filepath.Join(root, "a/b"), filepath.Join(root, "a/b/c")}, in.CoveredDirs); diff != "" {
 		t.Errorf("covered dirs (-want +got):\n%s", diff)
 	}
 	if in.Dirs[2].Status != StatusEmpty {
@@ -52,7 +52,7 @@ func TestInitialInvalidUTF8IsReplacedWithWarning(t *testing.T) {
 	if !strings.Contains(in.Text, "caf\uFFFD \uFFFD ok") {
 		t.Errorf("text = %q, want U+FFFD replacements", in.Text)
 	}
-	want := []string{root + "/AGENTS.md: invalid UTF-8 replaced with U+FFFD"}
+	want := []string{filepath.Join(root, "AGENTS.md: invalid UTF-8 replaced with U+FFFD")}
 	if diff := cmp.Diff(want, in.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -161,11 +161,11 @@ func copyMap(m map[string]string) map[string]string {
 func TestBeyondReferenceCapsStopAndSurfaceAsNew(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "1234", "a/AGENTS.md": "123456", "a/b/AGENTS.md": "1"})
 	s, in := Start(opts(filepath.Join(root, "a", "b"), func(c *Config) { c.Initial.MaxBytes = 5 }))
-	if diff := cmp.Diff([]string{root + "/AGENTS.md"}, paths(in.Files)); diff != "" {
+	if diff := cmp.Diff([]string{filepath.Join(root, "AGENTS.md")}, paths(in.Files)); diff != "" {
 		t.Fatalf("loaded (-want +got):\n%s", diff)
 	}
 	r := s.Resolve(filepath.Join(root, "a", "b", "file.go"))
-	want := []string{"new " + root + "/a/AGENTS.md", "new " + root + "/a/b/AGENTS.md"}
+	want := []string{"new " + filepath.Join(root, "a/AGENTS.md"), "new " + filepath.Join(root, "a/b/AGENTS.md")}
 	if diff := cmp.Diff(want, reasons(r.Files)); diff != "" {
 		t.Errorf("resolve (-want +got):\n%s", diff)
 	}

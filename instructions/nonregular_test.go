@@ -81,11 +81,11 @@ func TestNonRegularFilesAreSkippedWithReason(t *testing.T) {
 	}
 	want := []row{
 		{root, StatusLoaded, ""},
-		{root + "/a", StatusNotRegular, "directory"},
-		{root + "/a/b", StatusNotRegular, "fifo"},
-		{root + "/a/b/c", StatusNotRegular, "socket"},
-		{root + "/a/b/c/d", StatusNotRegular, "dangling symlink"},
-		{root + "/a/b/c/d/e", StatusLoaded, ""},
+		{filepath.Join(root, "a"), StatusNotRegular, "directory"},
+		{filepath.Join(root, "a/b"), StatusNotRegular, "fifo"},
+		{filepath.Join(root, "a/b/c"), StatusNotRegular, "socket"},
+		{filepath.Join(root, "a/b/c/d"), StatusNotRegular, "dangling symlink"},
+		{filepath.Join(root, "a/b/c/d/e"), StatusLoaded, ""},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -96,8 +96,8 @@ func TestSymlinkToFileCountsUnderLinkPath(t *testing.T) {
 	root, leaf := nonRegularRepo(t)
 	var in Initial
 	withTimeout(t, func() { _, in = Start(opts(leaf)) })
-	link := leaf + "/AGENTS.md"
-	if diff := cmp.Diff([]string{root + "/AGENTS.md", link}, paths(in.Files)); diff != "" {
+	link := filepath.Join(leaf, "AGENTS.md")
+	if diff := cmp.Diff([]string{filepath.Join(root, "AGENTS.md"), link}, paths(in.Files)); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	if in.Files[1].SizeBytes != int64(len("linked rules")) {
@@ -109,8 +109,8 @@ func TestResolveSkipsNonRegularFiles(t *testing.T) {
 	root, leaf := nonRegularRepo(t)
 	s, _ := Start(opts(root))
 	var r Resolution
-	withTimeout(t, func() { r = s.Resolve(leaf + "/x.go") })
-	if diff := cmp.Diff([]string{"new " + leaf + "/AGENTS.md"}, reasons(r.Files)); diff != "" {
+	withTimeout(t, func() { r = s.Resolve(filepath.Join(leaf, "x.go")) })
+	if diff := cmp.Diff([]string{"new " + filepath.Join(leaf, "AGENTS.md")}, reasons(r.Files)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -120,7 +120,7 @@ func TestFileNamesFirstRegularFileWins(t *testing.T) {
 		"a/CLAUDE.md": "only claude", "b/": ""})
 	names := func(c *Config) { c.FileNames = []string{"AGENTS.md", "CLAUDE.md", "RULES.md"} }
 	_, in := Start(opts(filepath.Join(root, "a"), names))
-	if diff := cmp.Diff([]string{root + "/CLAUDE.md", root + "/a/CLAUDE.md"}, paths(in.Files)); diff != "" {
+	if diff := cmp.Diff([]string{filepath.Join(root, "CLAUDE.md"), filepath.Join(root, "a/CLAUDE.md")}, paths(in.Files)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	e := Explain(opts(filepath.Join(root, "b"), func(c *Config) { c.FileNames = []string{"AGENTS.md"} }), "")
@@ -151,10 +151,10 @@ func (f failingFS) OpenRegular(name string) (io.ReadCloser, error) {
 
 func TestUnreadableFileIsSkipped(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "root", "a/AGENTS.md": "secret", "a/b/AGENTS.md": "leaf"})
-	denied := &fs.PathError{Op: "open", Path: root + "/a/AGENTS.md", Err: syscall.EACCES}
+	denied := &fs.PathError{Op: "open", Path: filepath.Join(root, "a/AGENTS.md"), Err: syscall.EACCES}
 	o := opts(filepath.Join(root, "a", "b"))
-	o.FS = failingFS{FS: OS, read: map[string]error{root + "/a/AGENTS.md": denied},
-		lstat: map[string]error{root + "/a/b/AGENTS.md": &fs.PathError{Op: "lstat", Path: root + "/a/b/AGENTS.md", Err: syscall.EACCES}}}
+	o.FS = failingFS{FS: OS, read: map[string]error{filepath.Join(root, "a/AGENTS.md"): denied},
+		lstat: map[string]error{filepath.Join(root, "a/b/AGENTS.md"): &fs.PathError{Op: "lstat", Path: filepath.Join(root, "a/b/AGENTS.md"), Err: syscall.EACCES}}}
 	e := Explain(o, "")
 	var got []Status
 	for _, d := range e.Dirs {
@@ -167,7 +167,7 @@ func TestUnreadableFileIsSkipped(t *testing.T) {
 		t.Errorf("findings = %+v, want the two unreadable files", e.Findings())
 	}
 	_, in := Start(o)
-	if diff := cmp.Diff([]string{root + "/AGENTS.md"}, paths(in.Files)); diff != "" {
+	if diff := cmp.Diff([]string{filepath.Join(root, "AGENTS.md")}, paths(in.Files)); diff != "" {
 		t.Errorf("loaded (-want +got):\n%s", diff)
 	}
 }

@@ -15,17 +15,17 @@ func TestResolveNewThenNothing(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a", "feature/AGENTS.md": "f", "feature/sub/AGENTS.md": "s"})
 	s, _ := Start(opts(filepath.Join(root, "a")))
 	r := s.Resolve(filepath.Join(root, "feature", "sub", "main.go"))
-	want := []string{"new " + root + "/feature/AGENTS.md", "new " + root + "/feature/sub/AGENTS.md"}
+	want := []string{"new " + filepath.Join(root, "feature/AGENTS.md"), "new " + filepath.Join(root, "feature/sub/AGENTS.md")}
 	if diff := cmp.Diff(want, reasons(r.Files)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if r.ResolvedPath != root+"/feature/sub" {
+	if r.ResolvedPath != filepath.Join(root, "feature/sub") {
 		t.Errorf("resolved path = %s", r.ResolvedPath)
 	}
 	if again := s.Resolve(filepath.Join(root, "feature", "sub", "main.go")); len(again.Files) != 0 {
 		t.Errorf("second identical call returned %v", reasons(again.Files))
 	}
-	fi, _ := os.Stat(root + "/feature/AGENTS.md")
+	fi, _ := os.Stat(filepath.Join(root, "feature/AGENTS.md"))
 	if r.Files[0].MtimeMs != fi.ModTime().UnixMilli() || r.Files[0].SizeBytes != 1 {
 		t.Errorf("file = %+v, want mtimeMs %d and size 1", r.Files[0], fi.ModTime().UnixMilli())
 	}
@@ -34,9 +34,9 @@ func TestResolveNewThenNothing(t *testing.T) {
 func TestResolveUpdatedByMtime(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r"})
 	s, _ := Start(opts(root))
-	setMtime(t, root+"/AGENTS.md", time.Now().Add(time.Hour))
+	setMtime(t, filepath.Join(root, "AGENTS.md"), time.Now().Add(time.Hour))
 	r := s.Resolve(root)
-	if diff := cmp.Diff([]string{"updated " + root + "/AGENTS.md"}, reasons(r.Files)); diff != "" {
+	if diff := cmp.Diff([]string{"updated " + filepath.Join(root, "AGENTS.md")}, reasons(r.Files)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -45,7 +45,7 @@ func TestResolveUpdatedByMtime(t *testing.T) {
 // mtime restored must still count as updated.
 func TestBeyondReferenceSizeChangeWithMtimeRestored(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "short"})
-	p := root + "/AGENTS.md"
+	p := filepath.Join(root, "AGENTS.md")
 	old := time.Date(2025, 2, 8, 0, 13, 20, 123456789, time.UTC)
 	setMtime(t, p, old)
 	s, _ := Start(opts(root))
@@ -62,10 +62,10 @@ func TestBeyondReferenceSizeChangeWithMtimeRestored(t *testing.T) {
 
 func TestResolveDeletedIsForgottenAndRecreatedIsNew(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a"})
-	p := root + "/a/AGENTS.md"
+	p := filepath.Join(root, "a/AGENTS.md")
 	s, _ := Start(opts(filepath.Join(root, "a")))
 	os.Remove(p)
-	if r := s.Resolve(root + "/a/x"); len(r.Files) != 0 {
+	if r := s.Resolve(filepath.Join(root, "a/x")); len(r.Files) != 0 {
 		t.Fatalf("deleted file reported: %v", reasons(r.Files))
 	}
 	for _, f := range s.State().Files {
@@ -74,7 +74,7 @@ func TestResolveDeletedIsForgottenAndRecreatedIsNew(t *testing.T) {
 		}
 	}
 	write(t, p, "a")
-	if r := s.Resolve(root + "/a/x"); !cmp.Equal(reasons(r.Files), []string{"new " + p}) {
+	if r := s.Resolve(filepath.Join(root, "a/x")); !cmp.Equal(reasons(r.Files), []string{"new " + p}) {
 		t.Errorf("recreated = %v, want new", reasons(r.Files))
 	}
 }
@@ -82,15 +82,15 @@ func TestResolveDeletedIsForgottenAndRecreatedIsNew(t *testing.T) {
 func TestResolvePerCallCapDefersTheRest(t *testing.T) {
 	root := testRepo(t, map[string]string{"a/AGENTS.md": "1", "a/b/AGENTS.md": "2", "a/b/c/AGENTS.md": "3", "a/b/c/d/AGENTS.md": "4", "a/b/c/d/e/AGENTS.md": "5"})
 	s, _ := Start(opts(root, func(c *Config) { c.Resolver.MaxFilesPerResolve = 2 }))
-	target := root + "/a/b/c/d/e"
+	target := filepath.Join(root, "a/b/c/d/e")
 	var got [][]string
 	for range 4 {
 		got = append(got, paths(s.Resolve(target).Files))
 	}
 	want := [][]string{
-		{root + "/a/AGENTS.md", root + "/a/b/AGENTS.md"},
-		{root + "/a/b/c/AGENTS.md", root + "/a/b/c/d/AGENTS.md"},
-		{root + "/a/b/c/d/e/AGENTS.md"},
+		{filepath.Join(root, "a/AGENTS.md"), filepath.Join(root, "a/b/AGENTS.md")},
+		{filepath.Join(root, "a/b/c/AGENTS.md"), filepath.Join(root, "a/b/c/d/AGENTS.md")},
+		{filepath.Join(root, "a/b/c/d/e/AGENTS.md")},
 		{},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -102,7 +102,7 @@ func TestResolveOutsideRootIsEmpty(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r"})
 	outside := makeTree(t, t.TempDir(), map[string]string{"AGENTS.md": "o"})
 	s, _ := Start(opts(root))
-	for _, target := range []string{outside, outside + "/x.go", root + "/../elsewhere", "/", root + "x/AGENTS.md"} {
+	for _, target := range []string{outside, filepath.Join(outside, "x.go"), root + "/../elsewhere", "/", root + "x/AGENTS.md"} {
 		r := s.Resolve(target)
 		if len(r.Files) != 0 {
 			t.Errorf("target %s outside the root gave %v", target, paths(r.Files))
@@ -129,7 +129,7 @@ func TestResolvePathNormalization(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The working directory is root/a; the initial chain knows root
 			// and root/a, so what is reported shows the resolved directory.
-			s, _ := Start(opts(root + "/a"))
+			s, _ := Start(opts(filepath.Join(root, "a")))
 			r := s.Resolve(tt.target)
 			if want := filepath.Join(root, tt.wantDir); r.ResolvedPath != want {
 				t.Errorf("resolved path = %s, want %s", r.ResolvedPath, want)
@@ -158,45 +158,45 @@ func TestResolvePathNormalization(t *testing.T) {
 // twice.
 func TestBeyondReferenceIdentityNotPathString(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "real/AGENTS.md": "real", "real/sub/AGENTS.md": "sub"})
-	platformtest.Symlink(t, root+"/real", root+"/link")
+	platformtest.Symlink(t, filepath.Join(root, "real"), filepath.Join(root, "link"))
 	s, _ := Start(opts(root))
-	first := s.Resolve(root + "/real/sub/x.go")
+	first := s.Resolve(filepath.Join(root, "real/sub/x.go"))
 	if len(first.Files) != 2 {
 		t.Fatalf("first = %v", reasons(first.Files))
 	}
-	if r := s.Resolve(root + "/link/sub/x.go"); len(r.Files) != 0 {
+	if r := s.Resolve(filepath.Join(root, "link/sub/x.go")); len(r.Files) != 0 {
 		t.Errorf("the same files through a symlinked directory were reported again: %v", reasons(r.Files))
 	}
 	// And the other way round, within one call of a fresh session.
 	s2, _ := Start(opts(root))
-	if r := s2.Resolve(root + "/link/sub"); len(r.Files) != 2 || r.Files[0].Path != root+"/link/AGENTS.md" {
+	if r := s2.Resolve(filepath.Join(root, "link/sub")); len(r.Files) != 2 || r.Files[0].Path != filepath.Join(root, "link/AGENTS.md") {
 		t.Errorf("through the link = %v, want the two files under the link's path", reasons(r.Files))
 	}
-	if r := s2.Resolve(root + "/real/sub"); len(r.Files) != 0 {
+	if r := s2.Resolve(filepath.Join(root, "real/sub")); len(r.Files) != 0 {
 		t.Errorf("real path after the link = %v", reasons(r.Files))
 	}
 }
 
 func TestIdentityDedupeSurvivesSavedState(t *testing.T) {
 	root := testRepo(t, map[string]string{"real/AGENTS.md": "real"})
-	platformtest.Symlink(t, root+"/real", root+"/link")
+	platformtest.Symlink(t, filepath.Join(root, "real"), filepath.Join(root, "link"))
 	s, _ := Start(opts(root))
-	s.Resolve(root + "/real")
+	s.Resolve(filepath.Join(root, "real"))
 	restored := Restore(s.State(), opts(root))
-	if r := restored.Resolve(root + "/link"); len(r.Files) != 0 {
+	if r := restored.Resolve(filepath.Join(root, "link")); len(r.Files) != 0 {
 		t.Errorf("restored session reported %v", reasons(r.Files))
 	}
 }
 
 func TestResolveReplacedFileWithSameVersionIsUpdated(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "abc"})
-	p := root + "/AGENTS.md"
+	p := filepath.Join(root, "AGENTS.md")
 	mt := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	setMtime(t, p, mt)
 	s, _ := Start(opts(root))
-	write(t, root+"/new", "xyz")
-	setMtime(t, root+"/new", mt)
-	if err := os.Rename(root+"/new", p); err != nil {
+	write(t, filepath.Join(root, "new"), "xyz")
+	setMtime(t, filepath.Join(root, "new"), mt)
+	if err := os.Rename(filepath.Join(root, "new"), p); err != nil {
 		t.Fatal(err)
 	}
 	if r := s.Resolve(root); !cmp.Equal(reasons(r.Files), []string{"updated " + p}) {
@@ -207,7 +207,7 @@ func TestResolveReplacedFileWithSameVersionIsUpdated(t *testing.T) {
 func TestResolverDisabled(t *testing.T) {
 	root := testRepo(t, map[string]string{"a/AGENTS.md": "a"})
 	s, _ := Start(opts(root, func(c *Config) { c.Resolver.Enabled = false }))
-	if r := s.Resolve(root + "/a"); len(r.Files) != 0 {
+	if r := s.Resolve(filepath.Join(root, "a")); len(r.Files) != 0 {
 		t.Errorf("disabled resolver returned %v", paths(r.Files))
 	}
 }
@@ -217,20 +217,20 @@ func TestResolverDisabled(t *testing.T) {
 func TestBeyondReferenceResolveReminderEmitted(t *testing.T) {
 	root := testRepo(t, map[string]string{"feature/AGENTS.md": "f", "feature/sub/AGENTS.md": "s"})
 	mt := time.UnixMilli(1738970000000)
-	setMtime(t, root+"/feature/AGENTS.md", mt)
-	setMtime(t, root+"/feature/sub/AGENTS.md", mt.Add(time.Second+time.Microsecond))
+	setMtime(t, filepath.Join(root, "feature/AGENTS.md"), mt)
+	setMtime(t, filepath.Join(root, "feature/sub/AGENTS.md"), mt.Add(time.Second+time.Microsecond))
 	s, _ := Start(opts(root))
-	got := ResolveReminder(s.Resolve(root + "/feature/sub/x.go").Files)
+	got := ResolveReminder(s.Resolve(filepath.Join(root, "feature/sub/x.go")).Files)
 	want := `<system-reminder type="agents.resolve.paths">
 Additional AGENTS.md may apply for this path:
-- ` + root + `/feature/AGENTS.md (mtime: 1738970000000)
-- ` + root + `/feature/sub/AGENTS.md (mtime: 1738970001000)
+- ` + filepath.Join(root, "feature/AGENTS.md") + ` (mtime: 1738970000000)
+- ` + filepath.Join(root, "feature/sub/AGENTS.md") + ` (mtime: 1738970001000)
 Read and apply these files before editing files in this scope.
 </system-reminder>`
 	if got != want {
 		t.Errorf("reminder:\n%s\nwant:\n%s", got, want)
 	}
-	if got := ResolveReminder(s.Resolve(root + "/feature/sub/x.go").Files); got != "" {
+	if got := ResolveReminder(s.Resolve(filepath.Join(root, "feature/sub/x.go")).Files); got != "" {
 		t.Errorf("reminder without results = %q, want empty", got)
 	}
 }

@@ -2,14 +2,15 @@ package instructions
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
 
 func TestResumeNothingChangedIsEmpty(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a"})
-	s, _ := Start(opts(root + "/a"))
-	r := Resume(s.State(), opts(root+"/a"))
+	s, _ := Start(opts(filepath.Join(root, "a")))
+	r := Resume(s.State(), opts(filepath.Join(root, "a")))
 	if r.Text != "" {
 		t.Errorf("text = %q, want empty", r.Text)
 	}
@@ -18,23 +19,23 @@ func TestResumeNothingChangedIsEmpty(t *testing.T) {
 func TestResumeDiffIsExact(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a", "b/AGENTS.md": "b", "elsewhere/AGENTS.md": "e", "gone/AGENTS.md": "g"})
 	mt := time.UnixMilli(1738973000000)
-	setMtime(t, root+"/b/AGENTS.md", mt)
-	s, _ := Start(opts(root + "/a"))
-	s.Resolve(root + "/elsewhere")
-	s.Resolve(root + "/gone")
+	setMtime(t, filepath.Join(root, "b/AGENTS.md"), mt)
+	s, _ := Start(opts(filepath.Join(root, "a")))
+	s.Resolve(filepath.Join(root, "elsewhere"))
+	s.Resolve(filepath.Join(root, "gone"))
 	saved := s.State()
-	os.Remove(root + "/gone/AGENTS.md")
-	r := Resume(saved, opts(root+"/b"))
+	os.Remove(filepath.Join(root, "gone/AGENTS.md"))
+	r := Resume(saved, opts(filepath.Join(root, "b")))
 	want := `<system-reminder type="session.resume.diff">
 Session resumed with context changes:
-- cwd: ` + root + `/a -> ` + root + `/b
+- cwd: ` + filepath.Join(root, "a") + ` -> ` + filepath.Join(root, "b") + `
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/b/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "b/AGENTS.md") + ` (mtime: 1738973000000)
 No longer in scope:
-- ` + root + `/a/AGENTS.md
-- ` + root + `/gone/AGENTS.md
+- ` + filepath.Join(root, "a/AGENTS.md") + `
+- ` + filepath.Join(root, "gone/AGENTS.md") + `
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
@@ -45,11 +46,11 @@ No longer in scope:
 	for _, f := range r.Session.State().Files {
 		got = append(got, f.Path)
 	}
-	want2 := []string{root + "/AGENTS.md", root + "/b/AGENTS.md", root + "/elsewhere/AGENTS.md"}
+	want2 := []string{filepath.Join(root, "AGENTS.md"), filepath.Join(root, "b/AGENTS.md"), filepath.Join(root, "elsewhere/AGENTS.md")}
 	if len(got) != 3 || got[0] != want2[0] || got[1] != want2[1] || got[2] != want2[2] {
 		t.Errorf("new state files = %v, want %v", got, want2)
 	}
-	if again := Resume(r.Session.State(), opts(root+"/b")); again.Text != "" {
+	if again := Resume(r.Session.State(), opts(filepath.Join(root, "b"))); again.Text != "" {
 		t.Errorf("resume after resume = %q, want empty", again.Text)
 	}
 }
@@ -58,8 +59,8 @@ func TestResumeChangedFileAndMarkers(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", ".git/": ""})
 	s, _ := Start(opts(root))
 	saved := s.State()
-	write(t, root+"/AGENTS.md", "longer now")
-	setMtime(t, root+"/AGENTS.md", time.UnixMilli(1738973000000))
+	write(t, filepath.Join(root, "AGENTS.md"), "longer now")
+	setMtime(t, filepath.Join(root, "AGENTS.md"), time.UnixMilli(1738973000000))
 	r := Resume(saved, opts(root, func(c *Config) { c.Root.Markers = []string{".git", testMarker} }))
 	want := `<system-reminder type="session.resume.diff">
 Session resumed with context changes:
@@ -67,7 +68,7 @@ Session resumed with context changes:
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".git",".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "AGENTS.md") + ` (mtime: 1738973000000)
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
@@ -80,13 +81,13 @@ Re-check AGENTS.md for current scope:
 func TestResumeNamesAChangedResolvedFile(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r", "web/AGENTS.md": "w"})
 	s, _ := Start(opts(root))
-	s.Resolve(root + "/web/x.ts")
+	s.Resolve(filepath.Join(root, "web/x.ts"))
 	saved := s.State()
-	if err := os.WriteFile(root+"/web/AGENTS.md", []byte("w, now stricter"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "web/AGENTS.md"), []byte("w, now stricter"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mt := time.UnixMilli(1738973000000)
-	setMtime(t, root+"/web/AGENTS.md", mt)
+	setMtime(t, filepath.Join(root, "web/AGENTS.md"), mt)
 	r := Resume(saved, opts(root))
 	want := `<system-reminder type="session.resume.diff">
 Session resumed with context changes:
@@ -94,7 +95,7 @@ Session resumed with context changes:
 - root: ` + root + ` -> ` + root + `
 - markers: [".lineage-test-root"] -> [".lineage-test-root"]
 Re-check AGENTS.md for current scope:
-- ` + root + `/web/AGENTS.md (mtime: 1738973000000)
+- ` + filepath.Join(root, "web/AGENTS.md") + ` (mtime: 1738973000000)
 </system-reminder>`
 	if r.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", r.Text, want)
@@ -102,7 +103,7 @@ Re-check AGENTS.md for current scope:
 	if again := Resume(r.Session.State(), opts(root)); again.Text != "" {
 		t.Errorf("second resume: %q", again.Text)
 	}
-	if got := r.Session.Resolve(root + "/web/y.ts").Files; len(got) != 0 {
+	if got := r.Session.Resolve(filepath.Join(root, "web/y.ts")).Files; len(got) != 0 {
 		t.Errorf("resolve after the resume reported %v again", got)
 	}
 }

@@ -3,6 +3,7 @@ package instructions
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func TestRulesLoadOrWaitForTheirPaths(t *testing.T) {
 	o := opts(root)
 	o.FS = cfs
 	s, in := Start(o)
-	want := []string{root + "/AGENTS.md", root + "/.claude/rules/always.md", root + "/.claude/rules/sub/fm.md"}
+	want := []string{filepath.Join(root, "AGENTS.md"), filepath.Join(root, ".claude/rules/always.md"), filepath.Join(root, ".claude/rules/sub/fm.md")}
 	if got := paths(in.Files); !slices.Equal(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
@@ -37,11 +38,11 @@ func TestRulesLoadOrWaitForTheirPaths(t *testing.T) {
 	}
 	// Only the two rule folders (and the subfolder) were listed.
 	slices.Sort(cfs.listed)
-	if wantListed := []string{root + "/.agents/rules", root + "/.claude/rules", root + "/.claude/rules/sub"}; !slices.Equal(cfs.listed, wantListed) {
+	if wantListed := []string{filepath.Join(root, ".agents/rules"), filepath.Join(root, ".claude/rules"), filepath.Join(root, ".claude/rules/sub")}; !slices.Equal(cfs.listed, wantListed) {
 		t.Errorf("listed %q, want %q", cfs.listed, wantListed)
 	}
 	cfs.reset()
-	if r := s.Resolve("web/app/page.tsx"); !slices.Equal(reasons(r.Files), []string{"new " + root + "/.claude/rules/web.md"}) {
+	if r := s.Resolve("web/app/page.tsx"); !slices.Equal(reasons(r.Files), []string{"new " + filepath.Join(root, ".claude/rules/web.md")}) {
 		t.Errorf("resolve a .tsx: %q", reasons(r.Files))
 	}
 	if r := s.Resolve("web/app/page.tsx"); len(r.Files) != 0 {
@@ -50,7 +51,7 @@ func TestRulesLoadOrWaitForTheirPaths(t *testing.T) {
 	if r := s.Resolve("main.ts"); len(r.Files) != 0 {
 		t.Errorf("main.ts (web.md known): %q", reasons(r.Files))
 	}
-	if r := s.Resolve("cmd/x/main.go"); !slices.Equal(reasons(r.Files), []string{"new " + root + "/.agents/rules/go.md"}) {
+	if r := s.Resolve("cmd/x/main.go"); !slices.Equal(reasons(r.Files), []string{"new " + filepath.Join(root, ".agents/rules/go.md")}) {
 		t.Errorf("resolve a .go: %q", reasons(r.Files))
 	}
 	if r := s.Resolve("README.md"); len(r.Files) != 0 {
@@ -60,13 +61,13 @@ func TestRulesLoadOrWaitForTheirPaths(t *testing.T) {
 		t.Errorf("resolve listed %q", cfs.listed)
 	}
 	// A change to a delivered rule is delivered again, from a saved state.
-	setMtime(t, root+"/.agents/rules/go.md", time.Unix(1_800_000_000, 0))
+	setMtime(t, filepath.Join(root, ".agents/rules/go.md"), time.Unix(1_800_000_000, 0))
 	r2 := Restore(s.State(), o)
-	if r := r2.Resolve("a.go"); !slices.Equal(reasons(r.Files), []string{"updated " + root + "/.agents/rules/go.md"}) {
+	if r := r2.Resolve("a.go"); !slices.Equal(reasons(r.Files), []string{"updated " + filepath.Join(root, ".agents/rules/go.md")}) {
 		t.Errorf("after a change, restored: %q", reasons(r.Files))
 	}
 	st := s.State()
-	if len(st.Rules) != 2 || st.Rules[1].Path != root+"/.claude/rules/web.md" || st.Rules[0].Paths[0] != "**/*.go" {
+	if len(st.Rules) != 2 || st.Rules[1].Path != filepath.Join(root, ".claude/rules/web.md") || st.Rules[0].Paths[0] != "**/*.go" {
 		t.Errorf("state rules: %+v", st.Rules)
 	}
 }
@@ -95,16 +96,16 @@ func TestExcludes(t *testing.T) {
 		"packages/web/AGENTS.md.bak": "",
 	})
 	ex := func(c *Config) {
-		c.Excludes = []string{"packages/legacy/**", root + "/docs/*.md", "**/rules/legacy.md"}
+		c.Excludes = []string{"packages/legacy/**", filepath.Join(root, "docs/*.md"), "**/rules/legacy.md"}
 	}
-	e := Explain(opts(root+"/packages/legacy/sub", ex), "")
+	e := Explain(opts(filepath.Join(root, "packages/legacy/sub"), ex), "")
 	got := map[string]string{}
 	for _, d := range e.Dirs {
 		if d.Status == StatusExcluded {
-			got[strings.TrimPrefix(d.Path, root)] = d.Detail
+			got[filepath.ToSlash(strings.TrimPrefix(d.Path, root))] = d.Detail
 		}
 	}
-	want := map[string]string{"/docs/x.md": root + "/docs/*.md", "/packages/legacy/AGENTS.md": "packages/legacy/**", "/.claude/rules/legacy.md": "**/rules/legacy.md"}
+	want := map[string]string{"/docs/x.md": filepath.Join(root, "docs/*.md"), "/packages/legacy/AGENTS.md": "packages/legacy/**", "/.claude/rules/legacy.md": "**/rules/legacy.md"}
 	if len(got) != len(want) {
 		t.Errorf("excluded %v, want %v", got, want)
 	}
@@ -114,7 +115,7 @@ func TestExcludes(t *testing.T) {
 		}
 	}
 	s, in := Start(opts(root, ex))
-	if !slices.Equal(paths(in.Files), []string{root + "/AGENTS.md"}) {
+	if !slices.Equal(paths(in.Files), []string{filepath.Join(root, "AGENTS.md")}) {
 		t.Errorf("loaded %q", paths(in.Files))
 	}
 	if r := s.Resolve("packages/legacy/sub/x.go"); len(r.Files) != 0 {
@@ -129,17 +130,17 @@ func TestGlobalFilesHaveTheirOwnCap(t *testing.T) {
 	home := makeTree(t, t.TempDir(), map[string]string{".codex/AGENTS.md": "global one", "g2.md": "global two @inc.md", "inc.md": "included", "big.md": strings.Repeat("b", 100)})
 	root := testRepo(t, map[string]string{"AGENTS.md": "project"})
 	o := opts(root, func(c *Config) {
-		c.GlobalFiles = []string{"~/.codex/AGENTS.md", home + "/g2.md", "~/missing.md", "~/big.md"}
+		c.GlobalFiles = []string{"~/.codex/AGENTS.md", filepath.Join(home, "g2.md"), "~/missing.md", "~/big.md"}
 		c.GlobalMaxBytes = 60
 		c.Initial.MaxBytes = 7 // "project": the globals do not count here
 	})
 	o.Home = home
 	_, in := Start(o)
-	want := []string{home + "/.codex/AGENTS.md", home + "/g2.md", home + "/inc.md", root + "/AGENTS.md"}
+	want := []string{filepath.Join(home, ".codex/AGENTS.md"), filepath.Join(home, "g2.md"), filepath.Join(home, "inc.md"), filepath.Join(root, "AGENTS.md")}
 	if got := paths(in.Files); !slices.Equal(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(in.Text, "<agents_context scope=\"initial\">\nInstructions from: "+home+"/.codex/AGENTS.md\nglobal one") {
+	if !strings.HasPrefix(in.Text, "<agents_context scope=\"initial\">\nInstructions from: "+filepath.Join(home, ".codex/AGENTS.md")+"\nglobal one") {
 		t.Errorf("text:\n%s", in.Text)
 	}
 	e := Explain(o, "")
@@ -166,36 +167,36 @@ func TestResolveReportsImportsAndTheirChanges(t *testing.T) {
 	o := opts(root)
 	s, _ := Start(o)
 	r := s.Resolve("web/x.ts")
-	want := []string{"new " + root + "/web/AGENTS.md", "new " + root + "/docs/web.md", "new " + root + "/docs/more.md"}
-	if !slices.Equal(reasons(r.Files), want) || r.Files[1].ImportedBy != root+"/web/AGENTS.md" || r.Files[2].ImportedBy != root+"/docs/web.md" {
+	want := []string{"new " + filepath.Join(root, "web/AGENTS.md"), "new " + filepath.Join(root, "docs/web.md"), "new " + filepath.Join(root, "docs/more.md")}
+	if !slices.Equal(reasons(r.Files), want) || r.Files[1].ImportedBy != filepath.Join(root, "web/AGENTS.md") || r.Files[2].ImportedBy != filepath.Join(root, "docs/web.md") {
 		t.Fatalf("resolve: %q (%+v), want %q", reasons(r.Files), r.Files, want)
 	}
 	if err := WriteState(t.Context(), p, s.State()); err != nil {
 		t.Fatal(err)
 	}
 	// A change to a deep import is reported by a later process.
-	write(t, root+"/docs/more.md", "more, changed")
+	write(t, filepath.Join(root, "docs/more.md"), "more, changed")
 	st, _, _ := ReadState(p)
 	s2 := Restore(st, o)
-	if r := s2.Resolve("web/y.ts"); !slices.Equal(reasons(r.Files), []string{"updated " + root + "/docs/more.md"}) {
+	if r := s2.Resolve("web/y.ts"); !slices.Equal(reasons(r.Files), []string{"updated " + filepath.Join(root, "docs/more.md")}) {
 		t.Errorf("after change: %q", reasons(r.Files))
 	}
 	if r := s2.Resolve("web/y.ts"); len(r.Files) != 0 {
 		t.Errorf("again: %q", reasons(r.Files))
 	}
 	// A new import added to a known file comes with the file's update.
-	write(t, root+"/docs/top.md", "top doc @new.md")
-	write(t, root+"/docs/new.md", "new")
-	if r := s2.Resolve("x.go"); !slices.Equal(reasons(r.Files), []string{"updated " + root + "/docs/top.md", "new " + root + "/docs/new.md"}) {
+	write(t, filepath.Join(root, "docs/top.md"), "top doc @new.md")
+	write(t, filepath.Join(root, "docs/new.md"), "new")
+	if r := s2.Resolve("x.go"); !slices.Equal(reasons(r.Files), []string{"updated " + filepath.Join(root, "docs/top.md"), "new " + filepath.Join(root, "docs/new.md")}) {
 		t.Errorf("new import: %q", reasons(r.Files))
 	}
 	// Resume re-presents a changed import of the chain.
 	if err := WriteState(t.Context(), p, s2.State()); err != nil {
 		t.Fatal(err)
 	}
-	write(t, root+"/docs/top.md", "top doc @new.md, changed")
+	write(t, filepath.Join(root, "docs/top.md"), "top doc @new.md, changed")
 	res, err := ResumeSession(t.Context(), p, o)
-	if err != nil || !strings.Contains(res.Text, "- "+root+"/docs/top.md (mtime:") {
+	if err != nil || !strings.Contains(res.Text, "- "+filepath.Join(root, "docs/top.md (mtime:")) {
 		t.Errorf("resume: %v\n%s", err, res.Text)
 	}
 	_ = os.Remove(p)

@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ var words = tokens.Func{Name: "words", Fn: func(s string) int { return len(strin
 
 func TestInitialCountsTokensPerFileAndTotal(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "one two three\n", "a/AGENTS.md": "four five", "a/b/AGENTS.md": "   \n"})
-	o := opts(root + "/a/b")
+	o := opts(filepath.Join(root, "a/b"))
 	o.Tokens = words
 	_, in := Start(o)
 	got := []int{}
@@ -31,7 +32,7 @@ func TestInitialCountsTokensPerFileAndTotal(t *testing.T) {
 		t.Errorf("warnings without a budget: %v", in.Warnings)
 	}
 	// Without a counter nothing is counted (and the vocabulary not loaded).
-	_, plain := Start(opts(root + "/a/b"))
+	_, plain := Start(opts(filepath.Join(root, "a/b")))
 	if plain.Tokens != 0 || plain.TokenEncoding != "" || plain.Files[0].Tokens != 0 {
 		t.Errorf("counted without a counter: %+v", plain)
 	}
