@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentlineage/lineage/internal/platformtest"
+
 	"github.com/agentlineage/lineage/instructions"
 )
 
@@ -230,9 +232,7 @@ func TestChainAboveRootStaysInTheProject(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.md")
 	writeFile(t, secret, "TOP SECRET\n")
 	os.Remove(filepath.Join(dir, "AGENTS.md"))
-	if err := os.Symlink(secret, filepath.Join(dir, "AGENTS.md")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
+	platformtest.Symlink(t, secret, filepath.Join(dir, "AGENTS.md"))
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{})
 	c.AddRoots(&mcp.Root{URI: fileURL(filepath.Join(dir, "sub"))})
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)}, nil)
