@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -192,9 +193,13 @@ func TestKilledWriterNeverTearsTheFile(t *testing.T) {
 	t.Logf("%d snapshots, %d entries at the end", snapshots, last)
 }
 
+// checkSnapshot reads file as lineage's readers do (fsx.ReadRegular: on
+// Windows it shares delete access and retries the instant of a replace,
+// where a plain os.ReadFile gets a sharing violation) and checks it parses
+// with no fewer entries than last.
 func checkSnapshot(t *testing.T, file string, last int) int {
 	t.Helper()
-	b, err := os.ReadFile(file)
+	b, err := fsx.ReadRegular(file, -1)
 	if err != nil {
 		t.Fatalf("snapshot unreadable: %v", err)
 	}

@@ -1,11 +1,12 @@
 package mcpserver
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // The MCP tools load imports and rules through the instructions service,
@@ -19,9 +20,7 @@ func TestInstructionsImportsAndRulesOverMCP(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "docs", "style.md"), "style rules\n")
 	writeFile(t, filepath.Join(dir, ".agents", "rules", "always.md"), "always rule\n")
 	writeFile(t, filepath.Join(dir, ".agents", "rules", "go.md"), "---\npaths: [\"**/*.go\"]\n---\ngo rule\n")
-	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "leak.md")); err != nil {
-		t.Skip(err)
-	}
+	platformtest.Symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(dir, "leak.md"))
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	var in InitialOutput
 	call(t, cs, "instructions_initial", nil, &in)

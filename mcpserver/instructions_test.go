@@ -3,13 +3,17 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/internal/platformtest"
 
 	"github.com/agentlineage/lineage/instructions"
 )
@@ -153,7 +157,7 @@ func TestLongInitialPointsToResource(t *testing.T) {
 	}
 
 	call(t, cs, "instructions_initial", map[string]any{"cwd": "sub"}, &in)
-	want := InitialResourceURI + "?cwd=" + strings.ReplaceAll(filepath.Join(dir, "sub"), "/", "%2F")
+	want := InitialResourceURI + "?cwd=" + url.QueryEscape(filepath.Join(dir, "sub"))
 	if in.TextResource != want {
 		t.Fatalf("resource = %q, want %q", in.TextResource, want)
 	}
@@ -201,7 +205,7 @@ func TestRootsNarrowTheWorkingDirectory(t *testing.T) {
 	client := &mcp.ClientOptions{}
 	cs := func() *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, client)
-		c.AddRoots(&mcp.Root{URI: "file://" + filepath.Join(dir, "sub")})
+		c.AddRoots(&mcp.Root{URI: fileURL(filepath.Join(dir, "sub"))})
 		s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -228,11 +232,9 @@ func TestChainAboveRootStaysInTheProject(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.md")
 	writeFile(t, secret, "TOP SECRET\n")
 	os.Remove(filepath.Join(dir, "AGENTS.md"))
-	if err := os.Symlink(secret, filepath.Join(dir, "AGENTS.md")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
+	platformtest.Symlink(t, secret, filepath.Join(dir, "AGENTS.md"))
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{})
-	c.AddRoots(&mcp.Root{URI: "file://" + filepath.Join(dir, "sub")})
+	c.AddRoots(&mcp.Root{URI: fileURL(filepath.Join(dir, "sub"))})
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -350,9 +352,14 @@ func TestTextContentIsWhatTheCLIPrints(t *testing.T) {
 	if !strings.HasPrefix(got, `{"targets":`) || strings.Contains(got, `\u003c`) {
 		t.Errorf("a resolve with nothing new: text content %q, want its JSON", got)
 	}
-	writeFile(t, filepath.Join(dir, "sub", "deep", "<b>&", "AGENTS.md"), "x\n")
-	got, _ = text("instructions_resolve", map[string]any{"paths": []string{"sub/deep/<b>&/x.go"}})
-	if strings.Contains(got, `\u003c`) || strings.Contains(got, `\u0026`) || !strings.Contains(got, "<b>&") {
+	special := "<b>&"
+	if runtime.GOOS == "windows" {
+		special = "b&"
+		t.Logf("Windows forbids < and > in file names: the HTML-escaping check uses %q", special)
+	}
+	writeFile(t, filepath.Join(dir, "sub", "deep", special, "AGENTS.md"), "x\n")
+	got, _ = text("instructions_resolve", map[string]any{"paths": []string{"sub/deep/" + special + "/x.go"}})
+	if strings.Contains(got, `\u003c`) || strings.Contains(got, `\u0026`) || !strings.Contains(got, special) {
 		t.Errorf("HTML-escaped text content: %q", got)
 	}
 }
@@ -406,4 +413,14 @@ func TestResolveSharesTheHookState(t *testing.T) {
 	if !found {
 		t.Errorf("the hook's state does not know what the resolve reported: %+v", saved.Files)
 	}
+}
+
+// fileURL is the file: URL of the absolute path p (RFC 8089): "file:///tmp/x"
+// on Unix, "file:///C:/x" on Windows.
+func fileURL(p string) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }

@@ -41,7 +41,7 @@ func TestDiscoverNearerWins(t *testing.T) {
 	for _, s := range c.Shadowed {
 		rel, _ := filepath.Rel(dir, s.Path)
 		by, _ := filepath.Rel(dir, s.ShadowedBy)
-		shadowed = append(shadowed, rel+" by "+by)
+		shadowed = append(shadowed, filepath.ToSlash(rel)+" by "+filepath.ToSlash(by))
 	}
 	wantShadowed := []string{
 		".agents/skills/a/SKILL.md by pkg/deep/.gemini/skills/a/SKILL.md",
