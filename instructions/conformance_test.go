@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,9 @@ func stateWriter(spec string) error {
 // without something new) and resumes a session makes no getdents call at
 // all, as strace counts them.
 func TestStateWritesListNoDirectory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skipf("traces the process with strace, which only Linux has (%s)", runtime.GOOS)
+	}
 	strace, err := exec.LookPath("strace")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
