@@ -114,20 +114,31 @@ func WriteFileLocked(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmpName)
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = fillTemp(tmp, path, data, perm); err != nil {
+		return err
 	}
 	if err = replaceFile(tmpName, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// fillTemp writes data into the temporary file of an atomic write, gives
+// it perm, syncs and closes it; errors name path, the file being written.
+// The caller removes tmp when this fails (tmp may still be open: closing it
+// twice is harmless).
+func fillTemp(tmp *os.File, path string, data []byte, perm os.FileMode) error {
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -111,17 +111,8 @@ func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode
 			root.Remove(tmpName)
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = fillTemp(tmp, path, data, perm); err != nil {
+		return err
 	}
 	if err = replaceIn(root, tmpName, name); err != nil {
 		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
@@ -228,17 +219,8 @@ func WriteFileLockedIn(root *os.Root, name string, data []byte, perm os.FileMode
 			root.Remove(tmpName)
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = fillTemp(tmp, path, data, perm); err != nil {
+		return err
 	}
 	if err = replaceIn(root, tmpName, name); err != nil {
 		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
