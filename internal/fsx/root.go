@@ -95,13 +95,21 @@ func LockFileIn(ctx context.Context, root *os.Root, name string) (*Lock, error) 
 // WriteFileAtomicIn is [WriteFileAtomic] on the file name inside root:
 // the temporary file is created in the root's directory, renamed over
 // name there, and that directory is synced.
-func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode) (err error) {
-	path := rootPath(root, name)
+func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(filepath.FromSlash(name))
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmpName := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
-	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return replaceWithTempIn(root, name, tmpName, os.O_EXCL, 0o600, data, perm)
+}
+
+// replaceWithTempIn writes data into tmpName inside root (created with
+// O_CREATE and extra, with mode create), renames it over name and syncs
+// the directory; on failure the temporary file is removed. The atomic and
+// the locked writes differ only in the temporary name and how it is made.
+func replaceWithTempIn(root *os.Root, name, tmpName string, extra int, create os.FileMode, data []byte, perm os.FileMode) (err error) {
+	path := rootPath(root, name)
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|extra, create)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, renameRootError(root, tmpName, err))
 	}
@@ -117,7 +125,7 @@ func WriteFileAtomicIn(root *os.Root, name string, data []byte, perm os.FileMode
 	if err = replaceIn(root, tmpName, name); err != nil {
 		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
 	}
-	return syncDirIn(root, dir)
+	return syncDirIn(root, filepath.Dir(filepath.FromSlash(name)))
 }
 
 // replaceIn renames oldname over newname inside root. On Windows a file
@@ -206,24 +214,6 @@ func ReadRegularIn(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo
 }
 
 // WriteFileLockedIn is [WriteFileLocked] on the file name inside root.
-func WriteFileLockedIn(root *os.Root, name string, data []byte, perm os.FileMode) (err error) {
-	path := rootPath(root, name)
-	tmpName := name + LockedTempSuffix
-	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, renameRootError(root, tmpName, err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			root.Remove(tmpName)
-		}
-	}()
-	if err = fillTemp(tmp, path, data, perm); err != nil {
-		return err
-	}
-	if err = replaceIn(root, tmpName, name); err != nil {
-		return fmt.Errorf("write %s: %w", path, renameRootError(root, name, err))
-	}
-	return syncDirIn(root, filepath.Dir(filepath.FromSlash(name)))
+func WriteFileLockedIn(root *os.Root, name string, data []byte, perm os.FileMode) error {
+	return replaceWithTempIn(root, name, name+LockedTempSuffix, os.O_TRUNC, perm, data, perm)
 }
