@@ -413,19 +413,9 @@ func (v *view) covered(from Hash, to int) []int {
 			floor = pi
 		}
 	}
-	seen := map[int]bool{to: true}
-	stack := []int{to}
-	var out []int
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		out = append(out, i)
-		for _, p := range v.lin.order[i].Parents {
-			if pi, ok := v.lin.emitted[p]; ok && pi > floor && !seen[pi] {
-				seen[pi] = true
-				stack = append(stack, pi)
-			}
-		}
+	out := []int{to}
+	if to > floor {
+		out = v.reachable(to, floor) // TO and its ancestors emitted after the floor
 	}
 	sort.Ints(out)
 	return out
