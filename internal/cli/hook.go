@@ -254,36 +254,10 @@ func hookProgram(command string) (string, error) {
 }
 
 func editSettings(ctx context.Context, env *Env, h *hooks.Harness, path string, install bool, program string, f hooks.Flags, dryRun bool) error {
-	// The lock lives in lineage's state directory, not beside the file,
-	// where it would show in a project's checkout.
-	lockDir := filepath.Dir(path)
-	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-		lockDir = filepath.Join(base, "lineage", "locks")
-	}
-	res, err := hooks.EditSettingsFile(ctx, path, lockDir, !dryRun, func(before []byte, missing bool) ([]byte, error) {
-		var after []byte
-		var err error
-		switch {
-		case install:
-			after, err = h.Install(before, program, f)
-		case !missing:
-			after, err = h.Uninstall(before, program)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return after, nil
-	})
-	if err != nil {
-		return err
-	}
-	if res.Missing && !install {
-		fmt.Fprintf(env.Stderr, "lineage: %s does not exist; nothing to remove\n", path)
-		return nil
-	}
-	diff := hooks.Diff(path, res.Before, res.After)
-	if dryRun {
-		_, err := io.WriteString(env.Stdout, diff)
+	res, done, err := editHarnessFile(ctx, env, path, install, dryRun,
+		func(before []byte) ([]byte, error) { return h.Install(before, program, f) },
+		func(before []byte) ([]byte, error) { return h.Uninstall(before, program) })
+	if done || err != nil {
 		return err
 	}
 	if !res.Written {
@@ -299,6 +273,45 @@ func editSettings(ctx context.Context, env *Env, h *hooks.Harness, path string, 
 	fmt.Fprintf(env.Stderr, "lineage: updated %s\n", path)
 	trustStep(env, h, install)
 	return nil
+}
+
+// editHarnessFile installs or uninstalls lineage in a harness's settings
+// file (hooks or MCP servers) by byte splicing, under a lock kept in
+// lineage's state directory (beside the file it would show in a project's
+// checkout). It prints what every such edit prints first: that a file to
+// uninstall from is missing, or the diff of a dry run; done says nothing is
+// left to print.
+func editHarnessFile(ctx context.Context, env *Env, path string, install, dryRun bool, add, remove func(before []byte) ([]byte, error)) (res hooks.SettingsEdit, done bool, err error) {
+	lockDir := filepath.Dir(path)
+	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
+		lockDir = filepath.Join(base, "lineage", "locks")
+	}
+	res, err = hooks.EditSettingsFile(ctx, path, lockDir, !dryRun, func(before []byte, missing bool) ([]byte, error) {
+		var after []byte
+		var err error
+		switch {
+		case install:
+			after, err = add(before)
+		case !missing:
+			after, err = remove(before)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return after, nil
+	})
+	if err != nil {
+		return res, true, err
+	}
+	if res.Missing && !install {
+		fmt.Fprintf(env.Stderr, "lineage: %s does not exist; nothing to remove\n", path)
+		return res, true, nil
+	}
+	if dryRun {
+		_, err := io.WriteString(env.Stdout, hooks.Diff(path, res.Before, res.After))
+		return res, true, err
+	}
+	return res, false, nil
 }
 
 // trustStep prints the approval a harness needs before it runs a new or

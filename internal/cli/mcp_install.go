@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -56,33 +55,10 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 			} else if !filepath.IsAbs(program) {
 				return usageError("--command %q: want an absolute path (MCP servers start without your shell's PATH)", program)
 			}
-			lockDir := filepath.Dir(path)
-			if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-				lockDir = filepath.Join(base, "lineage", "locks")
-			}
-			res, err := hooks.EditSettingsFile(cmd.Context(), path, lockDir, !dryRun, func(before []byte, missing bool) ([]byte, error) {
-				var after []byte
-				var err error
-				switch {
-				case install:
-					after, err = h.InstallMCP(before, program, []string{"mcp"})
-				case !missing:
-					after, err = h.UninstallMCP(before)
-				}
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", path, err)
-				}
-				return after, nil
-			})
-			if err != nil {
-				return err
-			}
-			if res.Missing && !install {
-				fmt.Fprintf(env.Stderr, "lineage: %s does not exist; nothing to remove\n", path)
-				return nil
-			}
-			if dryRun {
-				_, err := io.WriteString(env.Stdout, hooks.Diff(path, res.Before, res.After))
+			res, done, err := editHarnessFile(cmd.Context(), env, path, install, dryRun,
+				func(before []byte) ([]byte, error) { return h.InstallMCP(before, program, []string{"mcp"}) },
+				h.UninstallMCP)
+			if done || err != nil {
 				return err
 			}
 			if !res.Written {
