@@ -1,6 +1,8 @@
 package skills
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +19,15 @@ import (
 // which a listing of unchanged skills should not pay. Writers replace the
 // file atomically, so two processes never see a torn file; the later one
 // wins and the other's new entries are counted again next time.
+
+// CacheFile is the metadata file in dir for the project whose root is
+// rootDir: skills-<16 hex digits of the root's SHA-256>.json. One file per
+// root keeps a listing's read in proportion to its own project, not to
+// every skill the user has ever listed.
+func CacheFile(dir, rootDir string) string {
+	sum := sha256.Sum256([]byte(rootDir))
+	return filepath.Join(dir, "skills-"+hex.EncodeToString(sum[:8])+".json")
+}
 
 const (
 	cacheVersion    = 1
