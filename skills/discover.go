@@ -229,6 +229,7 @@ func Discover(opts Options) (*Catalog, error) {
 		// Read here, not beside the walk: a goroutine would start a thread,
 		// which costs a short listing more than the overlap saves.
 		d.cache = loadCache(CacheFile(opts.CacheDir, root.Dir))
+		d.found = make([]Skill, 0, len(d.cache.list))
 	}
 	d.project(root.Dir)
 	for _, dir := range opts.Extra {
@@ -526,7 +527,8 @@ func (d *discovery) finish() {
 	for i := range d.found {
 		d.found[i].rank = i
 	}
-	byName := map[string]int{} // name → index in Skills
+	byName := make(map[string]int, len(d.found)) // name → index in Skills
+	d.cat.Skills = make([]Skill, 0, len(d.found))
 	for _, s := range d.found {
 		if i, ok := byName[s.Name]; ok {
 			s.ShadowedBy = d.cat.Skills[i].Path
