@@ -70,6 +70,13 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	// glob, an import as written). Elsewhere they are stdout and stderr.
 	"stdoutpath": func(ts *testscript.TestScript, neg bool, args []string) { matchPath(ts, neg, "stdout", args) },
 	"stderrpath": func(ts *testscript.TestScript, neg bool, args []string) { matchPath(ts, neg, "stderr", args) },
+	// greppath [-count=N] [-json] PATTERN FILE: grep, the same way.
+	"greppath": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: greppath [-count=N] [-json] PATTERN FILE")
+		}
+		matchPath(ts, neg, args[len(args)-1], args[:len(args)-1])
+	},
 	// mtime FILE UNIX-SECONDS: set FILE's modification time.
 	"mtime": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 2 {
@@ -81,8 +88,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 }
 
-// matchPath is stdoutpath and stderrpath.
-func matchPath(ts *testscript.TestScript, neg bool, stream string, args []string) {
+// matchPath is stdoutpath, stderrpath and greppath: it matches args'
+// pattern in file (stdout and stderr are the last command's).
+func matchPath(ts *testscript.TestScript, neg bool, file string, args []string) {
 	count, sep := -1, `\\`
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch {
@@ -100,7 +108,7 @@ func matchPath(ts *testscript.TestScript, neg bool, stream string, args []string
 		args = args[1:]
 	}
 	if len(args) != 1 {
-		ts.Fatalf("usage: %spath [-count=N] [-json] PATTERN", stream)
+		ts.Fatalf("usage: %s: [-count=N] [-json] PATTERN", file)
 	}
 	pattern := args[0]
 	if filepath.Separator != '/' {
@@ -120,14 +128,14 @@ func matchPath(ts *testscript.TestScript, neg bool, stream string, args []string
 	}
 	re, err := regexp.Compile("(?m)" + pattern)
 	ts.Check(err)
-	text := ts.ReadFile(stream)
+	text := ts.ReadFile(file)
 	switch n := len(re.FindAllStringIndex(text, -1)); {
 	case neg && n > 0:
-		ts.Fatalf("unexpected match for %#q found in %s", pattern, stream)
+		ts.Fatalf("unexpected match for %#q found in %s", pattern, file)
 	case !neg && count < 0 && n == 0:
-		ts.Fatalf("no match for %#q found in %s", pattern, stream)
+		ts.Fatalf("no match for %#q found in %s", pattern, file)
 	case count >= 0 && n != count:
-		ts.Fatalf("have %d matches for %#q in %s, want %d", n, pattern, stream, count)
+		ts.Fatalf("have %d matches for %#q in %s, want %d", n, pattern, file, count)
 	}
 }
 
@@ -137,6 +145,25 @@ func TestMain(m *testing.M) {
 		"exits":   func() { os.Exit(exits(os.Args[1:])) },
 		"repeat":  func() { os.Exit(repeat(os.Args[1:])) },
 	})
+}
+
+// startAndWait runs program with args, its stderr the caller's. A process
+// that could not be started at all is started again, up to three times: Wine
+// now and then refuses to create one ("Internal error") when dozens start at
+// once, before the program under test has run a line.
+func startAndWait(program string, args []string) error {
+	for try := 1; ; try++ {
+		cmd := exec.Command(program, args...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			if try < 3 {
+				time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		return cmd.Wait()
+	}
 }
 
 // repeat N PROGRAM ARGS… runs PROGRAM N times, one after another, each
@@ -158,9 +185,8 @@ func repeat(args []string) int {
 		for j, a := range args[2:] {
 			run[j] = strings.ReplaceAll(a, "{i}", strconv.Itoa(i))
 		}
-		cmd := exec.Command(args[1], run...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
+		err := startAndWait(args[1], run)
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "repeat: run %d of %s: %v\n", i, args[1], err)
 			var ee *exec.ExitError
 			if errors.As(err, &ee) && ee.ExitCode() > 0 {
