@@ -133,7 +133,7 @@ func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) 
 		MaxTokens:    in.MaxTokens,
 	}
 	if !s.opts.Skills.Disabled {
-		o.Skills = &skills.Options{User: s.opts.Skills.User, Extra: s.opts.Skills.Extra, CachePath: s.opts.Skills.CachePath}
+		o.Skills = &skills.Options{User: s.opts.Skills.User, Extra: s.opts.Skills.Extra, CacheDir: s.opts.Skills.CacheDir}
 		o.SkillsOmit = func(sk skills.Skill) bool { return sk.Scope == skills.ScopeProject && sc.roots.Check(sk.Path) != nil }
 	}
 	if in.Tract != "" {

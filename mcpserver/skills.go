@@ -22,8 +22,8 @@ type SkillsOptions struct {
 	// the allowed roots; project skills must lie inside them.
 	User  bool
 	Extra []string
-	// CachePath is the metadata cache (see skills.Options.CachePath).
-	CachePath string
+	// CacheDir is the metadata cache (see skills.Options.CacheDir).
+	CacheDir string
 }
 
 // skillState keeps, per MCP session, which skill versions it was given.
@@ -99,7 +99,7 @@ func (s *Server) addSkillsTools() {
 // call's allowed roots are left out (and reported as problems).
 func (s *Server) skillsCatalog(cwd string, sc *scope) (*skills.Catalog, error) {
 	o := skills.Options{Cwd: cwd, Home: s.opts.Home, Root: s.cfg.Root, User: s.opts.Skills.User,
-		Extra: s.opts.Skills.Extra, CachePath: s.opts.Skills.CachePath}
+		Extra: s.opts.Skills.Extra, CacheDir: s.opts.Skills.CacheDir}
 	cat, err := skills.Discover(o)
 	if err != nil || sc == nil {
 		return cat, err

@@ -39,13 +39,13 @@ func BenchmarkDiscover200(b *testing.B) {
 			name = "warm"
 		}
 		b.Run(name, func(b *testing.B) {
-			cache := filepath.Join(b.TempDir(), "cache.json")
-			o := Options{Cwd: dir, Root: rootCfg, CachePath: cache}
+			cache := b.TempDir()
+			o := Options{Cwd: dir, Root: rootCfg, CacheDir: cache}
 			if warm {
 				c, _ := Discover(o)
 				c.Close()
 			} else {
-				o.CachePath = ""
+				o.CacheDir = ""
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,6 +1,8 @@
 package skills
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +19,15 @@ import (
 // which a listing of unchanged skills should not pay. Writers replace the
 // file atomically, so two processes never see a torn file; the later one
 // wins and the other's new entries are counted again next time.
+
+// CacheFile is the metadata file in dir for the project whose root is
+// rootDir: skills-<16 hex digits of the root's SHA-256>.json. One file per
+// root keeps a listing's read in proportion to its own project, not to
+// every skill the user has ever listed.
+func CacheFile(dir, rootDir string) string {
+	sum := sha256.Sum256([]byte(rootDir))
+	return filepath.Join(dir, "skills-"+hex.EncodeToString(sum[:8])+".json")
+}
 
 const (
 	cacheVersion    = 1
@@ -42,8 +53,8 @@ type cacheEntry struct {
 
 type metaCache struct {
 	path    string
-	entries map[string]cacheEntry
-	order   []string // paths in file order, kept for a stable file
+	list    []cacheEntry   // in file order, kept for a stable file
+	entries map[string]int // path → index in list
 	used    map[string]bool
 	dirty   bool
 }
@@ -51,38 +62,46 @@ type metaCache struct {
 // loadCache reads the cache at p; a missing, unreadable or foreign file is
 // an empty cache (it is only ever a shortcut).
 func loadCache(p string) *metaCache {
-	c := &metaCache{path: p, entries: map[string]cacheEntry{}, used: map[string]bool{}}
+	c := &metaCache{path: p, used: map[string]bool{}}
 	data, err := fsx.ReadRegular(p, maxCacheBytes)
-	if err != nil {
-		return c
+	// An entry takes about 300 bytes: room for all of them up front
+	// spares the decoder its doubling copies.
+	f := cacheFile{Entries: make([]cacheEntry, 0, len(data)/256+1)}
+	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != cacheVersion {
+		f.Entries = nil
 	}
-	var f cacheFile
-	if json.Unmarshal(data, &f) != nil || f.Version != cacheVersion {
-		return c
-	}
+	c.list = f.Entries[:0]
+	c.entries = make(map[string]int, len(f.Entries))
 	for _, e := range f.Entries {
-		if _, dup := c.entries[e.Path]; !dup {
-			c.order = append(c.order, e.Path)
+		if i, dup := c.entries[e.Path]; dup {
+			c.list[i] = e // the later of two wins
+			continue
 		}
-		c.entries[e.Path] = e
+		c.entries[e.Path] = len(c.list)
+		c.list = append(c.list, e)
 	}
 	return c
 }
 
 func (c *metaCache) get(p string, fi fs.FileInfo, encoding string) (cacheEntry, bool) {
-	e, ok := c.entries[p]
-	if !ok || e.MtimeNs != fi.ModTime().UnixNano() || e.Size != fi.Size() || e.Encoding != encoding {
+	i, ok := c.entries[p]
+	if !ok {
 		return cacheEntry{}, false
 	}
-	c.used[p] = true
-	return e, true
+	if e := c.list[i]; e.MtimeNs == fi.ModTime().UnixNano() && e.Size == fi.Size() && e.Encoding == encoding {
+		c.used[p] = true
+		return e, true
+	}
+	return cacheEntry{}, false
 }
 
 func (c *metaCache) put(e cacheEntry) {
-	if _, ok := c.entries[e.Path]; !ok {
-		c.order = append(c.order, e.Path)
+	if i, ok := c.entries[e.Path]; ok {
+		c.list[i] = e
+	} else {
+		c.entries[e.Path] = len(c.list)
+		c.list = append(c.list, e)
 	}
-	c.entries[e.Path] = e
 	c.used[e.Path] = true
 	c.dirty = true
 }
@@ -95,11 +114,11 @@ func (c *metaCache) save() {
 		return
 	}
 	f := cacheFile{Version: cacheVersion}
-	for _, p := range c.order {
-		if len(c.order) > maxCacheEntries && !c.used[p] {
+	for _, e := range c.list {
+		if len(c.list) > maxCacheEntries && !c.used[e.Path] {
 			continue
 		}
-		f.Entries = append(f.Entries, c.entries[p])
+		f.Entries = append(f.Entries, e)
 	}
 	data, err := json.Marshal(f, jsontext.AllowInvalidUTF8(true), json.Deterministic(true))
 	if err != nil {

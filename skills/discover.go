@@ -73,10 +73,12 @@ type Options struct {
 	MaxFileBytes       int64
 	// Tokens counts body tokens; nil means o200k_base.
 	Tokens tokens.Counter
-	// CachePath, when set, is a file that keeps each SKILL.md's metadata
+	// CacheDir, when set, is a directory of metadata files, one per
+	// project root (see [CacheFile]), that keep each SKILL.md's metadata
 	// and body token count by (path, mtime, size), so a listing does not
-	// parse and count what did not change.
-	CachePath string
+	// parse and count what did not change, and reads only its own
+	// project's entries.
+	CacheDir string
 }
 
 // Folder is one skill folder that exists.
@@ -194,10 +196,8 @@ type discovery struct {
 	skillIDs, folderIDs map[fsx.FileID]bool
 	seen, folders       []fs.FileInfo
 	dirs                int
-	cache               *metaCache
-	// cacheReady delivers the cache being read; nil once received.
-	cacheReady chan *metaCache
-	counter    tokens.Counter
+	cache               *metaCache // nil without a cache
+	counter             tokens.Counter
 }
 
 // Discover finds the skills for opts.Cwd. Problems with single files are
@@ -225,12 +225,11 @@ func Discover(opts Options) (*Catalog, error) {
 	}
 	root := instructions.EstimateRoot(instructions.OS, opts.Root, opts.Cwd, opts.Home)
 	d := &discovery{opts: opts, cat: &Catalog{Root: root, Cwd: opts.Cwd, maxBytes: opts.MaxFileBytes}, counter: opts.Tokens}
-	if opts.CachePath != "" {
-		// Read the cache while the folders are looked up; the first skill
-		// found waits for it.
-		ready := make(chan *metaCache, 1)
-		go func() { ready <- loadCache(opts.CachePath) }()
-		d.cacheReady = ready
+	if opts.CacheDir != "" {
+		// Read here, not beside the walk: a goroutine would start a thread,
+		// which costs a short listing more than the overlap saves.
+		d.cache = loadCache(CacheFile(opts.CacheDir, root.Dir))
+		d.found = make([]Skill, 0, len(d.cache.list))
 	}
 	d.project(root.Dir)
 	for _, dir := range opts.Extra {
@@ -242,7 +241,7 @@ func Discover(opts Options) (*Catalog, error) {
 		}
 	}
 	d.finish()
-	if d.waitCache() != nil {
+	if d.cache != nil {
 		d.cache.save()
 	}
 	return d.cat, nil
@@ -472,7 +471,7 @@ func (d *discovery) skill(f Folder, dir string, fi fs.FileInfo) {
 	}
 	d.cat.Files++
 	sk := Skill{Path: abs, Dir: f.abs(dir), Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: path.Join(f.rel, dir)}
-	if d.waitCache() != nil && fi.Mode().IsRegular() {
+	if d.cache != nil && fi.Mode().IsRegular() {
 		if e, ok := d.cache.get(abs, fi, d.encoding()); ok {
 			sk.Name, sk.Description, sk.BodyTokens, sk.MtimeNs, sk.Size = e.Name, e.Description, e.BodyTokens, e.MtimeNs, e.Size
 			d.cat.Problems = append(d.cat.Problems, e.Warnings...)
@@ -495,7 +494,7 @@ func (d *discovery) skill(f Folder, dir string, fi fs.FileInfo) {
 	sk.BodyTokens = d.count(doc.body)
 	probs = append(probs, checkRefs(f.base, sk.rel, abs, doc)...)
 	d.cat.Problems = append(d.cat.Problems, probs...)
-	if d.waitCache() != nil {
+	if d.cache != nil {
 		d.cache.put(cacheEntry{Path: abs, MtimeNs: sk.MtimeNs, Size: sk.Size, Encoding: d.encoding(), Name: sk.Name,
 			Description: sk.Description, BodyTokens: sk.BodyTokens, Warnings: probs})
 	}
@@ -528,7 +527,8 @@ func (d *discovery) finish() {
 	for i := range d.found {
 		d.found[i].rank = i
 	}
-	byName := map[string]int{} // name → index in Skills
+	byName := make(map[string]int, len(d.found)) // name → index in Skills
+	d.cat.Skills = make([]Skill, 0, len(d.found))
 	for _, s := range d.found {
 		if i, ok := byName[s.Name]; ok {
 			s.ShadowedBy = d.cat.Skills[i].Path
@@ -613,14 +613,4 @@ func checkRefs(b *base, dir, file string, doc *doc) []Problem {
 		}
 	}
 	return out
-}
-
-// waitCache returns the metadata cache (nil when there is none), waiting
-// for it to be read the first time.
-func (d *discovery) waitCache() *metaCache {
-	if d.cacheReady != nil {
-		d.cache = <-d.cacheReady
-		d.cacheReady = nil
-	}
-	return d.cache
 }

@@ -138,11 +138,11 @@ func TestDiscoverLimits(t *testing.T) {
 // and a change (size or mtime) is read again.
 func TestDiscoverCache(t *testing.T) {
 	dir := tree(t, map[string]string{".agents/skills/a/SKILL.md": skillMD("a", "first", "one two")})
-	cache := filepath.Join(t.TempDir(), "state", "cache.json")
+	cache := filepath.Join(t.TempDir(), "state")
 	counted := 0
 	counter := wordCounter
 	counter.Fn = func(s string) int { counted++; return len(words(s)) }
-	o := Options{Cwd: dir, Root: rootCfg, CachePath: cache, Tokens: counter}
+	o := Options{Cwd: dir, Root: rootCfg, CacheDir: cache, Tokens: counter}
 	for range 2 {
 		c := discover(t, o)
 		if s, _ := c.Find("a"); s.BodyTokens != 2 || s.Description != "first" {
@@ -157,9 +157,20 @@ func TestDiscoverCache(t *testing.T) {
 	if s, _ := c.Find("a"); s.BodyTokens != 3 || s.Description != "second" || counted != 2 {
 		t.Errorf("after a change: %+v, counted %d", s, counted)
 	}
+	// Each project root has its own file: listing another project neither
+	// reads nor rewrites this one's.
+	other := tree(t, map[string]string{".agents/skills/b/SKILL.md": skillMD("b", "other", "w")})
+	before, _ := os.ReadFile(CacheFile(cache, dir))
+	discover(t, Options{Cwd: other, Root: rootCfg, CacheDir: cache, Tokens: counter})
+	if after, _ := os.ReadFile(CacheFile(cache, dir)); string(after) != string(before) || len(before) == 0 {
+		t.Errorf("listing another project changed this one's cache file")
+	}
+	if got := loadCache(CacheFile(cache, other)); len(got.entries) != 1 {
+		t.Errorf("the other project's cache holds %d entries, want 1", len(got.entries))
+	}
 	// Another encoding is another count.
 	o.Tokens = nil
-	if s, _ := discover(t, Options{Cwd: dir, Root: rootCfg, CachePath: cache}).Find("a"); s.BodyTokens == 0 {
+	if s, _ := discover(t, Options{Cwd: dir, Root: rootCfg, CacheDir: cache}).Find("a"); s.BodyTokens == 0 {
 		t.Errorf("o200k count = %d", s.BodyTokens)
 	}
 }
@@ -174,12 +185,12 @@ func TestDiscoverCacheConcurrent(t *testing.T) {
 		files[".agents/skills/"+n+"/SKILL.md"] = skillMD(n, "d "+n, strings.Repeat("w ", i))
 	}
 	dir := tree(t, files)
-	cache := filepath.Join(t.TempDir(), "cache.json")
+	cache := t.TempDir()
 	errs := make(chan error, 8)
 	for w := range 8 {
 		go func() {
 			for range 5 {
-				c, err := Discover(Options{Cwd: dir, Root: rootCfg, CachePath: cache, Tokens: wordCounter})
+				c, err := Discover(Options{Cwd: dir, Root: rootCfg, CacheDir: cache, Tokens: wordCounter})
 				if err != nil {
 					errs <- err
 					return
@@ -201,7 +212,7 @@ func TestDiscoverCacheConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := loadCache(cache); len(got.entries) != 20 {
+	if got := loadCache(CacheFile(cache, dir)); len(got.entries) != 20 {
 		t.Errorf("cache holds %d entries, want 20", len(got.entries))
 	}
 }

@@ -28,6 +28,10 @@ type Env struct {
 	StdoutTerminal bool
 	// StderrTerminal reports whether stderr is an interactive terminal.
 	StderrTerminal bool
+	// Serving, when set, is called by a command that serves until it is
+	// stopped (mcp, serve): the process then collects garbage as Go does
+	// by default (see collectLate).
+	Serving func()
 }
 
 // ProcessEnv returns the Env of the running process.
@@ -90,4 +94,11 @@ func (e *Env) Color() bool {
 // both stdout and stderr are terminals and NO_COLOR is unset.
 func (e *Env) Progress() bool {
 	return e.Color() && e.StderrTerminal
+}
+
+// serving tells the process that this command serves until stopped.
+func (e *Env) serving() {
+	if e.Serving != nil {
+		e.Serving()
+	}
 }

@@ -49,6 +49,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
   LINEAGE_MCP_TOKEN=$(openssl rand -hex 16) lineage mcp --http 127.0.0.1:8080 --token-env LINEAGE_MCP_TOKEN`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			env.serving()
 			return runMCP(cmd, env, f, args)
 		},
 	}

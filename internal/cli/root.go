@@ -64,9 +64,10 @@ func silentExit(code int) error {
 // the exit code. SIGINT and SIGTERM cancel the command's context; a command
 // that stops because of it exits 130 or 143 (see signalExitCode).
 func Main() int {
+	env := ProcessEnv()
+	env.Serving = collectLate()
 	ctx, received, stop := signalContext(context.Background())
 	defer stop()
-	env := ProcessEnv()
 	return signalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)
 }
 

@@ -49,7 +49,10 @@ opener) on the page.`,
   lineage serve --store sqlite:.lineage/lineage.db --addr 127.0.0.1:8080
   LINEAGE_SERVE_TOKEN=$(openssl rand -hex 16) lineage serve --addr 0.0.0.0:7410 --token-env LINEAGE_SERVE_TOKEN`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, env, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env.serving()
+			return runServe(cmd, env, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")

@@ -8,44 +8,80 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
+
+// notifySignals is signal.Notify; a test counts its calls.
+var notifySignals = defaultNotify
+
+var defaultNotify = signal.Notify
 
 // stopSignals are the signals that stop a command cleanly.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// armSignalsAfter is how long a command runs before SIGINT and SIGTERM are
+// caught for it even if it never asked for its context's cancellation.
+const armSignalsAfter = 20 * time.Millisecond
 
 // signalContext returns a context cancelled by the first SIGINT or SIGTERM.
 // After that first signal the default action is restored, so a second one
 // ends the process at once even if a command ignored the cancellation.
 // received reports the first signal, or nil.
+//
+// Catching signals costs a process two threads (a fifth of a short
+// command's run), so it is armed only when needed: when anything first
+// asks for the context's Done channel (a wait on a lock, a database call,
+// a server), or once the command has run for armSignalsAfter. A signal
+// before then ends the process by the default action, as SIGKILL would:
+// every write is a rename or a transaction, so nothing is half-written.
 func signalContext(parent context.Context) (ctx context.Context, received func() os.Signal, stop func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	inner, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, stopSignals...)
 	var mu sync.Mutex
 	var got os.Signal
 	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-ch:
-			mu.Lock()
-			got = s
-			mu.Unlock()
-			signal.Reset(stopSignals...)
-			cancel(fmt.Errorf("stopped by %v", s))
-		case <-done:
-		}
-	}()
+	var once sync.Once
+	arm := func() {
+		once.Do(func() {
+			notifySignals(ch, stopSignals...)
+			go func() {
+				select {
+				case s := <-ch:
+					mu.Lock()
+					got = s
+					mu.Unlock()
+					signal.Reset(stopSignals...)
+					cancel(fmt.Errorf("stopped by %v", s))
+				case <-done:
+				}
+			}()
+		})
+	}
+	timer := time.AfterFunc(armSignalsAfter, arm)
 	received = func() os.Signal {
 		mu.Lock()
 		defer mu.Unlock()
 		return got
 	}
 	stop = func() {
+		timer.Stop()
+		once.Do(func() {}) // a late timer must not arm now
 		close(done)
 		signal.Stop(ch)
 		cancel(nil)
 	}
-	return ctx, received, stop
+	return &armingContext{Context: inner, arm: arm}, received, stop
+}
+
+// armingContext arms the signal handling the first time Done is asked for.
+type armingContext struct {
+	context.Context
+	arm func()
+}
+
+func (c *armingContext) Done() <-chan struct{} {
+	c.arm()
+	return c.Context.Done()
 }
 
 // signalExitCode is the exit status of a command that failed after a stop

@@ -109,7 +109,7 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *Env) (skills.Options, err
 		o.Extra = append(o.Extra, dir)
 	}
 	if !f.noCache {
-		o.CachePath = skillsCachePath(env)
+		o.CacheDir = skillsCacheDir(env)
 	}
 	return o, nil
 }
@@ -135,21 +135,21 @@ func skillsEnv(env *Env, cwd string) (user, userSet bool, extra []string) {
 	return user, userSet, extra
 }
 
-// skillsCachePath is the metadata cache in the user's state directory, ""
-// when there is none.
-func skillsCachePath(env *Env) string {
+// skillsCacheDir is the metadata cache's directory in the user's state
+// directory, "" when there is none.
+func skillsCacheDir(env *Env) string {
 	dir, err := fsx.Host.StateDir(env.Getenv)
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "lineage", "skills-cache.json")
+	return filepath.Join(dir, "lineage", "skills-cache")
 }
 
 // skillsServerOptions are the MCP server's skills settings: the same
 // environment as the skills commands.
 func skillsServerOptions(env *Env, cwd string) mcpserver.SkillsOptions {
 	user, _, extra := skillsEnv(env, cwd)
-	return mcpserver.SkillsOptions{User: user, Extra: extra, CachePath: skillsCachePath(env)}
+	return mcpserver.SkillsOptions{User: user, Extra: extra, CacheDir: skillsCacheDir(env)}
 }
 
 func (f *skillsFlags) discover(cmd *cobra.Command, env *Env) (*skills.Catalog, error) {
@@ -327,7 +327,7 @@ is a finding.`,
 			if err != nil {
 				return err
 			}
-			o.CachePath = "" // lint reads every file afresh
+			o.CacheDir = "" // lint reads every file afresh
 			cat, err := skills.Discover(o)
 			if err != nil {
 				return err
@@ -368,5 +368,5 @@ is a finding.`,
 // and environment as the skills commands.
 func hookSkills(env *Env, cwd, home string, root instructions.RootConfig) *skills.Options {
 	user, _, extra := skillsEnv(env, cwd)
-	return &skills.Options{Home: home, Root: root, User: user, Extra: extra, CachePath: skillsCachePath(env)}
+	return &skills.Options{Home: home, Root: root, User: user, Extra: extra, CacheDir: skillsCacheDir(env)}
 }

@@ -148,7 +148,7 @@ func truncateWAL(path string, o Options) {
 		return
 	}
 	defer db.Close()
-	checkpointWAL(db, path)
+	checkpointWAL(db, path, walLimit)
 }
 
 // cannotOpen reports an error of opening the file itself (not of its
@@ -169,28 +169,31 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database. A writable handle first folds a large WAL
-// back into the database and truncates it (see checkpointWAL).
+// Close closes the database. A writable handle first folds its WAL back
+// into the database and truncates it (see checkpointWAL): SQLite does so
+// only when the last connection closes, and a compile's cache writer
+// closes before its read-only handle, which cannot. A WAL left behind
+// costs every later process a read of all of it (with no connection
+// open, the first one rebuilds the WAL index from the whole file).
 func (s *Store) Close() error {
 	s.stmts.close()
 	if !s.readOnly {
-		checkpointWAL(s.db, s.path)
+		checkpointWAL(s.db, s.path, 0)
 	}
 	return s.db.Close()
 }
 
-// walLimit is the WAL size from which a closing writer (or a read-only
-// open) truncates it: SQLite's own automatic checkpoint copies pages back
-// at about 4 MB but never shrinks the file, and readers of a store whose
-// WAL a big import or a compile checkpoint grew would consult its index
-// for every page until some writer reset it.
+// walLimit is the WAL size from which a read-only open truncates it (it
+// has to open the file writable for that): SQLite's own automatic
+// checkpoint copies pages back at about 4 MB but never shrinks the file,
+// and every fresh process would read it whole to rebuild its index.
 const walLimit = 4 << 20
 
 // checkpointWAL folds the WAL back into the database and truncates it when
-// it is larger than walLimit, without waiting: a reader or writer in
+// it is larger than limit bytes, without waiting: a reader or writer in
 // another process keeps it for a later one. Best effort.
-func checkpointWAL(db *sql.DB, path string) {
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= walLimit {
+func checkpointWAL(db *sql.DB, path string, limit int64) {
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= limit {
 		return
 	}
 	ctx := context.Background()

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Signals are caught only once the command asks for its context's Done
+// channel (or has run armSignalsAfter): a short command never pays for
+// the handler's threads.
+func TestSignalContextArmsLazily(t *testing.T) {
+	var calls atomic.Int32
+	notifySignals = func(chan<- os.Signal, ...os.Signal) { calls.Add(1) }
+	t.Cleanup(func() { notifySignals = defaultNotify })
+
+	ctx, _, stop := signalContext(context.Background())
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("armed %d times before anything waited", n)
+	}
+	_ = ctx.Value("any")
+	_ = ctx.Err()
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("Value/Err armed the handler (%d)", n)
+	}
+	_, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("deriving a context (which watches Done) armed %d times, want 1", n)
+	}
+	ctx.Done()
+	stop()
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("armed %d times, want once", n)
+	}
+
+	// Unasked, the timer arms it; a stopped context never arms.
+	calls.Store(0)
+	_, _, stop = signalContext(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the timer armed %d times, want 1", n)
+	}
+	calls.Store(0)
+	_, _, stop = signalContext(context.Background())
+	stop()
+	time.Sleep(2 * armSignalsAfter)
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("a stopped context armed %d times", n)
+	}
+}
