@@ -258,10 +258,7 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 		if hist.Dropped != nil {
 			res.DroppedMessages = hist.Dropped
 		}
-		res.DroppedMessageCount = len(hist.Dropped)
-		for i := range hist.Dropped {
-			res.DroppedMessageTokens += hist.Dropped[i].Tokens
-		}
+		res.DroppedMessageCount, res.DroppedMessageTokens = len(hist.Dropped), hist.DroppedTokens
 	}
 	res.Tokens = res.Overhead
 	for i := range res.Blocks {

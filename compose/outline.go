@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/go-json-experiment/json"
@@ -153,18 +154,64 @@ func (res Result) Outline(maxRuns, maxDroppedRuns int) Outline {
 }
 
 // RequestText is the request as a model-facing face hands it over: the
-// text format as it is, the JSON formats as JSON with every member and
-// element on a line of its own, unindented (what `lineage context` prints,
-// without its indentation). A line break of it followed by a printable
+// text format as it is, the JSON formats as compact JSON with every
+// message (each object in an array at the top two levels: the messages, the
+// tools) starting a line of its own. A line break followed by a printable
 // character other than "/" is where a tokenizer's piece ends, so the text
-// can be counted line by line.
+// can be counted line by line, and an appended message adds lines without
+// changing the others.
 func (res Result) RequestText() (string, error) {
 	if s, ok := res.Request.(string); ok {
 		return s, nil
 	}
-	b, err := json.Marshal(res.Request, jsontext.WithIndent(""), json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+	b, err := json.Marshal(res.Request, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	return string(breakElements(b)), nil
+}
+
+// breakElements puts a line break before every object that is an element
+// of an array at depth one or two of the compact JSON b.
+func breakElements(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/32)
+	var open [3]byte // the innermost containers up to depth 3
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			// Copy the string through its closing quote.
+			j := i + 1
+			for {
+				k := bytes.IndexByte(b[j:], '"')
+				if k < 0 {
+					return append(out, b[i:]...)
+				}
+				j += k
+				bs := 0
+				for bs < j-i-1 && b[j-1-bs] == '\\' {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+				j++
+			}
+			out = append(out, b[i:j+1]...)
+			i = j
+			continue
+		case '{', '[':
+			if c == '{' && depth >= 1 && depth <= 2 && open[depth-1] == '[' {
+				out = append(out, '\n')
+			}
+			if depth < len(open) {
+				open[depth] = c
+			}
+			depth++
+		case '}', ']':
+			depth--
+		}
+		out = append(out, b[i])
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/tract"
 )
@@ -78,5 +80,45 @@ func TestOutline(t *testing.T) {
 	res.DroppedMessages = res.DroppedMessages[:5]
 	if o := res.Outline(32, 8); len(o.DroppedRuns) != 1 || o.DroppedRuns[0].Count != 5 || o.EarlierDropped != nil {
 		t.Fatalf("five dropped: %+v %+v", o.DroppedRuns, o.EarlierDropped)
+	}
+}
+
+// The request text is the request's compact JSON with each message and
+// tool starting a line; strings that look like JSON stay as they are.
+func TestRequestText(t *testing.T) {
+	tricky := []string{`plain`, `"quoted" {"a":[{"b":1}]}`, `back\slash\\" [{`, "line\nbreak", `ends with \`}
+	var msgs []tract.OpenAIMessage
+	for i := range tricky {
+		msgs = append(msgs, tract.OpenAIMessage{Role: "user", Content: &tricky[i]})
+	}
+	anth := &tract.Anthropic{System: `sys {"x":[{}]}`, Messages: []tract.AnthropicMessage{
+		{Role: "user", Content: []tract.AnthropicBlock{{Type: "text", Text: tricky[1]}, {Type: "text", Text: tricky[2]}}},
+		{Role: "assistant", Content: []tract.AnthropicBlock{{Type: "text", Text: tricky[4]}}}}}
+	for _, c := range []struct {
+		request any
+		lines   int
+	}{
+		{msgs, len(msgs) + 1},
+		{&compose.OpenAIRequest{Model: "m", Messages: msgs, Tools: []tract.OpenAITool{{Type: "function"}}}, len(msgs) + 2},
+		{anth, 3},
+		{&compose.AnthropicRequest{Model: "m", MaxTokens: 9, System: anth.System, Messages: anth.Messages}, 3},
+	} {
+		text, err := compose.Result{Request: c.request}.RequestText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, _ := json.Marshal(c.request, json.Deterministic(true))
+		lines := strings.Split(text, "\n")
+		if strings.ReplaceAll(text, "\n", "") != string(compact) || len(lines) != c.lines {
+			t.Errorf("%d lines:\n%s\nwant %d lines of %s", len(lines), text, c.lines, compact)
+		}
+		for _, l := range lines[1:] {
+			if !strings.HasPrefix(l, "{") {
+				t.Errorf("line %q does not start an element", l)
+			}
+		}
+	}
+	if text, _ := (compose.Result{Request: "user: hi\n\nassistant: yes"}).RequestText(); text != "user: hi\n\nassistant: yes" {
+		t.Errorf("text format: %q", text)
 	}
 }

@@ -90,7 +90,7 @@ func TestContextCompile(t *testing.T) {
 	if err := json.Unmarshal([]byte(text), &req); err != nil {
 		t.Fatalf("text content is not the request: %v\n%s", err, text)
 	}
-	if req["model"] != "m" || !strings.HasPrefix(req["system"].(string), `<agents_context scope="initial">`) || !strings.Contains(text, "\n\"max_tokens\": 64,\n") {
+	if req["model"] != "m" || !strings.HasPrefix(req["system"].(string), `<agents_context scope="initial">`) || !strings.Contains(text, `"max_tokens":64,`) || strings.Count(text, "\n{") != 2 {
 		t.Errorf("request = %s", text)
 	}
 	if !strings.HasPrefix(out.Resource, "lineage://context?") || !strings.Contains(out.Resource, "at="+string(heads[2])) {

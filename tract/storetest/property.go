@@ -35,6 +35,9 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			rt.Fatal(err)
 		}
 		branches := []string{"main"}
+		// One budget all along exercises the budget work a view keeps
+		// and resumes; -1 draws one per step.
+		fixed := rapid.SampledFrom([]int{-1, -1, 20, 40, 80}).Draw(rt, "fixed budget")
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
@@ -42,7 +45,10 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
 				rt.Fatalf("%s: %v", op, err)
 			}
-			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			budget := fixed
+			if fixed < 0 {
+				budget = rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			}
 			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
 			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
 			for _, name := range []string{"main", "kid0"} {
