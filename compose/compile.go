@@ -161,7 +161,9 @@ type piece struct {
 }
 
 // compileTract compiles the history under what the system part leaves,
-// turning a pinned overflow into a *BudgetError over the whole pinned part.
+// turning a pinned overflow into a *BudgetError over the whole pinned part:
+// the system part and what the tract's budget cannot drop (its pinned
+// units, tool calls kept with a pinned result included).
 func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (tract.Result, error) {
 	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding}
 	if o.Budget > 0 {
@@ -172,23 +174,11 @@ func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (t
 	if !errors.As(err, &be) {
 		return h, err
 	}
-	// The pinned part does not fit: name what it is made of.
-	co.Budget = 0
-	full, err := compileWith(ctx, o, co)
-	if err != nil {
-		return tract.Result{}, err
-	}
-	var pinned []tract.Message
-	for _, m := range full.Messages {
-		if m.Priority == tract.Pinned {
-			pinned = append(pinned, m)
-		}
-	}
-	overhead := full.Tokens
-	for _, m := range full.Messages {
+	overhead := be.Needed
+	for _, m := range be.Kept {
 		overhead -= m.Tokens
 	}
-	return tract.Result{}, budgetError(o.Budget, sys, pinned, overhead)
+	return tract.Result{}, budgetError(o.Budget, sys, be.Kept, overhead)
 }
 
 func compileWith(ctx context.Context, o Options, co tract.CompileOptions) (tract.Result, error) {

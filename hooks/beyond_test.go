@@ -30,7 +30,7 @@ func TestHookDeliversImportsAndRules(t *testing.T) {
 	}
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: filepath.Join(t.TempDir(), "sessions")}
 	start := handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "b1", Cwd: r})
-	for _, want := range []string{"Instructions from: " + r + "/docs/style.md\nstyle rules", "Instructions from: " + r + "/.agents/rules/all.md\nall rule"} {
+	for _, want := range []string{"Instructions from: " + filepath.Join(r, "docs", "style.md") + "\nstyle rules", "Instructions from: " + filepath.Join(r, ".agents", "rules", "all.md") + "\nall rule"} {
 		if !strings.Contains(start, want) {
 			t.Errorf("start context lacks %q:\n%s", want, start)
 		}
@@ -40,14 +40,14 @@ func TestHookDeliversImportsAndRules(t *testing.T) {
 		t.Errorf("a .claude/rules body sent to Claude Code:\n%s", start)
 	}
 	tool := handle(t, opts, Event{Kind: Tool, Name: "PostToolUse", SessionID: "b1", Cwd: r, Paths: []string{"web/src/app.ts"}})
-	if !strings.Contains(tool, "- "+r+"/.claude/rules/ts.md (mtime: ") || !strings.Contains(tool, "- "+r+"/web/AGENTS.md (mtime: ") {
+	if !strings.Contains(tool, "- "+filepath.Join(r, ".claude", "rules", "ts.md")+" (mtime: ") || !strings.Contains(tool, "- "+filepath.Join(r, "web", "AGENTS.md")+" (mtime: ") {
 		t.Errorf("touching web/src/app.ts:\n%s", tool)
 	}
 	if err := os.WriteFile(filepath.Join(r, "docs/style.md"), []byte("style rules, changed"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	again := handle(t, opts, Event{Kind: Tool, Name: "PostToolUse", SessionID: "b1", Cwd: r, Paths: []string{"x.go"}})
-	if !strings.Contains(again, "- "+r+"/docs/style.md (mtime: ") {
+	if !strings.Contains(again, "- "+filepath.Join(r, "docs", "style.md")+" (mtime: ") {
 		t.Errorf("after the import changed:\n%s", again)
 	}
 }

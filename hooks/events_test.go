@@ -4,10 +4,53 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// abs is the absolute path a harness on this OS sends for the Unix path p:
+// p itself, and on Windows p on drive C: with backslashes (a Claude Code
+// event there has "cwd": "C:\\Users\\...").
+func abs(p string) string {
+	if runtime.GOOS == "windows" {
+		return "C:" + filepath.FromSlash(p)
+	}
+	return p
+}
+
+// quote is s as a JSON string.
+func quote(s string) string {
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// unixAbs matches a JSON string holding an absolute Unix path.
+var unixAbs = regexp.MustCompile(`"/[^"\\]*"`)
+
+// documented reads an event fixture as the harness documents it, and on
+// Windows as the harness writes it there: its absolute paths as abs makes
+// them, JSON-escaped.
+func documented(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "events", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		return data
+	}
+	return unixAbs.ReplaceAllFunc(data, func(m []byte) []byte {
+		return []byte(quote(abs(string(m[1 : len(m)-1]))))
+	})
+}
 
 func TestParseDocumentedEvents(t *testing.T) {
 	for _, tt := range []struct {
@@ -18,8 +61,8 @@ func TestParseDocumentedEvents(t *testing.T) {
 	}{
 		{"claude-session-start.json", Claude, Start, nil},
 		{"claude-session-start-compact.json", Claude, Start, nil},
-		{"claude-post-tool-use-write.json", Claude, Tool, []string{"/path/to/file.txt"}},
-		{"claude-post-tool-use-read.json", Claude, Tool, []string{"/path/to/src/main.go"}},
+		{"claude-post-tool-use-write.json", Claude, Tool, []string{abs("/path/to/file.txt")}},
+		{"claude-post-tool-use-read.json", Claude, Tool, []string{abs("/path/to/src/main.go")}},
 		{"gemini-session-start.json", Gemini, Start, nil},
 		{"gemini-before-tool-write-file.json", Gemini, Ignored, nil},
 		{"gemini-after-tool-read-file.json", Gemini, Tool, []string{"pkg/util/strings.go"}},
@@ -29,11 +72,7 @@ func TestParseDocumentedEvents(t *testing.T) {
 		// Another harness's event: names that mean nothing here.
 		{"gemini-after-tool-read-file.json", Claude, Ignored, nil},
 	} {
-		data, err := os.ReadFile(filepath.Join("testdata", "events", tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := tt.h.ParseEvent(data)
+		ev, err := tt.h.ParseEvent(documented(t, tt.file))
 		if err != nil {
 			t.Errorf("%s as %s: %v", tt.file, tt.h.Name, err)
 			continue
@@ -46,7 +85,7 @@ func TestParseDocumentedEvents(t *testing.T) {
 
 func TestParseEventSources(t *testing.T) {
 	for src, want := range map[string]Kind{"startup": Start, "clear": Start, "compact": Start, "resume": Resume, "": Start} {
-		ev, err := Claude.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"SessionStart","source":"` + src + `"}`))
+		ev, err := Claude.ParseEvent([]byte(`{"session_id":"s","cwd":` + quote(abs("/r")) + `,"hook_event_name":"SessionStart","source":"` + src + `"}`))
 		if err != nil || ev.Kind != want {
 			t.Errorf("source %q: kind %d, %v; want %d", src, ev.Kind, err, want)
 		}
@@ -84,7 +123,7 @@ func TestToolPaths(t *testing.T) {
 		input string
 		want  []string
 	}{
-		{Claude, "NotebookEdit", `{"notebook_path":"/n.ipynb"}`, []string{"/n.ipynb"}},
+		{Claude, "NotebookEdit", `{"notebook_path":` + quote(abs("/n.ipynb")) + `}`, []string{abs("/n.ipynb")}},
 		{Claude, "Grep", `{"pattern":"x","path":"src"}`, []string{"src"}},
 		{Claude, "Glob", `{"pattern":"**/*.go"}`, nil},
 		{Claude, "Bash", `{"command":"cat x"}`, nil},
@@ -96,7 +135,7 @@ func TestToolPaths(t *testing.T) {
 		{Codex, "Bash", `{"command":"*** Update File: x"}`, nil},
 		{Codex, "apply_patch", `{"command":"*** Begin Patch\r\n*** Delete File: d.go\r\n*** Update File: a.go\r\n*** Move to: b/a.go\r\n*** End Patch"}`, []string{"d.go", "a.go", "b/a.go"}},
 	} {
-		ev, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
+		ev, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":` + quote(abs("/r")) + `,"hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
 		if err != nil || !slices.Equal(ev.Paths, tt.want) {
 			t.Errorf("%s %s: %q, %v; want %q", tt.h.Name, tt.tool, ev.Paths, err, tt.want)
 		}
@@ -120,7 +159,7 @@ func TestToolPathTypes(t *testing.T) {
 		{Claude, "Read", `{"file_path":null}`, ""},
 		{Claude, "Bash", `{"command":7}`, ""},
 	} {
-		_, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
+		_, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":` + quote(abs("/r")) + `,"hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))
 		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
 			t.Errorf("%s %s %s: %v, want %q", tt.h.Name, tt.tool, tt.input, err, tt.want)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -219,16 +220,34 @@ func TestFailedDeliveryIsNotReported(t *testing.T) {
 }
 
 // A sessions directory that cannot be written: answers without state,
-// one warning each, never an error.
+// one warning each, never an error. Two ways to be unwritable: a read-only
+// directory, and a path under a regular file (the one Windows has too).
 func TestReadOnlySessionsDirAnswersStatelessly(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into read-only directories")
-	}
+	t.Run("read-only", func(t *testing.T) {
+		if runtime.GOOS == "windows" {
+			t.Skip("Windows directories have no write permission bit (the read-only attribute does not stop creating files in one)")
+		}
+		if os.Geteuid() == 0 {
+			t.Skip("root writes into read-only directories")
+		}
+		dir := filepath.Join(t.TempDir(), "sessions")
+		if err := os.Mkdir(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		answersStatelessly(t, dir)
+	})
+	t.Run("under-a-file", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		answersStatelessly(t, filepath.Join(file, "sessions"))
+	})
+}
+
+func answersStatelessly(t *testing.T, dir string) {
+	t.Helper()
 	r := repo(t)
-	dir := filepath.Join(t.TempDir(), "sessions")
-	if err := os.Mkdir(dir, 0o500); err != nil {
-		t.Fatal(err)
-	}
 	opts := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig()}, SessionsDir: dir}
 	start, err := Handle(context.Background(), Claude, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r}, opts)
 	if err != nil || !strings.Contains(start.Context, "<agents_context") || len(start.Warnings) != 1 {

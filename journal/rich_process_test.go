@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
 )
 
@@ -116,7 +116,10 @@ func TestKilledUpsertWriterNeverTearsOrDuplicates(t *testing.T) {
 	write(t, root, map[string]string{".git": "<dir>", ".clia/agents/s/s@ws.agency.triad.json": `{"entries":[]}`})
 	last := 0
 	check := func() {
-		b, err := os.ReadFile(file)
+		// Read as lineage's readers do (see checkSnapshot): a plain
+		// os.ReadFile meets a sharing violation on Windows at the instant
+		// of a replace.
+		b, err := fsx.ReadRegular(file, -1)
 		if err != nil {
 			t.Fatalf("snapshot unreadable: %v", err)
 		}

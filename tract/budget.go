@@ -55,7 +55,13 @@ func applyBudget(res *Result, budget int) error {
 		}
 	}
 	if total > budget {
-		return &BudgetError{Budget: budget, Needed: total}
+		e := &BudgetError{Budget: budget, Needed: total}
+		for i := range msgs {
+			if !drop[unit[i]] {
+				e.Kept = append(e.Kept, msgs[i])
+			}
+		}
+		return e
 	}
 	dropped := 0
 	for i := range msgs {

@@ -3,12 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -87,7 +90,59 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {
 				e.Setenv(k, "")
 			}
-			return nil
+			return nativePaths(e)
 		},
 	})
+}
+
+// workPath is a "$WORK/…" path in a script's file: $WORK (or ${WORK}) and
+// the path's "/"-separated rest.
+var workPath = regexp.MustCompile(`\$(?:WORK\b|\{WORK\})((?:/[^\s"'` + "`" + `:,;()<>\\]*)*)`)
+
+// nativePaths makes a script's paths this OS's. Scripts and their files
+// are written with "/" (what Linux and macOS print, byte for byte); on
+// Windows every "$WORK/…" path in the files the archive unpacked becomes
+// what Windows prints: backslashes, and in a file holding a JSON document
+// (a golden output, a recorded hook event) $WORK's value too, JSON-escaped.
+// For the script lines themselves, $/ (testscript's own) is the separator,
+// SEP_JSON it inside a JSON string and WORK_JSON $WORK there: a pattern
+// written with them (${WORK_JSON@R}${SEP_JSON@R}repo) matches on every OS.
+// Elsewhere nothing changes.
+func nativePaths(e *testscript.Env) error {
+	sepJSON, workJSON := jsonBody(string(filepath.Separator)), jsonBody(e.WorkDir)
+	e.Setenv("SEP_JSON", sepJSON)
+	e.Setenv("WORK_JSON", workJSON)
+	if filepath.Separator == '/' {
+		return nil
+	}
+	return filepath.WalkDir(e.WorkDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && path != e.WorkDir && d.Name() == ".tmp" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !workPath.Match(data) {
+			return err
+		}
+		isJSON := jsontext.Value(data).IsValid()
+		data = workPath.ReplaceAllFunc(data, func(m []byte) []byte {
+			rest := filepath.FromSlash(string(workPath.FindSubmatch(m)[1]))
+			if isJSON {
+				return []byte(workJSON + jsonBody(rest))
+			}
+			return []byte("$WORK" + rest)
+		})
+		return os.WriteFile(path, data, 0o644)
+	})
+}
+
+// jsonBody is s as it appears inside a JSON string.
+func jsonBody(s string) string {
+	b, err := jsontext.AppendQuote(nil, s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b[1 : len(b)-1])
 }

@@ -47,7 +47,7 @@ func TestTractVerifyDamage(t *testing.T) {
 	if !strings.HasPrefix(stdout, "commit ") || !strings.Contains(stdout, ": fields hash to ") {
 		t.Errorf("stdout %q", stdout)
 	}
-	if !strings.Contains(stderr, "lineage: verify: 1 problems in .lineage/lineage.db") {
+	if !strings.Contains(stderr, "lineage: verify: 1 problems in "+filepath.Join(".lineage", "lineage.db")) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
