@@ -99,7 +99,7 @@ func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
 	if head != v.head {
 		h, steps := head, 0
 		for h != v.head {
-			if _, ok := v.lin.emitted[h]; ok || h == "" || steps == maxWalk {
+			if _, ok := v.lin.index(h); ok || h == "" || steps == maxWalk {
 				return false, nil
 			}
 			c, err := r.store.Commit(ctx, h)

@@ -190,7 +190,7 @@ func (w *viewWriter) hash(h Hash) {
 // the commit k-1 places before i in the linearization (a commit's
 // ancestors always come before it), 1 a hash that follows.
 func (w *viewWriter) ref(v *view, i int, h Hash) {
-	if j, ok := v.lin.emitted[h]; ok && j < i {
+	if j, ok := v.lin.index(h); ok && j < i {
 		w.uint(uint64(i-j) + 1)
 		return
 	}
@@ -468,7 +468,7 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	n := r.count()
 	commits := make([]Commit, n)
 	v.lin.order = make([]*Commit, n)
-	v.lin.emitted = make(map[Hash]int, n)
+	v.lin.emitted = nil // made when first asked
 	v.entries = make([]entry, n)
 	// Every commit's hash and content hash as hex in one string; parents
 	// and edit targets are mostly earlier commits' strings.
@@ -521,7 +521,6 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		ct.Seed = r.bool()
 		ct.From = Hash(r.str())
 		v.lin.order[i] = c
-		v.lin.emitted[c.Hash] = i
 		if r.err != nil {
 			return nil, r.err
 		}

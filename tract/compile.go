@@ -188,7 +188,7 @@ type annKey struct {
 }
 
 func newView(t Tract, counter tokens.Counter) *view {
-	return &view{viewer: t, counter: counter, lin: linearizer{emitted: map[Hash]int{}},
+	return &view{viewer: t, counter: counter, lin: linearizer{},
 		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}
 }
 
@@ -442,7 +442,7 @@ func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, e
 		if a.Seq > v.annSeq {
 			v.annSeq = a.Seq
 		}
-		if i, ok := v.lin.emitted[a.Commit]; ok && i < limit {
+		if i, ok := v.lin.index(a.Commit); ok && i < limit {
 			touched = true
 		}
 	}

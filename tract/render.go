@@ -73,7 +73,7 @@ func (v *view) render() {
 	}
 	for i, c := range v.lin.order {
 		if c.Operation == OpEdit {
-			if t, ok := v.lin.emitted[c.EditTarget]; ok {
+			if t, ok := v.lin.index(c.EditTarget); ok {
 				eff[t] = i
 			}
 		}
