@@ -60,6 +60,41 @@ func BenchmarkContextCompileAfterAppend10k(b *testing.B) {
 	b.ReportMetric(cpu*1e6/float64(b.N), "cpu-µs/op")
 }
 
+// BenchmarkContextCompileHandler is the benchmark above without the SDK:
+// the tool's handler alone (the compile, the outline, the request text and
+// its size check), called directly.
+func BenchmarkContextCompileHandler(b *testing.B) {
+	ctx := context.Background()
+	repo, srv := contextServer(b, Options{})
+	in := ContextInput{Target: "sub/deep", Slug: "tau", Tract: "main", Budget: 4000, Format: "openai-request"}
+	call := func() {
+		res, out, err := srv.toolContext(ctx, &mcp.CallToolRequest{}, in)
+		if err != nil || !out.Inline || res == nil {
+			b.Fatal(err, out.Inline)
+		}
+	}
+	call()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := 0.0
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := repo.Commit(ctx, "main", contextBenchMessage(10_000+i)); err != nil {
+			b.Fatal(err)
+		}
+		c0, _ := processCPU()
+		b.StartTimer()
+		call()
+		b.StopTimer()
+		c1, ok := processCPU()
+		b.StartTimer()
+		if ok {
+			cpu += c1 - c0
+		}
+	}
+	b.ReportMetric(cpu*1e6/float64(b.N), "cpu-µs/op")
+}
+
 // BenchmarkContextCompileFloor is what the SDK's round trip costs without
 // any compile: "tiny" is a tool answering a one-line text and a one-field
 // structured result; "same-result" answers the very result

@@ -151,6 +151,12 @@ func mustCompact(t *testing.T, text string) []byte {
 // contextWorld is a 10k-message tract (an instruction, then alternating
 // user and assistant messages) and a server on it, connected in process.
 func contextWorld(tb testing.TB, opts Options) (*tract.Repo, *mcp.ClientSession) {
+	repo, srv := contextServer(tb, opts)
+	return repo, inProcess(tb, srv)
+}
+
+// contextServer is contextWorld's server, not connected.
+func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
 	ctx := context.Background()
 	dir := project(tb)
 	writeFile(tb, filepath.Join(dir, ".clia", "agents", "tau", "tau@ws.agent.triad.json"),
@@ -169,7 +175,7 @@ func contextWorld(tb testing.TB, opts Options) (*tract.Repo, *mcp.ClientSession)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return repo, inProcess(tb, srv)
+	return repo, srv
 }
 
 // inProcess connects a client to srv through the SDK's in-memory

@@ -65,12 +65,17 @@ func (l *lineCounts) count(c TokenCounter, text string) int {
 // splitChunks cuts text after every line break followed by a printable
 // ASCII character other than "/".
 func splitChunks(text string) []string {
-	var out []string
+	out := make([]string, 0, strings.Count(text, "\n")+1)
 	start := 0
-	for i := 0; i+1 < len(text); i++ {
-		if text[i] == '\n' && text[i+1] > ' ' && text[i+1] < 0x7f && text[i+1] != '/' {
-			out = append(out, text[start:i+1])
-			start = i + 1
+	for i := 0; ; {
+		k := strings.IndexByte(text[i:], '\n')
+		if k < 0 || i+k+1 >= len(text) {
+			break
+		}
+		i += k + 1
+		if c := text[i]; c > ' ' && c < 0x7f && c != '/' {
+			out = append(out, text[start:i])
+			start = i
 		}
 	}
 	if start < len(text) {
