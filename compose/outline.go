@@ -3,6 +3,7 @@ package compose
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -168,13 +169,15 @@ func (res Result) RequestText() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(breakElements(b)), nil
+	var out strings.Builder
+	out.Grow(len(b) + len(b)/32)
+	breakElements(&out, b)
+	return out.String(), nil
 }
 
-// breakElements puts a line break before every object that is an element
-// of an array at depth one or two of the compact JSON b.
-func breakElements(b []byte) []byte {
-	out := make([]byte, 0, len(b)+len(b)/32)
+// breakElements writes the compact JSON b to out with a line break before
+// every object that is an element of an array at depth one or two.
+func breakElements(out *strings.Builder, b []byte) {
 	var open [3]byte // the innermost containers up to depth 3
 	depth := 0
 	for i := 0; i < len(b); i++ {
@@ -185,7 +188,8 @@ func breakElements(b []byte) []byte {
 			for {
 				k := bytes.IndexByte(b[j:], '"')
 				if k < 0 {
-					return append(out, b[i:]...)
+					out.Write(b[i:])
+					return
 				}
 				j += k
 				bs := 0
@@ -197,12 +201,12 @@ func breakElements(b []byte) []byte {
 				}
 				j++
 			}
-			out = append(out, b[i:j+1]...)
+			out.Write(b[i : j+1])
 			i = j
 			continue
 		case '{', '[':
 			if c == '{' && depth >= 1 && depth <= 2 && open[depth-1] == '[' {
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			}
 			if depth < len(open) {
 				open[depth] = c
@@ -211,7 +215,6 @@ func breakElements(b []byte) []byte {
 		case '}', ']':
 			depth--
 		}
-		out = append(out, b[i])
+		out.WriteByte(b[i])
 	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/tract"
@@ -121,4 +122,21 @@ func TestRequestText(t *testing.T) {
 	if text, _ := (compose.Result{Request: "user: hi\n\nassistant: yes"}).RequestText(); text != "user: hi\n\nassistant: yes" {
 		t.Errorf("text format: %q", text)
 	}
+}
+
+// Whatever the messages say, the request text is the compact JSON with
+// line breaks only before the messages.
+func FuzzRequestText(f *testing.F) {
+	f.Add("plain", `"q" {"a":[{}]} \`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		req := &compose.OpenAIRequest{Messages: []tract.OpenAIMessage{{Role: "user", Content: &a}, {Role: "assistant", Content: &b}}}
+		text, err := compose.Result{Request: req}.RequestText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, _ := json.Marshal(req, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+		if strings.ReplaceAll(text, "\n", "") != string(compact) || strings.Count(text, "\n{") != 2 || strings.Count(text, "\n") != 2 {
+			t.Fatalf("%q\nfrom %s", text, compact)
+		}
+	})
 }

@@ -280,3 +280,21 @@ func TestLineCountsAddUp(t *testing.T) {
 		}
 	}
 }
+
+// Any text's chunks add up to its count (the claim the size check rests
+// on), in both encodings.
+func FuzzLineCounts(f *testing.F) {
+	f.Add("{\n\"a\": 1,\n\"b\": \"x\"\n}\n/x\n  y\n\tz\n'q\n12\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, enc := range tokens.Encodings() {
+			c, err := tokens.Get(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l lineCounts
+			if got, want := l.count(c, text), c.Count(text); got != want {
+				t.Fatalf("%s: %d by chunks %q, %d whole", enc, got, splitChunks(text), want)
+			}
+		}
+	})
+}
