@@ -190,6 +190,15 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 	// A fresh repo reads the stored checkpoint (and may store one).
 	fresh := tract.New(r.Store(), tract.Options{CheckpointEvery: rapid.SampledFrom([]int{1, 0}).Draw(rt, "fresh every")})
 	f, ferr := fresh.CompileCold(ctx, name, o)
+	// Status's figure (from the checkpoint's header and the commits past
+	// it, or a compile) is the compile's, whatever came after the
+	// checkpoint.
+	if o == (tract.CompileOptions{}) && cerr == nil {
+		st, err := tract.New(r.Store(), tract.Options{}).Status(ctx, name)
+		if err != nil || st.Tokens != c.Tokens {
+			rt.Fatalf("status: %d tokens (%v), cold compile %d", st.Tokens, err, c.Tokens)
+		}
+	}
 	for _, x := range []struct {
 		what string
 		res  tract.Result
