@@ -35,6 +35,10 @@ type Contributor struct {
 }
 
 func (e *BudgetError) Error() string {
+	if len(e.Largest) == 0 {
+		// Nothing pinned: a budget below the request's own tokens.
+		return fmt.Sprintf("budget of %d tokens is too small: the request's own overhead (the reply primer) needs %d tokens", e.Budget, e.Needed)
+	}
 	var parts []string
 	for _, c := range e.Largest {
 		parts = append(parts, fmt.Sprintf("%s %s (%d tokens)", c.Source, fsx.LineSafe(c.Name), c.Tokens))

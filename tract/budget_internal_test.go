@@ -13,7 +13,9 @@ import (
 // touches only the appended messages, the units it newly drops and the
 // messages it keeps: never the dropped history before them. The appends
 // include tool calls answered later (their results join the call's unit,
-// dropped or not) and results pinned when they arrive.
+// dropped or not) and results pinned when they arrive (the saved case in
+// testdata/rapid is one whose call the budget had dropped: the state must
+// start over, the unit being pinned now).
 func TestBudgetStateResumes(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		budget := rapid.IntRange(10, 200).Draw(rt, "budget")
