@@ -35,6 +35,10 @@ type Contributor struct {
 }
 
 func (e *BudgetError) Error() string {
+	if len(e.Largest) == 0 {
+		// Nothing pinned: a budget below the request's own tokens.
+		return fmt.Sprintf("budget of %d tokens is too small: the request's own overhead (the reply primer) needs %d tokens", e.Budget, e.Needed)
+	}
 	var parts []string
 	for _, c := range e.Largest {
 		parts = append(parts, fmt.Sprintf("%s %s (%d tokens)", c.Source, fsx.LineSafe(c.Name), c.Tokens))
@@ -161,7 +165,9 @@ type piece struct {
 }
 
 // compileTract compiles the history under what the system part leaves,
-// turning a pinned overflow into a *BudgetError over the whole pinned part.
+// turning a pinned overflow into a *BudgetError over the whole pinned part:
+// the system part and what the tract's budget cannot drop (its pinned
+// units, tool calls kept with a pinned result included).
 func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (tract.Result, error) {
 	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding}
 	if o.Budget > 0 {
@@ -172,23 +178,11 @@ func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (t
 	if !errors.As(err, &be) {
 		return h, err
 	}
-	// The pinned part does not fit: name what it is made of.
-	co.Budget = 0
-	full, err := compileWith(ctx, o, co)
-	if err != nil {
-		return tract.Result{}, err
-	}
-	var pinned []tract.Message
-	for _, m := range full.Messages {
-		if m.Priority == tract.Pinned {
-			pinned = append(pinned, m)
-		}
-	}
-	overhead := full.Tokens
-	for _, m := range full.Messages {
+	overhead := be.Needed
+	for _, m := range be.Kept {
 		overhead -= m.Tokens
 	}
-	return tract.Result{}, budgetError(o.Budget, sys, pinned, overhead)
+	return tract.Result{}, budgetError(o.Budget, sys, be.Kept, overhead)
 }
 
 func compileWith(ctx context.Context, o Options, co tract.CompileOptions) (tract.Result, error) {
@@ -268,10 +262,7 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 		if hist.Dropped != nil {
 			res.DroppedMessages = hist.Dropped
 		}
-		res.DroppedMessageCount = len(hist.Dropped)
-		for i := range hist.Dropped {
-			res.DroppedMessageTokens += hist.Dropped[i].Tokens
-		}
+		res.DroppedMessageCount, res.DroppedMessageTokens = len(hist.Dropped), hist.DroppedTokens
 	}
 	res.Tokens = res.Overhead
 	for i := range res.Blocks {

@@ -224,7 +224,9 @@ func TestComposeProperty(t *testing.T) {
 			rt.Fatal(err)
 		}
 		grow(ctx, rt, repo)
-		budget := rapid.SampledFrom([]int{0, 0, 30, 120, 400, 2000}).Draw(rt, "budget")
+		// -1: the edge of the pinned part, what a budget error says it
+		// needs, or one token less.
+		budget := rapid.SampledFrom([]int{0, 0, 30, 120, 400, 2000, -1}).Draw(rt, "budget")
 		withTract := rapid.Bool().Draw(rt, "with tract")
 		format := rapid.SampledFrom(compose.Formats()).Draw(rt, "format")
 		o := compose.Options{
@@ -238,7 +240,29 @@ func TestComposeProperty(t *testing.T) {
 		if withTract {
 			o.Repo, o.Tract = repo, "main"
 		}
+		needed := 0
+		if budget < 0 {
+			tiny := o
+			tiny.Budget = 1
+			_, err := compose.Compile(ctx, tiny)
+			var be *compose.BudgetError
+			if !errors.As(err, &be) {
+				rt.Fatalf("budget 1: %v", err)
+			}
+			needed = be.Needed
+			budget = needed - rapid.IntRange(0, 1).Draw(rt, "below the pinned part")
+			o.Budget = budget
+		}
 		res, err := compose.Compile(ctx, o)
+		if needed > 0 {
+			var be *compose.BudgetError
+			switch {
+			case budget < needed && (!errors.As(err, &be) || be.Needed != needed):
+				rt.Fatalf("budget %d, one below the %d the pinned part needs: %v", budget, needed, err)
+			case budget == needed && errors.As(err, &be):
+				rt.Fatalf("budget %d, what the pinned part needs, refused: %v", budget, err)
+			}
+		}
 
 		// By hand: the instruction block, the profile block, the tract.
 		dir := w.target
@@ -384,7 +408,7 @@ func checkRequest(t *rapid.T, res compose.Result) {
 // checkBudgetError: the error names at most three contributors, largest
 // first, and the pinned part it reports does exceed the budget.
 func checkBudgetError(ctx context.Context, t *rapid.T, be *compose.BudgetError, budget int, withTract bool, repo *tract.Repo) {
-	if budget == 0 || be.Needed <= budget || len(be.Largest) == 0 || len(be.Largest) > 3 {
+	if budget == 0 || be.Needed <= budget || (len(be.Largest) == 0 && be.Needed != tract.PrimerTokens) || len(be.Largest) > 3 {
 		t.Fatalf("budget error %v for budget %d", be, budget)
 	}
 	if !slices.IsSortedFunc(be.Largest, func(a, b compose.Contributor) int { return b.Tokens - a.Tokens }) {

@@ -57,8 +57,7 @@ type Result struct {
 	// modify it.
 	DroppedMessages []tract.Dropped `json:"droppedMessages"`
 	// DroppedMessageCount and DroppedMessageTokens are the whole of what
-	// the budget dropped, also when DroppedMessages lists only the newest
-	// of them ([Result.NewestDropped]).
+	// the budget dropped (an [Outline] lists only the newest of them).
 	DroppedMessageCount  int `json:"droppedMessageCount"`
 	DroppedMessageTokens int `json:"droppedMessageTokens"`
 	// Warnings are the instruction and agent findings met on the way.
@@ -148,16 +147,4 @@ type Dropped struct {
 	Reason string `json:"reason"`
 	Path   string `json:"path"`
 	Detail string `json:"detail,omitempty"`
-}
-
-// NewestDropped returns res listing only the newest n of the messages the
-// budget dropped (DroppedMessageCount and DroppedMessageTokens still count
-// them all): what a face that answers every turn returns, where thousands
-// of entries each saying "dropped for the budget" would outweigh the
-// request itself.
-func (res Result) NewestDropped(n int) Result {
-	if len(res.DroppedMessages) > n {
-		res.DroppedMessages = res.DroppedMessages[len(res.DroppedMessages)-n:]
-	}
-	return res
 }

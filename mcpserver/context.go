@@ -2,8 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
+	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,40 +29,95 @@ type ContextInput struct {
 	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"reply token limit the request formats carry"`
 }
 
-// maxDroppedListed is how many of the messages the budget dropped a
-// result lists (the newest); the counts cover them all. A 10k-message tract
-// under a small budget drops thousands, and listing each would make the
-// result heavier than the request.
-const maxDroppedListed = 50
+// ContextOutput is context_compile's structured result: the compile's
+// outline — totals, the instruction, skills and profile blocks in full, the
+// tract's messages and the dropped ones as runs — and where the request
+// is. The request itself is the text content (Inline), else in Resource.
+type ContextOutput struct {
+	compose.Outline `json:",inline"`
+	// Inline: the text content is the request. Otherwise the result would
+	// pass the server's size limit and the text content says to read the
+	// request from Resource.
+	Inline bool `json:"inline" jsonschema:"true: the text content is the request (JSON formats: one member or element per line); false: it was too long, read request from resource"`
+	// Resource is the whole compile as lineage context --json prints it
+	// (every block, every dropped message), at the compiled head.
+	Resource string `json:"resource" jsonschema:"URI of the whole compile as lineage context --json prints it (the request, every block and every dropped message), at the compiled head"`
+}
+
+// How many runs an outline lists (the newest): typical requests have a
+// handful; the bounds keep the result small when priorities or author
+// tracts alternate.
+const (
+	maxContextRuns        = 32
+	maxContextDroppedRuns = 8
+)
+
+// ContextTemplate is the resource of a whole compile.
+const (
+	contextURIBase  = "lineage://context"
+	ContextTemplate = contextURIBase + "{?target,slug,tract,at,budget,format,encoding,model,maxTokens}"
+)
 
 func (s *Server) addContextTools() {
-	schema, err := jsonschema.ForType(reflect.TypeFor[compose.Result](), &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[any](): {Description: "the request in the format asked for: a JSON array or object, or the text"},
-	}})
+	schema, err := jsonschema.ForType(reflect.TypeFor[ContextOutput](), nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool context_compile: output schema: %v", err))
 	}
 	addTool(s, &mcp.Tool{
 		Name:  "context_compile",
 		Title: "Compile one model request",
-		Description: "The whole context of one model request, as `lineage context --json`: the AGENTS.md chain of the target's " +
+		Description: "The whole context of one model request, as `lineage context`: the AGENTS.md chain of the target's " +
 			"directory, the merged profile of an agent (slug) and the pinned system messages of a tract first, then the " +
-			"tract's history under what the budget leaves; every block with its source (files, profile fields, commits) " +
-			"and everything left out with the reason (of the messages the budget dropped, the newest 50 and the totals).",
+			"tract's history under what the budget leaves. The text content is the request (JSON formats with one member " +
+			"or element per line); the structured result says where every block came from (instruction files, profile " +
+			"fields; the tract's messages as runs of commits) and what was left out and why, and names a resource with " +
+			"the whole `lineage context --json` (every block, every dropped message).",
 		Annotations:  hints(true, false, true),
 		InputSchema:  withEnums[ContextInput](map[string][]string{"format": strs(compose.Formats()...)}),
 		OutputSchema: objectSchema(schema),
 	}, s.toolContext)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: ContextTemplate,
+		Name:        "context",
+		Title:       "One model request with its provenance",
+		Description: "A compile as `lineage context --json` prints it: the request and the source of every block, every dropped message; context_compile names the one it answered.",
+		MIMEType:    "application/json",
+	}, coded(s.readContext))
 }
 
-func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, compose.Result, error) {
+func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, ContextOutput, error) {
 	sc, ask := s.callScope(ctx, req)
 	if ask != nil {
-		return ask, compose.Result{}, nil
+		return ask, ContextOutput{}, nil
 	}
+	res, err := s.compileContext(ctx, sc, in)
+	if err != nil {
+		return nil, ContextOutput{}, err
+	}
+	text, err := res.RequestText()
+	if err != nil {
+		return nil, ContextOutput{}, err
+	}
+	out := ContextOutput{Outline: res.Outline(maxContextRuns, maxContextDroppedRuns), Inline: true, Resource: contextURI(res, in)}
+	b, err := marshalResult(out)
+	if err != nil {
+		return nil, ContextOutput{}, err
+	}
+	// The structured part counts a token per byte (a token is at least a
+	// byte): only the request is worth tokenizing, and only its new lines.
+	if len(b)+s.lines.count(s.opts.Tokens, text) > s.opts.MaxResultTokens {
+		out.Inline = false
+		text = fmt.Sprintf("The request (%s, %d tokens, %d messages) is too long for one result: read it from the resource %s (its \"request\").",
+			res.Format, res.Tokens, len(res.Blocks), out.Resource)
+	}
+	return textResult(text), out, nil
+}
+
+// compileContext compiles what in asks for within sc.
+func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) (compose.Result, error) {
 	target, err := sc.path("target", in.Target)
 	if err != nil {
-		return nil, compose.Result{}, err
+		return compose.Result{}, err
 	}
 	o := compose.Options{
 		Target:       target,
@@ -80,12 +138,73 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	}
 	if in.Tract != "" {
 		if o.Repo, err = s.tracts.get(ctx); err != nil {
-			return nil, compose.Result{}, err
+			return compose.Result{}, err
 		}
 	}
-	res, err := compose.Compile(ctx, o)
-	if err != nil {
-		return nil, compose.Result{}, err
+	return compose.Compile(ctx, o)
+}
+
+// contextURI names the whole compile res answered for in: the same
+// arguments, the chain's directory for the target and the compiled head
+// for at, so reading it later gives this compile even after more commits.
+func contextURI(res compose.Result, in ContextInput) string {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
 	}
-	return nil, res.NewestDropped(maxDroppedListed), nil
+	set("target", res.Dir)
+	set("slug", in.Slug)
+	set("tract", in.Tract)
+	if in.Tract != "" {
+		set("at", string(res.Head))
+	}
+	if in.Budget > 0 {
+		set("budget", strconv.Itoa(in.Budget))
+	}
+	set("format", in.Format)
+	set("encoding", in.Encoding)
+	set("model", in.Model)
+	if in.MaxTokens > 0 {
+		set("maxTokens", strconv.Itoa(in.MaxTokens))
+	}
+	return contextURIBase + "?" + q.Encode()
+}
+
+func (s *Server) readContext(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	u, err := url.Parse(req.Params.URI)
+	if err != nil || u.Scheme+"://"+u.Host+u.Path != contextURIBase {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	q := u.Query()
+	in := ContextInput{Target: q.Get("target"), Slug: q.Get("slug"), Tract: q.Get("tract"), At: q.Get("at"),
+		Format: q.Get("format"), Encoding: q.Get("encoding"), Model: q.Get("model")}
+	for _, n := range []struct {
+		name string
+		to   *int
+	}{{"budget", &in.Budget}, {"maxTokens", &in.MaxTokens}} {
+		if v := q.Get(n.name); v != "" {
+			if *n.to, err = strconv.Atoi(v); err != nil || *n.to < 0 {
+				return nil, invalidParams("%s: want a whole number, got %q", n.name, v)
+			}
+		}
+	}
+	sc := s.scopeOf(s.cachedRoots(req.Session))
+	if _, err := sc.path("target", in.Target); err != nil {
+		return nil, invalidParams("%v", err)
+	}
+	res, err := s.compileContext(ctx, sc, in)
+	var ve *compose.ValidationError
+	if errors.As(err, &ve) {
+		return nil, invalidParams("%v", err)
+	}
+	if err != nil {
+		return nil, notFound(req.Params.URI, err)
+	}
+	text, mime, err := jsonText(res)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: mime, Text: text}}}, nil
 }

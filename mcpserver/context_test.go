@@ -2,11 +2,18 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentlineage/lineage/compose"
+	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -14,51 +21,97 @@ func init() {
 	toolHintsWanted["context_compile"] = struct{ readOnly, destructive, idempotent bool }{true, false, true}
 }
 
-// context_compile answers what lineage context --json prints: the chain of
-// the target's directory, the agent's profile and the tract's history, with
-// provenance, and refuses a budget the pinned part exceeds.
+// context_compile answers what lineage context prints: its text content is
+// the request, its structured result the provenance of the chain of the
+// target's directory, the agent's profile and the tract's history (as
+// runs), and the resource it names is the whole lineage context --json. A
+// budget the pinned part exceeds is refused.
 func TestContextCompile(t *testing.T) {
 	dir := agentsProject(t)
 	path, repo := newStore(t)
 	ctx := context.Background()
+	var heads []tract.Hash
 	for _, c := range []tract.CommitRequest{
 		{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are terse."}},
 		{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "Fix the bug in lib."}},
+		{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleAssistant, Text: "Fixed: the \"nil\" map.\n/ and done"}},
 	} {
-		if _, err := repo.Commit(ctx, "main", c); err != nil {
+		cm, err := repo.Commit(ctx, "main", c)
+		if err != nil {
 			t.Fatal(err)
 		}
+		heads = append(heads, cm.Hash)
 	}
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir(), store: path}, nil)
 
-	var res compose.Result
-	call(t, cs, "context_compile", map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "format": "anthropic-request", "model": "m", "maxTokens": 64}, &res)
-	if len(res.Blocks) != 4 {
-		t.Fatalf("blocks = %+v", res.Blocks)
+	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "format": "anthropic-request", "model": "m", "maxTokens": 64}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, contentText(res))
 	}
-	want := []string{compose.SourceInstructions, compose.SourceProfile, compose.SourceTract, compose.SourceTract}
-	sum := res.Overhead
-	for i, b := range res.Blocks {
-		if b.Source != want[i] || b.Index != i {
-			t.Errorf("block %d = %s (index %d), want %s", i, b.Source, b.Index, want[i])
-		}
-		sum += b.Tokens
+	var out ContextOutput
+	if err := remarshal(res.StructuredContent, &out); err != nil {
+		t.Fatal(err)
 	}
-	if sum != res.Tokens {
-		t.Errorf("blocks and overhead add up to %d, tokens %d", sum, res.Tokens)
+	if !out.Inline || out.Messages != 5 || out.Head != heads[2] {
+		t.Fatalf("outline = %+v", out)
 	}
-	if f := res.Blocks[0].Files; len(f) != 3 || f[0].Path != filepath.Join(dir, "AGENTS.md") || f[2].Path != filepath.Join(dir, "sub", "deep", "AGENTS.md") {
+	if len(out.Blocks) != 2 || out.Blocks[0].Source != compose.SourceInstructions || out.Blocks[1].Source != compose.SourceProfile {
+		t.Fatalf("blocks = %+v", out.Blocks)
+	}
+	if f := out.Blocks[0].Files; len(f) != 3 || f[0].Path != filepath.Join(dir, "AGENTS.md") || f[2].Path != filepath.Join(dir, "sub", "deep", "AGENTS.md") {
 		t.Errorf("instruction files = %+v", f)
 	}
-	if f := res.Blocks[1].Fields; len(f) != 1 || f[0].Field != "guardrails" || len(f[0].Values) != 1 || f[0].Values[0].Pointer != "/guardrails/0" {
+	if f := out.Blocks[1].Fields; len(f) != 1 || f[0].Field != "guardrails" || len(f[0].Values) != 1 || f[0].Values[0].Pointer != "/guardrails/0" {
 		t.Errorf("profile fields = %+v", f)
 	}
-	if b := res.Blocks[2]; b.Part != compose.PartSystem || b.Tract != "main" || strings.Join(b.SpawnPath, ">") != "main" {
-		t.Errorf("tract instruction block = %+v", b)
+	// The pinned instruction is a run of the system part; the two messages
+	// one run of the messages part.
+	want := []compose.Run{
+		{Index: 2, Count: 1, Part: compose.PartSystem, Tract: "main", SpawnPath: []string{"main"}, Priority: tract.Pinned, First: heads[0], Last: heads[0]},
+		{Index: 3, Count: 2, Part: compose.PartMessages, Tract: "main", SpawnPath: []string{"main"}, Priority: tract.Normal, First: heads[1], Last: heads[2]},
 	}
-	req, _ := res.Request.(map[string]any)
-	if req["model"] != "m" || !strings.HasPrefix(req["system"].(string), `<agents_context scope="initial">`) {
-		t.Errorf("request = %v", res.Request)
+	sum := out.Overhead + out.Blocks[0].Tokens + out.Blocks[1].Tokens
+	for i := range out.Runs {
+		sum += out.Runs[i].Tokens
+		out.Runs[i].Tokens = 0
+	}
+	if fmt.Sprint(out.Runs) != fmt.Sprint(want) {
+		t.Errorf("runs = %+v\nwant %+v", out.Runs, want)
+	}
+	if sum != out.Tokens {
+		t.Errorf("blocks, runs and overhead add up to %d, tokens %d", sum, out.Tokens)
+	}
+
+	// The text is the request; the resource is lineage context --json,
+	// whose request it is.
+	text := contentText(res)
+	var req map[string]any
+	if err := json.Unmarshal([]byte(text), &req); err != nil {
+		t.Fatalf("text content is not the request: %v\n%s", err, text)
+	}
+	if req["model"] != "m" || !strings.HasPrefix(req["system"].(string), `<agents_context scope="initial">`) || !strings.Contains(text, `"max_tokens":64,`) || strings.Count(text, "\n{") != 2 {
+		t.Errorf("request = %s", text)
+	}
+	if !strings.HasPrefix(out.Resource, "lineage://context?") || !strings.Contains(out.Resource, "at="+string(heads[2])) {
+		t.Fatalf("resource = %s", out.Resource)
+	}
+	if _, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "later"}}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: out.Resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full compose.Result
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &full); err != nil {
+		t.Fatal(err)
+	}
+	if full.Head != heads[2] || len(full.Blocks) != 5 || full.Blocks[4].Commit != heads[2] || full.Tokens != out.Tokens {
+		t.Errorf("resource (read after one more commit) = %s", rr.Contents[0].Text)
+	}
+	if got, _ := json.Marshal(full.Request); string(got) != string(mustCompact(t, text)) {
+		t.Errorf("resource request %s\ntext content %s", got, text)
 	}
 
 	msg := callError(t, cs, "context_compile", map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 20})
@@ -71,4 +124,177 @@ func TestContextCompile(t *testing.T) {
 	if msg := callError(t, cs, "context_compile", map[string]any{"format": "xml"}); !strings.Contains(msg, "format") {
 		t.Errorf("bad format: %s", msg)
 	}
+	for uri, want := range map[string]int64{
+		"lineage://context?target=%2F": jsonrpc.CodeInvalidParams,
+		"lineage://context?budget=x":   jsonrpc.CodeInvalidParams,
+		"lineage://context?format=xml": jsonrpc.CodeInvalidParams,
+		"lineage://context?tract=nope": mcp.CodeResourceNotFound,
+	} {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != want || je.Message == "" {
+			t.Errorf("read %s: %v, want code %d", uri, err, want)
+		}
+	}
+}
+
+func mustCompact(t *testing.T, text string) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// contextWorld is a 10k-message tract (an instruction, then alternating
+// user and assistant messages) and a server on it, connected in process.
+func contextWorld(tb testing.TB, opts Options) (*tract.Repo, *mcp.ClientSession) {
+	repo, srv := contextServer(tb, opts)
+	return repo, inProcess(tb, srv)
+}
+
+// contextServer is contextWorld's server, not connected.
+func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
+	ctx := context.Background()
+	dir := project(tb)
+	writeFile(tb, filepath.Join(dir, ".clia", "agents", "tau", "tau@ws.agent.triad.json"),
+		`{"schemaVersion":"0.4.0","slug":"tau","role":"librarian","guardrails":["no force push"]}`+"\n")
+	_, repo := newStore(tb)
+	reqs := []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are a careful engineer."}}}
+	for i := 0; i < 9_999; i++ {
+		reqs = append(reqs, contextBenchMessage(i))
+	}
+	if _, err := repo.Import(ctx, "main", reqs); err != nil {
+		tb.Fatal(err)
+	}
+	opts.Cwd, opts.StateDir = dir, tb.TempDir()
+	opts.OpenTract = func(context.Context) (*tract.Repo, error) { return repo, nil }
+	srv, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return repo, srv
+}
+
+// inProcess connects a client to srv through the SDK's in-memory
+// transports.
+func inProcess(tb testing.TB, srv *Server) *mcp.ClientSession {
+	ctx := context.Background()
+	ct, sst := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, sst, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// At 10k messages under a 4,000-token budget the whole result — the
+// request and the outline — stays under the 10,000-token limit (counted
+// here with the real tokenizer, all of it), the messages are one run and
+// the dropped ones another; with a lower limit the request moves to the
+// resource and the text says so.
+func TestContextCompileSize(t *testing.T) {
+	ctx := context.Background()
+	c, err := tokens.Get("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cs := contextWorld(t, Options{})
+	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 4000, "format": "openai-request"}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	n := c.Count(contentText(res)) + c.Count(string(structured))
+	if n > DefaultMaxResultTokens {
+		t.Errorf("result of %d tokens", n)
+	}
+	var out ContextOutput
+	if err := remarshal(res.StructuredContent, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Inline || len(out.Runs) != 2 || out.Runs[1].Count != out.Messages-3 || len(out.DroppedRuns) != 1 || out.EarlierDropped == nil ||
+		out.DroppedRuns[0].Count+out.EarlierDropped.Count != out.DroppedMessageCount || out.DroppedMessageCount < 9_000 ||
+		out.DroppedRuns[0].Tokens+out.EarlierDropped.Tokens != out.DroppedMessageTokens || out.DroppedRuns[0].First == out.EarlierDropped.Last {
+		t.Errorf("outline = %s", structured)
+	}
+	t.Logf("result: %d tokens (%d bytes of text, %d of structured content)", n, len(contentText(res)), len(structured))
+
+	_, cs = contextWorld(t, Options{MaxResultTokens: 2000})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	if err := remarshal(res.StructuredContent, &out); err != nil {
+		t.Fatal(err)
+	}
+	if text := contentText(res); out.Inline || !strings.Contains(text, "too long for one result: read it from the resource "+out.Resource) {
+		t.Fatalf("inline %v, text %s", out.Inline, text)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: out.Resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full compose.Result
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &full); err != nil || full.Tokens != out.Tokens || full.DroppedMessageCount != len(full.DroppedMessages) {
+		t.Fatalf("resource: %v (tokens %d, want %d)", err, full.Tokens, out.Tokens)
+	}
+}
+
+// Counted chunk by chunk, a request has the tokenizer's count of the whole
+// text, in both encodings, whatever its messages hold.
+func TestLineCountsAddUp(t *testing.T) {
+	texts := []string{
+		"",
+		"one line",
+		"{\n\"a\": 1,\n\"b\": \"x\\ny\"\n}",
+		"user: hello\n\nassistant: two\n  indented\n/slash\n\ttab\n\n\n}\n",
+		"a/\n/b\n\"q\"\n'x\n's\n12\n345\n ünïcode 🎛️\n🎛️ first\n\u00a0nbsp\n\r\nwindows\r\nend\n",
+	}
+	for i := 0; i < 300; i++ {
+		texts = append(texts, fmt.Sprintf("{\n\"content\": \"message %d: a line of conversation about the \\\"service\\\"\\nand its tests\",\n\"role\": \"user\"\n},", i))
+	}
+	whole := strings.Join(texts, "\n")
+	texts = append(texts, whole)
+	for _, enc := range tokens.Encodings() {
+		c, err := tokens.Get(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l lineCounts
+		for _, text := range texts {
+			for range 2 { // counted, then remembered
+				if got, want := l.count(c, text), c.Count(text); got != want {
+					t.Fatalf("%s: %d tokens by chunks, %d whole: %q", enc, got, want, text)
+				}
+			}
+		}
+	}
+}
+
+// Any text's chunks add up to its count (the claim the size check rests
+// on), in both encodings.
+func FuzzLineCounts(f *testing.F) {
+	f.Add("{\n\"a\": 1,\n\"b\": \"x\"\n}\n/x\n  y\n\tz\n'q\n12\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, enc := range tokens.Encodings() {
+			c, err := tokens.Get(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l lineCounts
+			if got, want := l.count(c, text), c.Count(text); got != want {
+				t.Fatalf("%s: %d by chunks %q, %d whole", enc, got, splitChunks(text), want)
+			}
+		}
+	})
 }

@@ -101,6 +101,9 @@ type Server struct {
 	tracts *tractRepo
 
 	skillState skillState
+	// lines remembers token counts of the lines of requests context_compile
+	// answered.
+	lines lineCounts
 }
 
 // New builds a server with every tool, resource and prompt registered.

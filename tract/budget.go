@@ -1,5 +1,7 @@
 package tract
 
+import "slices"
+
 // applyBudget drops messages until res fits in budget tokens: NORMAL units
 // oldest first, then IMPORTANT ones; a unit is a tool call with its results
 // (or a lone message) and is as important as its most important member.
@@ -55,7 +57,13 @@ func applyBudget(res *Result, budget int) error {
 		}
 	}
 	if total > budget {
-		return &BudgetError{Budget: budget, Needed: total}
+		e := &BudgetError{Budget: budget, Needed: total}
+		for i := range msgs {
+			if !drop[unit[i]] {
+				e.Kept = append(e.Kept, msgs[i])
+			}
+		}
+		return e
 	}
 	dropped := 0
 	for i := range msgs {
@@ -74,6 +82,7 @@ func applyBudget(res *Result, budget int) error {
 		kept = append(kept, *m)
 	}
 	res.Messages = kept
+	res.DroppedTokens = res.Tokens - total
 	res.Tokens = total
 	return nil
 }
@@ -90,4 +99,203 @@ func budgetRank(p Priority) int8 {
 		return 3
 	}
 	return 0
+}
+
+// result is v's compile under budget (0: none). With keep (the caller
+// holds the cache's lock), the budget work is kept in v and resumed by the
+// next compile of the same budget (see budgetState).
+func (v *view) result(budget int, keep bool) (Result, error) {
+	res := Result{Tokens: v.tokens + tokensPrimer, Messages: v.rendered[:len(v.rendered):len(v.rendered)], Tools: v.tools}
+	if budget <= 0 {
+		return res, nil
+	}
+	res.Budget = &budget
+	if !keep {
+		return res, applyBudget(&res, budget)
+	}
+	return res, v.budgetState(budget).apply(&res, v.gen)
+}
+
+// budgetsPerView bounds the budgets a view keeps the work of.
+const budgetsPerView = 4
+
+// budgetState returns v's kept work for budget, most recent first.
+func (v *view) budgetState(budget int) *budgetState {
+	for i, st := range v.budgets {
+		if st.budget == budget {
+			copy(v.budgets[1:i+1], v.budgets[:i])
+			v.budgets[0] = st
+			return st
+		}
+	}
+	st := &budgetState{budget: budget}
+	if len(v.budgets) == budgetsPerView {
+		v.budgets = v.budgets[:budgetsPerView-1]
+	}
+	v.budgets = append([]*budgetState{st}, v.budgets...)
+	return st
+}
+
+// budgetState is applyBudget's first phase (NORMAL units dropped oldest
+// first) over a view's messages for one budget, kept so that the compile
+// after an append resumes it instead of redoing it over the whole history.
+//
+// Messages only ever append to a view's rendered list between full renders
+// (gen), and an append only adds tokens, so the decisions already taken
+// stay those a fresh pass takes: every unit up to stop is decided; the
+// pass goes on from stop over the new total. The one exception, an
+// appended message raising a dropped unit above NORMAL (a pinned tool
+// result whose call was dropped), starts the state over. A budget that
+// NORMAL units alone cannot meet is applied by applyBudget each time.
+//
+// So a compile after k appended messages touches the k messages, the units
+// it newly drops and the messages it keeps, never the history before them:
+// work counts those touches (what the tests bound).
+type budgetState struct {
+	budget int
+	gen    int
+	// n is how many of the view's messages the state covers.
+	n int
+	// unit, level, size and drop are applyBudget's, per message index
+	// (level, size and drop only meaningful at a unit's first message).
+	unit   []int32
+	level  []int8
+	size   []int
+	drop   []bool
+	byCall map[string]int32
+	// total is the request's tokens without the dropped units.
+	total int
+	// stop is the first unit not decided.
+	stop int
+	// kept and dropped are the messages before stop the budget keeps
+	// (indexes) and drops (in order; results share the slice).
+	kept    []int32
+	dropped []Dropped
+	// work counts the messages the last apply touched.
+	work int
+}
+
+const normalLevel = 2 // budgetRank(Normal) + 1
+
+// apply puts res (the view's messages of generation gen) under the
+// state's budget, extending the state to res's messages first.
+func (st *budgetState) apply(res *Result, gen int) error {
+	msgs := res.Messages
+	if st.gen != gen || st.n > len(msgs) {
+		*st = budgetState{budget: st.budget, gen: gen, total: tokensPrimer}
+	}
+	st.work = 0
+	if !st.extend(msgs) {
+		*st = budgetState{budget: st.budget, gen: gen, total: tokensPrimer}
+		st.extend(msgs)
+	}
+	for u := st.stop; u < len(msgs) && st.total > st.budget; u++ {
+		if st.level[u] == normalLevel {
+			st.drop[u] = true
+			st.total -= st.size[u]
+		}
+		st.stop = u + 1
+		st.work++
+	}
+	if st.total > st.budget {
+		// Only dropping IMPORTANT units too can meet it.
+		return applyBudget(res, st.budget)
+	}
+	// Decided messages that were not yet sorted into kept and dropped
+	// (the units before stop are final).
+	for i := len(st.kept) + len(st.dropped); i < st.stop; i++ {
+		st.work++
+		if st.drop[st.unit[i]] {
+			m := &msgs[i]
+			st.dropped = append(st.dropped, Dropped{Commit: m.Commit, Tract: m.Tract, Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
+		} else {
+			st.kept = append(st.kept, int32(i))
+		}
+	}
+	// The rest: undecided units are kept; messages of dropped units met
+	// there are dropped (a tool result whose call was).
+	res.Dropped = st.dropped[:len(st.dropped):len(st.dropped)]
+	if res.Dropped == nil {
+		res.Dropped = []Dropped{}
+	}
+	if len(st.dropped) == 0 && !st.dropsAfterStop(len(msgs)) {
+		// Nothing dropped: the view's messages as they are.
+		res.DroppedTokens = 0
+		res.Tokens = st.total
+		return nil
+	}
+	kept := make([]Message, 0, len(st.kept)+len(msgs)-st.stop)
+	for _, i := range st.kept {
+		kept = append(kept, msgs[i])
+	}
+	for i := st.stop; i < len(msgs); i++ {
+		st.work++
+		m := &msgs[i]
+		if st.drop[st.unit[i]] {
+			res.Dropped = append(res.Dropped, Dropped{Commit: m.Commit, Tract: m.Tract, Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
+			continue
+		}
+		kept = append(kept, *m)
+	}
+	st.work += len(st.kept)
+	res.DroppedTokens = res.Tokens - st.total
+	res.Messages = kept
+	res.Tokens = st.total
+	return nil
+}
+
+// dropsAfterStop reports whether a message from stop on belongs to a
+// dropped unit.
+func (st *budgetState) dropsAfterStop(n int) bool {
+	for i := st.stop; i < n; i++ {
+		st.work++
+		if st.drop[st.unit[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// extend adds msgs[st.n:] to the units; false when one raises a dropped
+// unit above NORMAL (the state must start over).
+func (st *budgetState) extend(msgs []Message) bool {
+	if len(msgs) > cap(st.unit) {
+		c := len(msgs) + len(msgs)/8 + 64
+		st.unit = slices.Grow(st.unit, c-len(st.unit))
+		st.level = slices.Grow(st.level, c-len(st.level))
+		st.size = slices.Grow(st.size, c-len(st.size))
+		st.drop = slices.Grow(st.drop, c-len(st.drop))
+	}
+	for i := st.n; i < len(msgs); i++ {
+		st.work++
+		m := &msgs[i]
+		u := int32(i)
+		if m.Type == TypeToolResult && st.byCall != nil {
+			if c, ok := st.byCall[m.ToolCallID]; ok {
+				u = c
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			if st.byCall == nil {
+				st.byCall = map[string]int32{}
+			}
+			st.byCall[tc.ID] = int32(i)
+		}
+		st.unit = append(st.unit, u)
+		st.level = append(st.level, 0)
+		st.size = append(st.size, 0)
+		st.drop = append(st.drop, false)
+		if r := budgetRank(m.Priority) + 1; r > st.level[u] {
+			if st.drop[u] {
+				return false
+			}
+			st.level[u] = r
+		}
+		st.size[u] += m.Tokens
+		if !st.drop[u] {
+			st.total += m.Tokens
+		}
+	}
+	st.n = len(msgs)
+	return true
 }

@@ -46,6 +46,22 @@ func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter token
 func (cc *compileCache) lookup(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool) (*view, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
+	return cc.lookupLocked(ctx, r, t, counter, head, save)
+}
+
+// compile is lookup and the view's result under budget, both under the
+// lock: the view keeps its budget work and extends it in place.
+func (cc *compileCache) compile(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool, budget int) (Result, error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	v, err := cc.lookupLocked(ctx, r, t, counter, head, save)
+	if err != nil {
+		return Result{}, err
+	}
+	return v.result(budget, true)
+}
+
+func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool) (*view, error) {
 	key := cacheKey{t.ID, counter.Encoding()}
 	views := cc.views[key]
 	for i, v := range views {
@@ -83,7 +99,7 @@ func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
 	if head != v.head {
 		h, steps := head, 0
 		for h != v.head {
-			if _, ok := v.lin.emitted[h]; ok || h == "" || steps == maxWalk {
+			if _, ok := v.lin.index(h); ok || h == "" || steps == maxWalk {
 				return false, nil
 			}
 			c, err := r.store.Commit(ctx, h)

@@ -120,8 +120,10 @@ func (r *Repo) checkpoint(v *view) *CompiledView {
 }
 
 // storedTokens returns the compiled tokens of t at head from the stored
-// checkpoint's header when it is exactly at head and no annotation came
-// after it: status needs the figure, not the messages.
+// checkpoint's header, without its data or the history: at head when no
+// annotation came after it, or at an ancestor of head that head extends
+// by plain appends (see tokensAfter). ok is false when only a compile can
+// tell.
 func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool, error) {
 	if r.noCheckpoints || head == "" {
 		return 0, false, nil
@@ -140,14 +142,75 @@ func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool,
 	if err := checkView(&cv); err != nil {
 		return 0, false, err
 	}
-	if cv.Format != viewFormat || cv.Head != head {
+	if cv.Format != viewFormat {
 		return 0, false, nil
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
 	if err != nil || len(anns) > 0 {
 		return 0, false, err
 	}
-	return cv.Tokens, true, nil
+	if cv.Head == head {
+		return cv.Tokens, true, nil
+	}
+	more, ok, err := r.tokensAfter(ctx, t, cv.Head, head)
+	return cv.Tokens + more, ok, err
+}
+
+// statusWalk bounds the commits status reads past a checkpoint before a
+// compile is cheaper.
+const statusWalk = 256
+
+// tokensAfter is what the commits from base (exclusive) to head add to a
+// compile of t, when head extends base by plain appends a warm compile
+// renders one by one (extendRendered's rule: no merge, edit, compression,
+// named instruction, tools or selection; no seed of another tract; no
+// annotation on them). It reads those commits, their blobs and their
+// annotations, nothing older.
+func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, bool, error) {
+	var chain []*Commit
+	for h := head; h != base; {
+		if h == "" || len(chain) == statusWalk {
+			return 0, false, nil
+		}
+		c, err := r.store.Commit(ctx, h)
+		if errors.Is(err, ErrNotFound) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		if len(c.Parents) != 1 || c.Operation != OpAppend || selectionOf(&c) != nil {
+			return 0, false, nil
+		}
+		anns, err := r.store.Annotations(ctx, AnnotationQuery{Commit: c.Hash})
+		if err != nil || len(anns) > 0 {
+			return 0, false, err
+		}
+		chain = append(chain, &c)
+		h = c.Parents[0]
+	}
+	slices.Reverse(chain)
+	counter, err := r.counter("")
+	if err != nil {
+		return 0, false, err
+	}
+	v := newView(t, counter)
+	v.lin.order = chain
+	if err := r.loadEntries(ctx, v, 0); err != nil {
+		return 0, false, err
+	}
+	r.keep(ctx, v, false) // token counts made on the way
+	sum := 0
+	for i, c := range chain {
+		content := &v.entries[i].content
+		if (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || (content.Seed && c.Tract != t.ID) {
+			return 0, false, nil
+		}
+		if p, ok := v.candidate(i, content); ok {
+			sum += v.message(i, content, v.entries[i].tokens, p).Tokens
+		}
+	}
+	return sum, true, nil
 }
 
 // The data layout: unsigned varints, strings as a varint length and their
@@ -190,7 +253,7 @@ func (w *viewWriter) hash(h Hash) {
 // the commit k-1 places before i in the linearization (a commit's
 // ancestors always come before it), 1 a hash that follows.
 func (w *viewWriter) ref(v *view, i int, h Hash) {
-	if j, ok := v.lin.emitted[h]; ok && j < i {
+	if j, ok := v.lin.index(h); ok && j < i {
 		w.uint(uint64(i-j) + 1)
 		return
 	}
@@ -468,7 +531,7 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	n := r.count()
 	commits := make([]Commit, n)
 	v.lin.order = make([]*Commit, n)
-	v.lin.emitted = make(map[Hash]int, n)
+	v.lin.emitted = nil // made when first asked
 	v.entries = make([]entry, n)
 	// Every commit's hash and content hash as hex in one string; parents
 	// and edit targets are mostly earlier commits' strings.
@@ -521,7 +584,6 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		ct.Seed = r.bool()
 		ct.From = Hash(r.str())
 		v.lin.order[i] = c
-		v.lin.emitted[c.Hash] = i
 		if r.err != nil {
 			return nil, r.err
 		}

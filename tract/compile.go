@@ -65,6 +65,8 @@ type Result struct {
 	// Tools are the definitions of the latest tools commit compiled (not
 	// counted in Tokens, never dropped by a budget).
 	Tools []ToolDef `json:"tools,omitempty"`
+	// DroppedTokens are the tokens of the Dropped messages.
+	DroppedTokens int `json:"-"`
 }
 
 // Token accounting, as OpenAI documents it for chat models.
@@ -125,26 +127,22 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	} else if err != nil {
 		return Result{}, err
 	}
-	var v *view
+	var res Result
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
 	if cached {
-		v, err = r.cache.lookup(ctx, r, t, counter, head, o.At == "")
-	} else if v, err = r.viewAt(ctx, t, counter, head); err == nil {
-		r.keep(ctx, v, o.At == "")
+		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget)
+	} else {
+		var v *view
+		if v, err = r.viewAt(ctx, t, counter, head); err == nil {
+			r.keep(ctx, v, o.At == "")
+			res, err = v.result(o.Budget, false)
+		}
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer,
-		Messages: v.rendered[:len(v.rendered):len(v.rendered)], Tools: v.tools}
-	if o.Budget > 0 {
-		b := o.Budget
-		res.Budget = &b
-		if err := applyBudget(&res, o.Budget); err != nil {
-			return Result{}, err
-		}
-	}
+	res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
 	return res, nil
 }
 
@@ -171,6 +169,12 @@ type view struct {
 	// counted are token counts made for blobs the store has no count
 	// for, not yet kept.
 	counted map[Hash]int
+	// gen counts full renders: rendered was only appended to while it
+	// stays the same.
+	gen int
+	// budgets keep the budget work of the last few budgets compiled
+	// (budget.go), most recent first.
+	budgets []*budgetState
 }
 
 type entry struct {
@@ -184,7 +188,7 @@ type annKey struct {
 }
 
 func newView(t Tract, counter tokens.Counter) *view {
-	return &view{viewer: t, counter: counter, lin: linearizer{emitted: map[Hash]int{}},
+	return &view{viewer: t, counter: counter, lin: linearizer{},
 		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}
 }
 
@@ -438,7 +442,7 @@ func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, e
 		if a.Seq > v.annSeq {
 			v.annSeq = a.Seq
 		}
-		if i, ok := v.lin.emitted[a.Commit]; ok && i < limit {
+		if i, ok := v.lin.index(a.Commit); ok && i < limit {
 			touched = true
 		}
 	}

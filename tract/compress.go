@@ -139,7 +139,7 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 		return CompressResult{}, err
 	}
 	res := CompressResult{Tract: t.Name, From: from, To: to, DryRun: o.DryRun, Replaced: []Hash{}, Kept: []Hash{}}
-	if ti, ok := v.lin.emitted[to]; ok {
+	if ti, ok := v.lin.index(to); ok {
 		if s, inside := v.overlap(v.covered(from, ti)); s != "" {
 			reason := fmt.Sprintf("partly overlaps the range of summary %s: compress a range that holds it whole, or none of it", s.Short())
 			if inside {
@@ -292,7 +292,7 @@ func (v *view) summaries(prio []Priority, ok, deselected []bool) map[int][]place
 			continue
 		}
 		content := &v.entries[s].content
-		to, found := v.lin.emitted[c.EditTarget]
+		to, found := v.lin.index(c.EditTarget)
 		if !found || content.Type != TypeSummary {
 			continue
 		}
@@ -368,11 +368,11 @@ func (v *view) overlap(covered []int) (summary Hash, inside bool) {
 		if m.Type != TypeSummary {
 			continue
 		}
-		i, ok := v.lin.emitted[m.Commit]
+		i, ok := v.lin.index(m.Commit)
 		if !ok {
 			continue
 		}
-		to, ok := v.lin.emitted[v.lin.order[i].EditTarget]
+		to, ok := v.lin.index(v.lin.order[i].EditTarget)
 		if !ok {
 			continue
 		}
@@ -403,13 +403,13 @@ func (v *view) overlap(covered []int) (summary Hash, inside bool) {
 // at place to covers: to and its ancestors emitted after from's first
 // parent. It is nil when from is not in the view or after to.
 func (v *view) covered(from Hash, to int) []int {
-	fi, ok := v.lin.emitted[from]
+	fi, ok := v.lin.index(from)
 	if !ok || fi > to {
 		return nil
 	}
 	floor := -1
 	if fc := v.lin.order[fi]; len(fc.Parents) > 0 {
-		if pi, ok := v.lin.emitted[fc.Parents[0]]; ok {
+		if pi, ok := v.lin.index(fc.Parents[0]); ok {
 			floor = pi
 		}
 	}
@@ -424,7 +424,7 @@ func (v *view) covered(from Hash, to int) []int {
 // coveredSet is covered as a set, by hashes.
 func (v *view) coveredSet(from, to Hash) map[int]bool {
 	out := map[int]bool{}
-	if ti, ok := v.lin.emitted[to]; ok {
+	if ti, ok := v.lin.index(to); ok {
 		for _, i := range v.covered(from, ti) {
 			out[i] = true
 		}
@@ -552,7 +552,7 @@ func (r *Repo) PlanCompress(ctx context.Context, tractName string, o PlanOptions
 func (v *view) firstParentPlaces(head Hash) []int {
 	var out []int
 	for h := head; h != ""; {
-		i, ok := v.lin.emitted[h]
+		i, ok := v.lin.index(h)
 		if !ok {
 			break
 		}

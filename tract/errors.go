@@ -101,7 +101,13 @@ func (e *ValidationError) Error() string {
 // BudgetError is a budget that the pinned messages alone exceed.
 type BudgetError struct {
 	Budget int
+	// Needed is what the messages no budget drops use, with the reply
+	// primer.
 	Needed int
+	// Kept are those messages, in order: the pinned units, each a pinned
+	// message with the tool calls or results of its unit (which a budget
+	// keeps with it whatever their own priority).
+	Kept []Message
 }
 
 func (e *BudgetError) Error() string {

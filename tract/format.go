@@ -332,3 +332,56 @@ func Text(msgs []Message) string {
 	}
 	return b.String()
 }
+
+// MarshalJSONTo writes m as its struct tags say, token by token: a
+// compile's output is mostly these, and the reflective encoder spent a
+// sixth of a cold compile of 10k messages on them. TestOpenAIMessageJSON
+// holds it to the tags.
+func (m OpenAIMessage) MarshalJSONTo(enc *jsontext.Encoder) error {
+	var err error
+	tok := func(t jsontext.Token) {
+		if err == nil {
+			err = enc.WriteToken(t)
+		}
+	}
+	str := func(s string) { tok(jsontext.String(s)) }
+	tok(jsontext.BeginObject)
+	str("role")
+	str(m.Role)
+	str("content")
+	if m.Content == nil {
+		tok(jsontext.Null)
+	} else {
+		str(*m.Content)
+	}
+	if m.Name != "" {
+		str("name")
+		str(m.Name)
+	}
+	if m.ToolCallID != "" {
+		str("tool_call_id")
+		str(m.ToolCallID)
+	}
+	if len(m.ToolCalls) > 0 {
+		str("tool_calls")
+		tok(jsontext.BeginArray)
+		for _, tc := range m.ToolCalls {
+			tok(jsontext.BeginObject)
+			str("id")
+			str(tc.ID)
+			str("type")
+			str(tc.Type)
+			str("function")
+			tok(jsontext.BeginObject)
+			str("name")
+			str(tc.Function.Name)
+			str("arguments")
+			str(tc.Function.Arguments)
+			tok(jsontext.EndObject)
+			tok(jsontext.EndObject)
+		}
+		tok(jsontext.EndArray)
+	}
+	tok(jsontext.EndObject)
+	return err
+}

@@ -2,6 +2,7 @@ package tract
 
 import (
 	"fmt"
+	"sync"
 )
 
 // Linearization turns the DAG behind a head into the order commits are
@@ -16,23 +17,52 @@ import (
 // commitSource finds commits by hash during a linearization.
 type commitSource func(h Hash) (*Commit, error)
 
-// linearizer appends to order the commits of a history not yet in emitted.
+// linearizer appends to order the commits of a history not yet emitted.
 type linearizer struct {
-	get     commitSource
+	get   commitSource
+	order []*Commit
+	// emitted is each commit's place in order, made from order when first
+	// asked (a view read from a checkpoint and rendered as it is never
+	// looks a commit up: 10k map entries are a fifth of its decoding).
+	// mu guards making it: readers of a cached view may ask at once.
 	emitted map[Hash]int
-	order   []*Commit
+	mu      sync.Mutex
+}
+
+// index is h's place in order.
+func (l *linearizer) index(h Hash) (int, bool) {
+	l.mu.Lock()
+	l.indexAll()
+	l.mu.Unlock()
+	i, ok := l.emitted[h]
+	return i, ok
+}
+
+// indexAll makes emitted if it is not made (the caller holds mu, or is
+// the only one using l).
+func (l *linearizer) indexAll() {
+	if l.emitted == nil {
+		l.emitted = make(map[Hash]int, len(l.order))
+		for i, c := range l.order {
+			l.emitted[c.Hash] = i
+		}
+	}
 }
 
 func (l *linearizer) emit(c *Commit) {
+	l.indexAll()
 	l.emitted[c.Hash] = len(l.order)
 	l.order = append(l.order, c)
 }
 
 // add linearizes head's history into l (a no-op when head was emitted).
 func (l *linearizer) add(head Hash) error {
+	if n := len(l.order); n > 0 && l.order[n-1].Hash == head {
+		return nil // the last emitted: no need to index the others
+	}
 	var chain []*Commit
 	for h := head; h != ""; {
-		if _, ok := l.emitted[h]; ok {
+		if _, ok := l.index(h); ok {
 			break
 		}
 		c, err := l.get(h)
@@ -52,7 +82,7 @@ func (l *linearizer) add(head Hash) error {
 				return err
 			}
 		}
-		if _, ok := l.emitted[c.Hash]; !ok {
+		if _, ok := l.index(c.Hash); !ok {
 			l.emit(c)
 		}
 	}

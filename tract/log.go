@@ -192,7 +192,7 @@ func (r *Repo) linearizeAll(ctx context.Context, tips []Hash) ([]*Commit, error)
 	for i := range anc {
 		m[anc[i].Hash] = &anc[i]
 	}
-	l := linearizer{get: mapSource(m), emitted: map[Hash]int{}}
+	l := linearizer{get: mapSource(m)}
 	for _, tip := range tips {
 		if err := l.add(tip); err != nil {
 			return nil, err

@@ -182,7 +182,7 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 		}
 	}
 	if tip != "" {
-		l := linearizer{get: mapSource(mine), emitted: map[Hash]int{}}
+		l := linearizer{get: mapSource(mine)}
 		if err := l.add(tip); err == nil {
 			for _, c := range l.order {
 				if s.only[c.Hash] && c.Operation == OpEdit {

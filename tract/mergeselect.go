@@ -162,12 +162,12 @@ func (v *view) deselect(ok []bool) (out []bool) {
 		}
 		// The range's end is the last parent; into a tract without
 		// commits the merge has no other.
-		end, found := v.lin.emitted[c.Parents[len(c.Parents)-1]]
+		end, found := v.lin.index(c.Parents[len(c.Parents)-1])
 		if !found || end > k {
 			continue
 		}
 		floor := -1
-		if p, found := v.lin.emitted[c.Parents[0]]; found && len(c.Parents) > 1 {
+		if p, found := v.lin.index(c.Parents[0]); found && len(c.Parents) > 1 {
 			floor = p
 		}
 		var inRange map[int]bool
@@ -210,7 +210,7 @@ func (v *view) reachable(top, floor int) []int {
 		stack = stack[:len(stack)-1]
 		out = append(out, i)
 		for _, p := range v.lin.order[i].Parents {
-			if pi, ok := v.lin.emitted[p]; ok && pi > floor && !seen[pi] {
+			if pi, ok := v.lin.index(p); ok && pi > floor && !seen[pi] {
 				seen[pi] = true
 				stack = append(stack, pi)
 			}

@@ -73,7 +73,7 @@ func (v *view) render() {
 	}
 	for i, c := range v.lin.order {
 		if c.Operation == OpEdit {
-			if t, ok := v.lin.emitted[c.EditTarget]; ok {
+			if t, ok := v.lin.index(c.EditTarget); ok {
 				eff[t] = i
 			}
 		}
@@ -102,6 +102,7 @@ func (v *view) render() {
 	}
 	// Room to grow: warm compiles append to this slice.
 	v.rendered = make([]Message, 0, n+n/8+64)
+	v.gen++
 	v.tokens = 0
 	for i := range v.lin.order {
 		e := &v.entries[eff[i]]

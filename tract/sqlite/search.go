@@ -80,8 +80,21 @@ func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any) error {
 	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
+	if len(rows) >= mergeAfter {
+		// One big write leaves the index in several segments (FTS5 flushes
+		// about every megabyte), and every lookup seeks each of them: find
+		// -n 5 after a 100k import costs 0.76x with them merged. Merging is
+		// bounded by the pages this write added (62 ms for 100k blobs).
+		if _, err := t.exec(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('merge', ?)`, -(len(rows)/50 + 64)); err != nil {
+			return fmt.Errorf("index blobs: merge: %w", err)
+		}
+	}
 	return nil
 }
+
+// mergeAfter is how many blobs one write indexes before it merges the
+// index's segments.
+const mergeAfter = 1000
 
 // ftsQuery quotes each word as an FTS5 string: all must occur.
 func ftsQuery(words []string) string {

@@ -144,6 +144,12 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 						}
 					}
 					b.ReportAllocs()
+					cpu0, cpuOK := processCPU()
+					defer func() {
+						if cpu1, ok := processCPU(); ok && cpuOK && b.N > 0 {
+							b.ReportMetric((cpu1-cpu0)*1e6/float64(b.N), "cpu-µs/op")
+						}
+					}()
 					for b.Loop() {
 						fresh := tract.New(r.Store(), tract.Options{})
 						res, err := fresh.CompileCold(ctx, "main", tract.CompileOptions{})

@@ -253,7 +253,7 @@ func testBudgetPinned(t *testing.T, newStore Factory) {
 	need := full.Messages[0].Tokens + 3
 	_, err := e.repo.Compile(e.ctx, "main", tract.CompileOptions{Budget: need - 1})
 	var be *tract.BudgetError
-	if !errors.As(err, &be) || be.Needed != need {
+	if !errors.As(err, &be) || be.Needed != need || len(be.Kept) != 1 || be.Kept[0].Commit != full.Messages[0].Commit {
 		t.Fatalf("err %v, want BudgetError needing %d", err, need)
 	}
 	wantErr(t, err, nil, "pinned messages need")

@@ -13,6 +13,7 @@ import (
 func init() {
 	suites = append(suites, []testCase{
 		{"ConcurrentAppendsOneChain", testConcurrentAppends},
+		{"ConcurrentBudgetedCompiles", testConcurrentBudgetedCompiles},
 		{"VerifyClean", testVerifyClean},
 		{"ImportAndLog", testImportLog},
 		{"ReopenResumes", testReopen},
@@ -48,6 +49,69 @@ func testConcurrentAppends(t *testing.T, newStore Factory) {
 	n := FirstParentLength(t, e.store, e.head("main"))
 	if n != writers*each {
 		t.Fatalf("first-parent chain has %d commits, want %d", n, writers*each)
+	}
+}
+
+// testConcurrentBudgetedCompiles: readers compile one repo's tract under
+// two budgets (the budget work its views keep is extended in place) while
+// a writer appends through the same repo; every result equals a cold
+// compile at the head it reports.
+func testConcurrentBudgetedCompiles(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	for i := 0; i < 40; i++ {
+		e.user("main", fmt.Sprintf("message %d of the history", i))
+	}
+	const readers, appends = 4, 30
+	var wg sync.WaitGroup
+	errs := make(chan error, readers+1)
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		for i := 0; i < appends; i++ {
+			if _, err := e.repo.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: fmt.Sprintf("appended %d", i)}}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	cold := e.newRepo()
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				o := tract.CompileOptions{Budget: 60 + 40*((r+i)%2)}
+				res, err := e.repo.Compile(e.ctx, "main", o)
+				if err != nil {
+					errs <- err
+					return
+				}
+				o.At = string(res.Head)
+				want, err := cold.CompileCold(e.ctx, "main", o)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.Tokens != want.Tokens || len(res.Messages) != len(want.Messages) || len(res.Dropped) != len(want.Dropped) ||
+					res.DroppedTokens != want.DroppedTokens || res.Messages[len(res.Messages)-1].Commit != want.Messages[len(want.Messages)-1].Commit {
+					errs <- fmt.Errorf("budget %d at %s: %d tokens, %d messages, %d dropped; cold %d, %d, %d",
+						o.Budget, res.Head.Short(), res.Tokens, len(res.Messages), len(res.Dropped), want.Tokens, len(want.Messages), len(want.Dropped))
+					return
+				}
+			}
+		}(r)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
 

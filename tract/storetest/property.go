@@ -35,6 +35,9 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			rt.Fatal(err)
 		}
 		branches := []string{"main"}
+		// One budget all along exercises the budget work a view keeps
+		// and resumes; -1 draws one per step.
+		fixed := rapid.SampledFrom([]int{-1, -1, 20, 40, 80}).Draw(rt, "fixed budget")
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			op := rapid.SampledFrom([]string{"append", "append", "append", "named", "tool", "edit", "annotate", "branch", "switch", "merge", "reset", "compile",
@@ -42,7 +45,10 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 			if err := propertyStep(ctx, rt, warm, op, &branches); err != nil {
 				rt.Fatalf("%s: %v", op, err)
 			}
-			budget := rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			budget := fixed
+			if fixed < 0 {
+				budget = rapid.SampledFrom([]int{0, 0, 20, 40, 80}).Draw(rt, "budget")
+			}
 			compareWarmCold(ctx, rt, warm, "main", tract.CompileOptions{Budget: budget})
 			compareWarmCold(ctx, rt, warm, "kid0", tract.CompileOptions{})
 			for _, name := range []string{"main", "kid0"} {
@@ -184,6 +190,15 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 	// A fresh repo reads the stored checkpoint (and may store one).
 	fresh := tract.New(r.Store(), tract.Options{CheckpointEvery: rapid.SampledFrom([]int{1, 0}).Draw(rt, "fresh every")})
 	f, ferr := fresh.CompileCold(ctx, name, o)
+	// Status's figure (from the checkpoint's header and the commits past
+	// it, or a compile) is the compile's, whatever came after the
+	// checkpoint.
+	if o == (tract.CompileOptions{}) && cerr == nil {
+		st, err := tract.New(r.Store(), tract.Options{}).Status(ctx, name)
+		if err != nil || st.Tokens != c.Tokens {
+			rt.Fatalf("status: %d tokens (%v), cold compile %d", st.Tokens, err, c.Tokens)
+		}
+	}
 	for _, x := range []struct {
 		what string
 		res  tract.Result

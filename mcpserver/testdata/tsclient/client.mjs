@@ -28,6 +28,7 @@ const calls = [
   ["tract_commit", { type: "instruction", text: "be brief" }],
   ["tract_commit", { type: "message", text: "hello" }],
   ["tract_compile", { format: "openai" }],
+  ["context_compile", { target: "sub", slug: "tau", tract: "main", budget: 2000, format: "openai-request" }],
   ["tract_compile", {}],
   ["tract_log", { limit: 1 }],
   ["tract_branch", { name: "side" }],
@@ -117,6 +118,15 @@ if (mode === "roots" || mode === "http") {
   if ("messages" in compiled || !Array.isArray(compiled.openai) || compiled.openai.length === 0) {
     fail(`openai compile must carry the messages once: ${JSON.stringify(compiled)}`);
   }
+  // context_compile: the text content is the request, the structured
+  // result its outline, the resource the whole compile.
+  const ctx = await client.callTool({ name: "context_compile", arguments: { target: "sub", tract: "main", format: "openai-request" } });
+  const request = JSON.parse(ctx.content[0].text);
+  if (ctx.isError || !ctx.structuredContent.inline || !Array.isArray(request.messages) || request.messages.length !== ctx.structuredContent.messages) {
+    fail(`context_compile: ${JSON.stringify(ctx)}`);
+  }
+  const whole = await client.readResource({ uri: ctx.structuredContent.resource });
+  if (JSON.stringify(JSON.parse(whole.contents[0].text).request) !== JSON.stringify(request)) fail(`context resource: ${whole.contents[0].text}`);
   const refused = await client.callTool({ name: "instructions_initial", arguments: { cwd: "/" } });
   if (!refused.isError || !refused.content[0].text.includes("outside the allowed roots")) fail(`cwd / not refused: ${JSON.stringify(refused)}`);
   if (mode === "roots" && rootsAsked === 0) fail("the server never asked for roots");

@@ -1,0 +1,53 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
+)
+
+// A big import leaves the word index in one segment: FTS5 flushes one
+// write in pieces, and every lookup of find would seek each piece.
+func TestImportMergesWordIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 60k messages")
+	}
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "lineage.db")
+	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	segments := func() int {
+		t.Helper()
+		var n int
+		if err := s.DB().QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM blob_words_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	reqs := make([]tract.CommitRequest, 60_000)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user",
+			Text: fmt.Sprintf("message %d about report %d of the service w%d", i, i%97, i)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 1 {
+		t.Fatalf("the word index is in %d segments after one import, want 1", n)
+	}
+	hits, err := r.Find(ctx, "main", tract.FindOptions{Text: "report", Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("find report -n 5: %d hits, %v", len(hits), err)
+	}
+}
