@@ -97,10 +97,25 @@ var errNotExtendable = errors.New("view not extendable")
 func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
 	fetched := map[Hash]*Commit{}
 	if head != v.head {
+		// A commit on head's first-parent path at or above the view's
+		// head's depth cannot lead down to it: that is the test when the
+		// view is not indexed (one read instead of indexing every commit),
+		// else whether the commit is already in the view.
+		baseDepth := int64(-1)
+		if v.head != "" && !v.lin.indexed() {
+			if bc, err := r.store.Commit(ctx, v.head); err == nil && bc.Pos.Known() {
+				baseDepth = bc.Pos.Depth
+			}
+		}
 		h, steps := head, 0
 		for h != v.head {
-			if _, ok := v.lin.index(h); ok || h == "" || steps == maxWalk {
+			if h == "" || steps == maxWalk {
 				return false, nil
+			}
+			if baseDepth < 0 {
+				if _, ok := v.lin.index(h); ok {
+					return false, nil
+				}
 			}
 			c, err := r.store.Commit(ctx, h)
 			if err != nil {
@@ -108,6 +123,9 @@ func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
 					return false, nil
 				}
 				return false, err
+			}
+			if baseDepth >= 0 && (!c.Pos.Known() || c.Pos.Depth <= baseDepth) {
+				return false, nil
 			}
 			fetched[h] = &c
 			steps++
@@ -126,7 +144,13 @@ func (r *Repo) extend(ctx context.Context, v *view, head Hash) (bool, error) {
 		return &c, err
 	}
 	if head != "" {
-		if err := v.lin.add(head); err != nil {
+		v.lin.fresh = make(map[Hash]bool, len(fetched))
+		for h := range fetched {
+			v.lin.fresh[h] = true
+		}
+		err := v.lin.add(head)
+		v.lin.fresh = nil
+		if err != nil {
 			return false, err
 		}
 	}

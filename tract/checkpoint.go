@@ -530,9 +530,10 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	}
 	n := r.count()
 	commits := make([]Commit, n)
-	v.lin.order = make([]*Commit, n)
+	// Room to grow, as a rendered view has: the next compile appends.
+	v.lin.order = make([]*Commit, n, n+n/8+64)
 	v.lin.emitted = nil // made when first asked
-	v.entries = make([]entry, n)
+	v.entries = make([]entry, n, n+n/8+64)
 	// Every commit's hash and content hash as hex in one string; parents
 	// and edit targets are mostly earlier commits' strings.
 	arena := newHexArena(2 * n)

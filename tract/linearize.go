@@ -27,6 +27,11 @@ type linearizer struct {
 	// mu guards making it: readers of a cached view may ask at once.
 	emitted map[Hash]int
 	mu      sync.Mutex
+	// fresh are commits known not to be emitted yet (a warm extension's
+	// first-parent path down to the view's head), each removed when it is
+	// emitted: add emits them without asking emitted, so appending to an
+	// unindexed view does not index it.
+	fresh map[Hash]bool
 }
 
 // index is h's place in order.
@@ -36,6 +41,13 @@ func (l *linearizer) index(h Hash) (int, bool) {
 	l.mu.Unlock()
 	i, ok := l.emitted[h]
 	return i, ok
+}
+
+// indexed reports whether emitted is made.
+func (l *linearizer) indexed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.emitted != nil
 }
 
 // indexAll makes emitted if it is not made (the caller holds mu, or is
@@ -50,9 +62,23 @@ func (l *linearizer) indexAll() {
 }
 
 func (l *linearizer) emit(c *Commit) {
-	l.indexAll()
-	l.emitted[c.Hash] = len(l.order)
+	if l.emitted != nil { // else made from order when first asked
+		l.emitted[c.Hash] = len(l.order)
+	}
+	delete(l.fresh, c.Hash)
 	l.order = append(l.order, c)
+}
+
+// isEmitted reports whether h is in order.
+func (l *linearizer) isEmitted(h Hash) bool {
+	if n := len(l.order); n > 0 && l.order[n-1].Hash == h {
+		return true
+	}
+	if l.fresh[h] {
+		return false
+	}
+	_, ok := l.index(h)
+	return ok
 }
 
 // add linearizes head's history into l (a no-op when head was emitted).
@@ -62,7 +88,7 @@ func (l *linearizer) add(head Hash) error {
 	}
 	var chain []*Commit
 	for h := head; h != ""; {
-		if _, ok := l.index(h); ok {
+		if l.isEmitted(h) {
 			break
 		}
 		c, err := l.get(h)
@@ -82,7 +108,7 @@ func (l *linearizer) add(head Hash) error {
 				return err
 			}
 		}
-		if _, ok := l.index(c.Hash); !ok {
+		if !l.isEmitted(c.Hash) {
 			l.emit(c)
 		}
 	}
