@@ -269,11 +269,13 @@ func nativePaths(e *testscript.Env) error {
 		return nil
 	}
 	return filepath.WalkDir(e.WorkDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			if d != nil && d.IsDir() && path != e.WorkDir && d.Name() == ".tmp" {
-				return filepath.SkipDir
-			}
+		switch {
+		case err != nil:
 			return err
+		case d.IsDir() && filepath.Dir(path) == e.WorkDir && d.Name() == ".tmp":
+			return filepath.SkipDir // testscript's TMPDIR, not the archive's
+		case d.IsDir():
+			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil || !workPath.Match(data) {
