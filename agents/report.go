@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
@@ -41,11 +43,20 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// Sorted returns a copy with each list sorted and never nil.
+// Sorted returns a copy with each list sorted and never nil. Findings
+// start with the path they are about, and sort as if its separators were
+// "/": a report lists them in the same order on every OS (a raw sort puts
+// "dir: …" after "dir/file: …" on Linux and before "dir\file: …" on
+// Windows).
 func (r Report) Sorted() Report {
 	s := func(l []string) []string {
 		out := append([]string{}, l...)
-		sort.Strings(out)
+		slices.SortFunc(out, func(a, b string) int {
+			if c := strings.Compare(filepath.ToSlash(a), filepath.ToSlash(b)); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
 		return out
 	}
 	return Report{Errors: s(r.Errors), Warnings: s(r.Warnings), Info: s(r.Info)}

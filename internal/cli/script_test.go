@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -36,13 +38,164 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[1])), 0o755))
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
 	},
+	// The commands below do in Go what a script would otherwise need a
+	// POSIX shell, sed or touch for, so every script runs on Windows too.
+	//
+	// writestr DST 'GO-STRING': write the bytes of a Go string literal's
+	// body (escapes such as \377 and \n included) to DST.
+	"writestr": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: writestr DST GO-STRING")
+		}
+		s, err := strconv.Unquote(`"` + args[1] + `"`)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
+	},
+	// replace SRC DST OLD NEW: copy SRC to DST with every OLD replaced by
+	// NEW; OLD must occur.
+	"replace": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 4 {
+			ts.Fatalf("usage: replace SRC DST OLD NEW")
+		}
+		data := ts.ReadFile(args[0])
+		if !strings.Contains(data, args[2]) {
+			ts.Fatalf("%s holds no %q", args[0], args[2])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.ReplaceAll(data, args[2], args[3])), 0o644))
+	},
+	// stdoutpath and stderrpath [-count=N] [-json] PATTERN: stdout and
+	// stderr for a pattern naming paths, each "/" in it a path separator:
+	// on Windows it matches a backslash (with -json, the \\ of a
+	// backslash inside a JSON string); "\/" is a "/" that is not one (a
+	// glob, an import as written). Elsewhere they are stdout and stderr.
+	"stdoutpath": func(ts *testscript.TestScript, neg bool, args []string) { matchPath(ts, neg, "stdout", args) },
+	"stderrpath": func(ts *testscript.TestScript, neg bool, args []string) { matchPath(ts, neg, "stderr", args) },
+	// greppath [-count=N] [-json] PATTERN FILE: grep, the same way.
+	"greppath": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: greppath [-count=N] [-json] PATTERN FILE")
+		}
+		matchPath(ts, neg, args[len(args)-1], args[:len(args)-1])
+	},
+	// mtime FILE UNIX-SECONDS: set FILE's modification time.
+	"mtime": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: mtime FILE UNIX-SECONDS")
+		}
+		sec, err := strconv.ParseInt(args[1], 10, 64)
+		ts.Check(err)
+		ts.Check(os.Chtimes(ts.MkAbs(args[0]), time.Unix(sec, 0), time.Unix(sec, 0)))
+	},
+}
+
+// matchPath is stdoutpath, stderrpath and greppath: it matches args'
+// pattern in file (stdout and stderr are the last command's).
+func matchPath(ts *testscript.TestScript, neg bool, file string, args []string) {
+	count, sep := -1, `\\`
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-json":
+			sep = `\\\\`
+		case strings.HasPrefix(args[0], "-count="):
+			n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+			if err != nil || n < 0 || neg {
+				ts.Fatalf("bad %s (or with !)", args[0])
+			}
+			count = n
+		default:
+			ts.Fatalf("unknown flag %s", args[0])
+		}
+		args = args[1:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: %s: [-count=N] [-json] PATTERN", file)
+	}
+	pattern := args[0]
+	if filepath.Separator != '/' {
+		var b strings.Builder
+		for i := 0; i < len(pattern); i++ {
+			switch c := pattern[i]; {
+			case c == '\\' && i+1 < len(pattern):
+				b.WriteString(pattern[i : i+2])
+				i++
+			case c == '/':
+				b.WriteString(sep)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		pattern = b.String()
+	}
+	re, err := regexp.Compile("(?m)" + pattern)
+	ts.Check(err)
+	text := ts.ReadFile(file)
+	switch n := len(re.FindAllStringIndex(text, -1)); {
+	case neg && n > 0:
+		ts.Fatalf("unexpected match for %#q found in %s", pattern, file)
+	case !neg && count < 0 && n == 0:
+		ts.Fatalf("no match for %#q found in %s", pattern, file)
+	case count >= 0 && n != count:
+		ts.Fatalf("have %d matches for %#q in %s, want %d", n, pattern, file, count)
+	}
 }
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"lineage": func() { os.Exit(Main()) },
 		"exits":   func() { os.Exit(exits(os.Args[1:])) },
+		"repeat":  func() { os.Exit(repeat(os.Args[1:])) },
 	})
+}
+
+// startAndWait runs program with args, its stderr the caller's. A process
+// that could not be started at all is started again, up to three times: Wine
+// now and then refuses to create one ("Internal error") when dozens start at
+// once, before the program under test has run a line.
+func startAndWait(program string, args []string) error {
+	for try := 1; ; try++ {
+		cmd := exec.Command(program, args...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			if try < 3 {
+				time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		return cmd.Wait()
+	}
+}
+
+// repeat N PROGRAM ARGS… runs PROGRAM N times, one after another, each
+// "{i}" in ARGS replaced by the run's number (1…N) and its stdout
+// discarded; the first failure ends it with that run's exit code. A loop
+// without a shell: `exec repeat 20 lineage tract commit --text 'w{i}' &`.
+func repeat(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: repeat N PROGRAM [ARGS…]")
+		return 2
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		fmt.Fprintf(os.Stderr, "repeat: bad count %q\n", args[0])
+		return 2
+	}
+	for i := 1; i <= n; i++ {
+		run := make([]string, len(args)-2)
+		for j, a := range args[2:] {
+			run[j] = strings.ReplaceAll(a, "{i}", strconv.Itoa(i))
+		}
+		err := startAndWait(args[1], run)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "repeat: run %d of %s: %v\n", i, args[1], err)
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() > 0 {
+				return ee.ExitCode()
+			}
+			return 1
+		}
+	}
+	return 0
 }
 
 // exits CODE PROGRAM ARGS… runs PROGRAM with the script's streams and
