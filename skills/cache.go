@@ -55,14 +55,14 @@ type metaCache struct {
 	path    string
 	list    []cacheEntry   // in file order, kept for a stable file
 	entries map[string]int // path → index in list
-	used    map[string]bool
+	used    []bool         // by index in list: read or written this run
 	dirty   bool
 }
 
 // loadCache reads the cache at p; a missing, unreadable or foreign file is
 // an empty cache (it is only ever a shortcut).
 func loadCache(p string) *metaCache {
-	c := &metaCache{path: p, used: map[string]bool{}}
+	c := &metaCache{path: p}
 	data, err := fsx.ReadRegular(p, maxCacheBytes)
 	// An entry takes about 300 bytes: room for all of them up front
 	// spares the decoder its doubling copies.
@@ -80,6 +80,7 @@ func loadCache(p string) *metaCache {
 		c.entries[e.Path] = len(c.list)
 		c.list = append(c.list, e)
 	}
+	c.used = make([]bool, len(c.list))
 	return c
 }
 
@@ -89,20 +90,23 @@ func (c *metaCache) get(p string, fi fs.FileInfo, encoding string) (cacheEntry, 
 		return cacheEntry{}, false
 	}
 	if e := c.list[i]; e.MtimeNs == fi.ModTime().UnixNano() && e.Size == fi.Size() && e.Encoding == encoding {
-		c.used[p] = true
+		c.used[i] = true
 		return e, true
 	}
 	return cacheEntry{}, false
 }
 
 func (c *metaCache) put(e cacheEntry) {
-	if i, ok := c.entries[e.Path]; ok {
+	i, ok := c.entries[e.Path]
+	if ok {
 		c.list[i] = e
 	} else {
-		c.entries[e.Path] = len(c.list)
+		i = len(c.list)
+		c.entries[e.Path] = i
 		c.list = append(c.list, e)
+		c.used = append(c.used, false)
 	}
-	c.used[e.Path] = true
+	c.used[i] = true
 	c.dirty = true
 }
 
@@ -114,8 +118,8 @@ func (c *metaCache) save() {
 		return
 	}
 	f := cacheFile{Version: cacheVersion}
-	for _, e := range c.list {
-		if len(c.list) > maxCacheEntries && !c.used[e.Path] {
+	for i, e := range c.list {
+		if len(c.list) > maxCacheEntries && !c.used[i] {
 			continue
 		}
 		f.Entries = append(f.Entries, e)

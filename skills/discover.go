@@ -230,6 +230,7 @@ func Discover(opts Options) (*Catalog, error) {
 		// which costs a short listing more than the overlap saves.
 		d.cache = loadCache(CacheFile(opts.CacheDir, root.Dir))
 		d.found = make([]Skill, 0, len(d.cache.list))
+		d.skillIDs = make(map[fsx.FileID]bool, len(d.cache.list))
 	}
 	d.project(root.Dir)
 	for _, dir := range opts.Extra {
@@ -343,7 +344,7 @@ func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 		if name == ".git" || name == "node_modules" {
 			continue
 		}
-		child := path.Join(dir, name)
+		child := joinName(dir, name)
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
 			fi, err := f.stat(child)
@@ -361,7 +362,7 @@ func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 			continue
 		}
 		d.dirs++
-		skillPath := path.Join(child, SkillFile)
+		skillPath := child + "/" + SkillFile
 		var fi fs.FileInfo
 		var err error
 		if fast, ok := fastStat(f.top, skillPath); ok && depth == 0 && e.IsDir() {
@@ -432,7 +433,20 @@ func (f Folder) read(rel string, limit int64) ([]byte, fs.FileInfo, error) {
 	return data, fi, err
 }
 
-func (f Folder) abs(rel string) string { return f.base.abs(path.Join(f.rel, rel)) }
+func (f Folder) abs(rel string) string { return f.base.abs(joinName(f.rel, rel)) }
+
+// joinName is path.Join(dir, rel) for a clean slash-separated dir ("."
+// at the top) and a clean relative rel (names from a directory listing,
+// joined): the listing's hot path, without Join's cleaning.
+func joinName(dir, rel string) string {
+	switch {
+	case rel == "." || rel == "":
+		return dir
+	case dir == "." || dir == "":
+		return rel
+	}
+	return dir + "/" + rel
+}
 
 func escapes(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
@@ -464,13 +478,14 @@ func (d *discovery) seenBefore(ids *map[fsx.FileID]bool, others *[]fs.FileInfo, 
 // stats as fi: from the cache when its (mtime, size) are unchanged, else
 // read, parsed, checked and counted.
 func (d *discovery) skill(f Folder, dir string, fi fs.FileInfo) {
-	rel := path.Join(dir, SkillFile)
-	abs := f.abs(rel)
+	rel := dir + "/" + SkillFile // dir is a child's name or path, never "."
+	skillDir := f.abs(dir)
+	abs := skillDir + string(filepath.Separator) + SkillFile
 	if d.seenBefore(&d.skillIDs, &d.seen, abs, fi) {
 		return // the same file through another folder or link
 	}
 	d.cat.Files++
-	sk := Skill{Path: abs, Dir: f.abs(dir), Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: path.Join(f.rel, dir)}
+	sk := Skill{Path: abs, Dir: skillDir, Folder: f.Dir, Kind: f.Kind, Scope: f.Scope, base: f.base, rel: joinName(f.rel, dir)}
 	if d.cache != nil && fi.Mode().IsRegular() {
 		if e, ok := d.cache.get(abs, fi, d.encoding()); ok {
 			sk.Name, sk.Description, sk.BodyTokens, sk.MtimeNs, sk.Size = e.Name, e.Description, e.BodyTokens, e.MtimeNs, e.Size

@@ -40,13 +40,14 @@ func fastStat(dir *os.File, name string) (fs.FileInfo, bool) {
 	}); err != nil || serr != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, false
 	}
-	return &statInfo{name: name, st: st}, true
+	return &statInfo{name: name, st: st, sys: syscall.Stat_t{Dev: st.Dev, Ino: st.Ino, Mode: st.Mode, Size: st.Size}}, true
 }
 
 // statInfo is the fs.FileInfo of a regular file's Stat_t.
 type statInfo struct {
 	name string
 	st   unix.Stat_t
+	sys  syscall.Stat_t // what Sys returns, made with it (one allocation)
 }
 
 func (s *statInfo) Name() string       { return s.name }
@@ -56,9 +57,7 @@ func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Sec, s.st.Mt
 func (s *statInfo) IsDir() bool        { return false }
 
 // Sys is a syscall.Stat_t, as os.Stat's, so fsx.IDOf reads the identity.
-func (s *statInfo) Sys() any {
-	return &syscall.Stat_t{Dev: s.st.Dev, Ino: s.st.Ino, Mode: s.st.Mode, Size: s.st.Size}
-}
+func (s *statInfo) Sys() any { return &s.sys }
 
 // readDir lists dir (a directory opened through an os.Root) by the types
 // getdents(2) reports. An os.File opened in a Root stats every entry when
