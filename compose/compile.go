@@ -60,7 +60,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Dir: dir, Slug: o.Slug, Tract: o.Tract, Encoding: counter.Encoding(), Format: o.format(),
+	res := Result{Totals: Totals{Dir: dir, Slug: o.Slug, Tract: o.Tract, Encoding: counter.Encoding(), Format: o.format()},
 		Dropped: []Dropped{}, DroppedMessages: []tract.Dropped{}, Warnings: []string{}}
 	if o.Budget > 0 {
 		b := o.Budget

@@ -18,16 +18,7 @@ import (
 // messages with one source. The Result itself (every block, every dropped
 // message) is what `lineage context --json` prints.
 type Outline struct {
-	Dir          string     `json:"dir"`
-	Slug         string     `json:"slug,omitempty"`
-	Tract        string     `json:"tract,omitempty"`
-	Head         tract.Hash `json:"head,omitempty"`
-	Encoding     string     `json:"encoding"`
-	Budget       *int       `json:"budget"`
-	Tokens       int        `json:"tokens"`
-	SystemTokens int        `json:"systemTokens"`
-	Overhead     int        `json:"overhead"`
-	Format       Format     `json:"format"`
+	Totals `json:",inline"`
 	// Messages is how many messages the request has.
 	Messages int `json:"messages"`
 	// Blocks are the request's blocks that do not come from the tract
@@ -88,8 +79,7 @@ const maxDroppedScan = 512
 // kept messages and maxDroppedRuns of dropped ones, the newest. It reads
 // each block once and at most the newest 512 dropped messages.
 func (res Result) Outline(maxRuns, maxDroppedRuns int) Outline {
-	o := Outline{Dir: res.Dir, Slug: res.Slug, Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Budget: res.Budget,
-		Tokens: res.Tokens, SystemTokens: res.SystemTokens, Overhead: res.Overhead, Format: res.Format, Messages: len(res.Blocks),
+	o := Outline{Totals: res.Totals, Messages: len(res.Blocks),
 		Blocks: []Block{}, Runs: []Run{}, Dropped: res.Dropped, DroppedRuns: []DroppedRun{},
 		DroppedMessageCount: res.DroppedMessageCount, DroppedMessageTokens: res.DroppedMessageTokens, Warnings: res.Warnings}
 	if o.Dropped == nil {

@@ -19,7 +19,7 @@ func hash(i int) tract.Hash { return tract.Hash(fmt.Sprintf("%064x", i)) }
 // changes; the newest runs when there are more. Dropped messages are runs
 // among the newest ones, the rest summed up.
 func TestOutline(t *testing.T) {
-	res := compose.Result{Tokens: 1000, DroppedMessageCount: 700, DroppedMessageTokens: 7000}
+	res := compose.Result{Totals: compose.Totals{Tokens: 1000}, DroppedMessageCount: 700, DroppedMessageTokens: 7000}
 	res.Blocks = append(res.Blocks, compose.Block{Part: compose.PartSystem, Source: compose.SourceInstructions, Tokens: 10})
 	add := func(part, tr string, path []string, p tract.Priority) {
 		i := len(res.Blocks)

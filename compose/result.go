@@ -25,9 +25,9 @@ const (
 	ReasonSkip = "skip"
 )
 
-// Result is a composed context: the request in its format and where every
-// part of it came from.
-type Result struct {
+// Totals is what a Result and its Outline share: where the context was
+// composed and what it counts.
+type Totals struct {
 	// Dir is the directory whose AGENTS.md chain was loaded.
 	Dir  string `json:"dir"`
 	Slug string `json:"slug,omitempty"`
@@ -43,6 +43,12 @@ type Result struct {
 	// Overhead is counted once per request (the reply primer).
 	Overhead int    `json:"overhead"`
 	Format   Format `json:"format"`
+}
+
+// Result is a composed context: the request in its format and where every
+// part of it came from.
+type Result struct {
+	Totals `json:",inline"`
 	// Request is the request in Format: []tract.OpenAIMessage,
 	// *OpenAIRequest, *tract.Anthropic, *AnthropicRequest, or the text.
 	Request any `json:"request"`
