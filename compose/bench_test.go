@@ -10,7 +10,6 @@ import (
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // benchWorld is a three-level AGENTS.md chain, an agent with two layers
@@ -37,15 +36,7 @@ func benchWorld(b *testing.B, n int) (compose.Options, *tract.Repo) {
 			b.Fatal(err)
 		}
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lineage.db"), sqlite.Options{Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	repo := tract.New(st, tract.Options{})
-	if _, _, err := repo.Init(ctx); err != nil {
-		b.Fatal(err)
-	}
+	repo := newRepo(b, dir, nil)
 	reqs := []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are a careful engineer."}}}
 	for i := 0; i < n-1; i++ {
 		reqs = append(reqs, benchMessage(i))

@@ -10,7 +10,6 @@ import (
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // A pinned tool result keeps its tool call (they are one unit for the
@@ -24,15 +23,7 @@ func TestBudgetErrorCountsPinnedUnits(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lineage.db"), sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	repo := tract.New(st, tract.Options{})
-	if _, _, err := repo.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
+	repo := newRepo(t, dir, nil)
 	var result tract.Hash
 	for _, c := range []tract.Content{
 		{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "grep for the handler"},

@@ -3,12 +3,12 @@ package compose
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/skills"
 )
 
@@ -17,18 +17,12 @@ import (
 // never cuts.
 func TestSkillsInPinnedPart(t *testing.T) {
 	dir := t.TempDir()
-	for p, c := range map[string]string{
+	platformtest.WriteTree(t, dir, map[string]string{
 		".git/HEAD":                       "x",
 		"AGENTS.md":                       "Run the tests.\n",
 		".agents/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nTag it.",
 		".claude/skills/review/SKILL.md":  "---\nname: review\ndescription: Review a change.\n---\nRead it.",
-	} {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	o := Options{Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir}, Skills: &skills.Options{}, Format: FormatText}
 	res, err := Compile(context.Background(), o)
 	if err != nil {

@@ -2,14 +2,12 @@ package compose_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // countingStore counts the rows a compile reads: commits, blobs, history
@@ -47,16 +45,8 @@ func (s *countingStore) CompiledView(ctx context.Context, viewer, encoding strin
 func TestWarmCompileReadsOnlyTheAppend(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lineage.db"), sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cs := &countingStore{Store: st}
-	repo := tract.New(cs, tract.Options{})
-	if _, _, err := repo.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
+	var cs *countingStore
+	repo := newRepo(t, dir, func(st tract.Store) tract.Store { cs = &countingStore{Store: st}; return cs })
 	reqs := []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are a careful engineer."}}}
 	for i := 0; i < 9_999; i++ {
 		reqs = append(reqs, benchMessage(i))

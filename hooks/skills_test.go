@@ -1,12 +1,11 @@
 package hooks
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/skills"
 )
 
@@ -14,18 +13,12 @@ import (
 // nothing is sent twice.
 func TestSkillsStartOmitsNative(t *testing.T) {
 	dir := t.TempDir()
-	for p, c := range map[string]string{
+	platformtest.WriteTree(t, dir, map[string]string{
 		".git/HEAD":                       "x",
 		".agents/skills/shared/SKILL.md":  "---\nname: shared\ndescription: In .agents.\n---\nx",
 		".claude/skills/claudes/SKILL.md": "---\nname: claudes\ndescription: In .claude.\n---\nx",
 		".github/skills/copilot/SKILL.md": "---\nname: copilot\ndescription: In .github.\n---\nx",
-	} {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	opts := Options{Skills: &skills.Options{Root: instructions.DefaultConfig().Root}}
 	for h, want := range map[*Harness][]string{
 		Claude: {"copilot", "shared"},

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/internal/tokens"
 )
 
@@ -18,9 +19,7 @@ func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files[".git/HEAD"] = "ref: refs/heads/main\n"
-	for p, c := range files {
-		write(t, filepath.Join(dir, filepath.FromSlash(p)), c)
-	}
+	platformtest.WriteTree(t, dir, files)
 	return dir
 }
 

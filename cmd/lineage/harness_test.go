@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // The harness tests run the real Claude Code, Codex CLI and Gemini CLI
@@ -120,19 +122,6 @@ func runHarness(t *testing.T, dir string, env []string, name string, args ...str
 		t.Logf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
 	}
 	return out.String()
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, body := range files {
-		p = filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // baseEnv is a clean environment for a harness: HOME and the state dir in
@@ -382,7 +371,7 @@ func hookRepo(t *testing.T, names ...string) string {
 		files[n] = "Root rule ROOTMARK-" + n + ": run the tests before every commit.\n"
 		files["web/"+n] = "Web rule WEBMARK-" + n + ": strict TypeScript.\n"
 	}
-	writeFiles(t, dir, files)
+	platformtest.WriteTree(t, dir, files)
 	return dir
 }
 
@@ -460,7 +449,7 @@ func TestHarnessClaudeCode(t *testing.T) {
 
 			// Resume after web/AGENTS.md changed: the resume diff names it.
 			srv.reset()
-			writeFiles(t, repo, map[string]string{"web/AGENTS.md": "Web rule WEBMARK-AGENTS.md: strict TypeScript, no any.\n"})
+			platformtest.WriteTree(t, repo, map[string]string{"web/AGENTS.md": "Web rule WEBMARK-AGENTS.md: strict TypeScript, no any.\n"})
 			claude(t, repo, "--resume", session, "LINEAGE-RESUMED")
 			var resumed []string
 			for _, b := range srv.requests("/v1/messages") {
@@ -578,7 +567,7 @@ func TestHarnessCodex(t *testing.T) {
 	srv := newModelServer(t, responsesHandler)
 	home := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
-	writeFiles(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
+	platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
 model_provider = "fake"
 
 [model_providers.fake]
@@ -697,7 +686,7 @@ func TestHarnessGemini(t *testing.T) {
 	env := baseEnv(home, "GEMINI_CLI_HOME="+home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+srv.url,
 		"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true")
 	gemini := filepath.Join(modules, "@google", "gemini-cli", "bundle", "gemini.js")
-	writeFiles(t, home, map[string]string{".gemini/settings.json": `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}}` + "\n"})
+	platformtest.WriteTree(t, home, map[string]string{".gemini/settings.json": `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}}` + "\n"})
 	main := func(marker string) []string {
 		var out []string
 		for _, b := range srv.requests(":streamGenerateContent") {

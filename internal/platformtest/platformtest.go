@@ -6,7 +6,9 @@ package platformtest
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
+	"sort"
 )
 
 // TB is what the helpers need of a test: *testing.T, *testing.B and
@@ -53,5 +55,26 @@ func Perm(t interface {
 	}
 	if got := fi.Mode().Perm(); got != want {
 		t.Errorf("%s: mode %v, want %v", path, got, want)
+	}
+}
+
+// WriteTree writes files (slash-separated paths relative to root →
+// content) with the platform's separators, making the directories they
+// need, in sorted order.
+func WriteTree(t TB, root string, files map[string]string) {
+	t.Helper()
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatalf("%v", err)
+		}
+		if err := os.WriteFile(full, []byte(files[p]), 0o644); err != nil {
+			t.Fatalf("%v", err)
+		}
 	}
 }

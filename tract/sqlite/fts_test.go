@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // A big import leaves the word index in one segment: FTS5 flushes one
@@ -18,15 +17,8 @@ func TestImportMergesWordIndex(t *testing.T) {
 	}
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "lineage.db")
-	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, r := createRepo(t, p)
 	defer s.Close()
-	r := tract.New(s, tract.Options{})
-	if _, _, err := r.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
 	segments := func() int {
 		t.Helper()
 		var n int

@@ -52,14 +52,7 @@ func TestCompileRefusesDamagedContent(t *testing.T) {
 func TestVerifyReportsMalformedFile(t *testing.T) {
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "lineage.db")
-	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := tract.New(s, tract.Options{})
-	if _, _, err := r.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, r := createRepo(t, p)
 	reqs := make([]tract.CommitRequest, 2000)
 	for i := range reqs {
 		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i, strings.Repeat(" padding", 20))}}

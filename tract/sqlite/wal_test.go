@@ -11,6 +11,21 @@ import (
 	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
+// createRepo creates a store at p with tract main; the caller closes it.
+func createRepo(t *testing.T, p string) (*sqlite.Store, *tract.Repo) {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), p, sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(context.Background()); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	return s, r
+}
+
 // bigWAL writes a store whose WAL holds an import of n messages nobody
 // checkpointed (a writer killed before closing), under dir.
 func bigWAL(t *testing.T, dir string, n int) string {
@@ -92,20 +107,13 @@ func TestReadOnlyOpenTruncatesBigWAL(t *testing.T) {
 func TestCloseTruncatesBigWAL(t *testing.T) {
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "lineage.db")
-	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, r := createRepo(t, p)
 	other, err := sqlite.Open(ctx, p, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
 	if _, err := other.Tracts(ctx); err != nil {
-		t.Fatal(err)
-	}
-	r := tract.New(s, tract.Options{})
-	if _, _, err := r.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
 	reqs := make([]tract.CommitRequest, 20_000)
