@@ -80,14 +80,22 @@ func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any) error {
 	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
-	if len(rows) >= mergeAfter {
-		// One big write leaves the index in several segments (FTS5 flushes
-		// about every megabyte), and every lookup seeks each of them: find
-		// -n 5 after a 100k import costs 0.76x with them merged. Merging is
-		// bounded by the pages this write added (62 ms for 100k blobs).
-		if _, err := t.exec(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('merge', ?)`, -(len(rows)/50 + 64)); err != nil {
-			return fmt.Errorf("index blobs: merge: %w", err)
-		}
+	t.indexed += len(rows)
+	return nil
+}
+
+// mergeWords merges the index segments a transaction's writes of at least
+// mergeAfter blobs added: one big write leaves the index in several
+// segments (FTS5 flushes about every megabyte, and at every statement), and
+// every lookup seeks each of them: find -n 5 after a 100k import costs
+// 0.76x with them merged. Merging is bounded by the pages the writes added
+// (62 ms for 100k blobs).
+func (t *txn) mergeWords(ctx context.Context) error {
+	if t.indexed < mergeAfter {
+		return nil
+	}
+	if _, err := t.exec(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('merge', ?)`, -(t.indexed/50 + 64)); err != nil {
+		return fmt.Errorf("index blobs: merge: %w", err)
 	}
 	return nil
 }

@@ -92,12 +92,14 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
+	if len(blobs) >= bulkRows {
+		if err := t.startBulk(ctx); err != nil {
+			return err
+		}
+	}
 	var next int64
 	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&next); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
-	}
-	if t.blobIDs == nil {
-		t.blobIDs = map[tract.Hash]int64{}
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
 	rows := make([][]any, 0, len(blobs))
@@ -135,7 +137,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	if inserted == int64(len(rows)) {
-		maps.Copy(t.blobIDs, ids)
+		// Only the latest call's ids are kept: an import calls once per
+		// chunk, and a commit whose blob an earlier call stored finds it
+		// by hash.
+		t.blobIDs = ids
 		return t.indexNewBlobs(ctx, rows)
 	}
 	if err := t.indexBlobs(ctx, blobs); err != nil {
