@@ -34,7 +34,7 @@ func (r *Repo) Import(ctx context.Context, tractName string, reqs []CommitReques
 	if len(reqs) == 0 {
 		return nil, nil
 	}
-	var out []Commit
+	out := make([]Commit, 0, len(reqs))
 	err := r.appendSeq(ctx, tractName, allRequests(reqs), func() { out = out[:0] }, func(cs []Commit) { out = append(out, cs...) })
 	if err != nil {
 		return nil, err
@@ -216,13 +216,16 @@ type chunkWriter struct {
 	parent Hash
 	now    time.Time
 	emit   func([]Commit)
+	// written counts the commits written before this chunk.
+	written int
 }
 
 func (w *chunkWriter) write(ctx context.Context, chunk []preparedAppend) error {
 	if len(chunk) == 0 {
 		return nil
 	}
-	out := chainAppends(w.tract, w.parent, chunk, w.now)
+	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.written)))
+	w.written += len(chunk)
 	blobs := make([]Blob, len(chunk))
 	for i, p := range chunk {
 		blobs[i] = p.blob
@@ -247,11 +250,15 @@ func (w *chunkWriter) write(ctx context.Context, chunk []preparedAppend) error {
 	return nil
 }
 
-// chainAppends builds the commits of prepared appends, each on the previous.
+// chainAppends builds the commits of prepared appends, each on the
+// previous; the first is stamped now, each next one a nanosecond later, so
+// the commits of an import are in time order as they are in the file (find
+// -n gives its first messages, and the store's time index grows at its
+// end instead of taking each commit at a random place among the import's).
 func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
 	out := make([]Commit, len(prepared))
 	for i, p := range prepared {
-		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
+		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now.Add(time.Duration(i)), Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
 		if parent != "" {
 			c.Parents = []Hash{parent}
 		}

@@ -69,13 +69,30 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 // statements make fewer, larger index segments.
 const wordRows = 2000
 
-// indexNewBlobs adds the words of blobs PutBlobs has just inserted (rows
-// of id, hash, data, …): their ids are new, so none is indexed yet
-// (DeleteUnusedBlobs drops a deleted blob's words with it).
-func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any) error {
+// blobWords cuts the words of blobs (rows of id, hash, data, …) on
+// another goroutine, while SQLite stores them: wait returns them.
+func blobWords(rows [][]any) (wait func() []string) {
+	texts := make([]string, len(rows))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, r := range rows {
+			texts[i] = strings.Join(tract.IndexWords(r[2].([]byte)), " ")
+		}
+	}()
+	return func() []string {
+		<-done
+		return texts
+	}
+}
+
+// indexNewBlobs adds the words (texts) of blobs PutBlobs has just
+// inserted (rows of id, hash, data, …): their ids are new, so none is
+// indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
+func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any, texts []string) error {
 	words := make([][]any, len(rows))
 	for i, r := range rows {
-		words[i] = []any{r[0], strings.Join(tract.IndexWords(r[2].([]byte)), " ")}
+		words[i] = []any{r[0], texts[i]}
 	}
 	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)

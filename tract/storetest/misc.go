@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -228,6 +229,12 @@ func testImportSeq(t *testing.T, newStore Factory) {
 	e.must(err)
 	if len(res.Messages) != n+1 || res.Messages[n].Content != "message 1999 word1999" || res.Messages[2001].Content != "message 2000 word2000" {
 		t.Fatalf("compile: %d messages", len(res.Messages))
+	}
+	// An import's commits are in time order as in the file: the first
+	// matches by time are its first messages.
+	first := e.find("main", tract.FindOptions{Text: "message", Limit: 3})
+	if want := []tract.Hash{log[n-1].Hash, log[n-2].Hash, log[n-3].Hash}; !slices.Equal(first, want) {
+		t.Fatalf("find -n 3: %v, want the first three imported %v", first, want)
 	}
 	// Messages 7 and 2507 share a blob (written in different chunks).
 	if got := e.find("main", tract.FindOptions{Text: "word7"}); len(got) != 2 {
