@@ -36,7 +36,7 @@ import (
 
 // viewFormat is the version of a checkpoint's layout (and of what it
 // means: bump it when compile's rules change).
-const viewFormat = 3
+const viewFormat = 4
 
 // checkpointEvery is how many commits a view may grow past its stored
 // checkpoint before it is stored again (Options.CheckpointEvery).
@@ -303,6 +303,16 @@ func (w *viewWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
 }
+// enum writes s as its place in known (from 1), or 0 and s.
+func (w *viewWriter) enum(s string, known []string) {
+	if i := slices.Index(known, s); i >= 0 {
+		w.uint(uint64(i) + 1)
+		return
+	}
+	w.uint(0)
+	w.str(s)
+}
+
 func (w *viewWriter) bool(b bool) {
 	if b {
 		w.b = append(w.b, 1)
@@ -492,6 +502,20 @@ func (r *viewReader) str() string {
 	s := r.s[:n]
 	r.s = r.s[n:]
 	return s
+}
+
+// enum reads what viewWriter.enum wrote: the known string itself (no
+// copy of the data kept alive for it), or the one that follows.
+func (r *viewReader) enum(known []string) string {
+	k := r.uint()
+	switch {
+	case k == 0:
+		return r.str()
+	case k <= uint64(len(known)):
+		return known[k-1]
+	}
+	r.fail()
+	return ""
 }
 
 func (r *viewReader) bool() bool {
@@ -710,9 +734,10 @@ func encodeMessages(v *view) []byte {
 		w.str(names[i])
 	}
 	w.uint(uint64(len(v.rendered)))
+	slot := 0 // slots as differences: mostly 1
 	for i := range v.rendered {
 		m := &v.rendered[i]
-		w.str(m.Role)
+		w.enum(m.Role, storedRoles)
 		w.str(m.Content)
 		w.str(m.Name)
 		w.str(m.ToolCallID)
@@ -722,12 +747,13 @@ func encodeMessages(v *view) []byte {
 			w.str(tc.Name)
 			w.str(tc.Arguments)
 		}
-		w.str(string(m.Type))
-		w.str(string(m.Priority))
+		w.enum(string(m.Type), storedTypes)
+		w.enum(string(m.Priority), storedPriorities)
 		w.int(int64(m.Tokens))
 		w.str(string(m.Commit))
 		w.uint(uint64(index[m.TractID]))
-		w.uint(uint64(m.Slot))
+		w.int(int64(m.Slot - slot))
+		slot = m.Slot
 		w.uint(uint64(len(m.Summarizes)))
 		for _, h := range m.Summarizes {
 			w.str(string(h))
@@ -773,16 +799,17 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 	}
 	n := r.count()
 	sm.messages = make([]Message, n, n+extra)
+	slot := 0
 	for i := range sm.messages {
 		m := &sm.messages[i]
-		m.Role, m.Content, m.Name, m.ToolCallID = r.str(), r.str(), r.str(), r.str()
+		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
 		if k := r.count(); k > 0 {
 			m.ToolCalls = make([]ToolCall, k)
 			for j := range m.ToolCalls {
 				m.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
 			}
 		}
-		m.Type, m.Priority = contentType(r.str()), priority(r.str())
+		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
 		m.Tokens = int(r.int())
 		m.Commit = Hash(r.str())
 		if a := r.uint(); a < uint64(len(authors)) {
@@ -790,7 +817,8 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 		} else {
 			r.fail()
 		}
-		m.Slot = int(r.uint())
+		slot += int(r.int())
+		m.Slot = slot
 		if k := r.count(); k > 0 {
 			m.Summarizes = make([]Hash, k)
 			for j := range m.Summarizes {
@@ -807,15 +835,13 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 	return sm, nil
 }
 
-// priority shares the constants' strings, as contentType does.
-func priority(s string) Priority {
-	for _, p := range []Priority{Normal, Pinned, Important, Skip} {
-		if string(p) == s {
-			return p
-		}
-	}
-	return Priority(s)
-}
+// The strings the messages layout writes as numbers. Append only: a
+// string's number is its place.
+var (
+	storedRoles         = []string{RoleUser, RoleAssistant, RoleSystem, RoleTool}
+	storedTypes     = []string{string(TypeMessage), string(TypeInstruction), string(TypeToolCall), string(TypeToolResult), string(TypeSummary)}
+	storedPriorities = []string{string(Normal), string(Pinned), string(Important), string(Skip)}
+)
 
 // counterName is the name of an encoding ("" is the default) without
 // loading its tokenizer.
