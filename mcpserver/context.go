@@ -58,12 +58,13 @@ const (
 	ContextTemplate = contextURIBase + "{?target,slug,tract,at,budget,format,encoding,model,maxTokens}"
 )
 
-func (s *Server) addContextTools() {
+// contextTool is context_compile as listed.
+func contextTool() *mcp.Tool {
 	schema, err := jsonschema.ForType(reflect.TypeFor[ContextOutput](), nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool context_compile: output schema: %v", err))
 	}
-	addTool(s, &mcp.Tool{
+	return &mcp.Tool{
 		Name:  "context_compile",
 		Title: "Compile one model request",
 		Description: "The whole context of one model request, as `lineage context`: the AGENTS.md chain of the target's " +
@@ -75,7 +76,11 @@ func (s *Server) addContextTools() {
 		Annotations:  hints(true, false, true),
 		InputSchema:  withEnums[ContextInput](map[string][]string{"format": strs(compose.Formats()...)}),
 		OutputSchema: objectSchema(schema),
-	}, s.toolContext)
+	}
+}
+
+func (s *Server) addContextTools() {
+	addEncodedTool(s, contextTool(), s.toolContext)
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: ContextTemplate,
 		Name:        "context",
