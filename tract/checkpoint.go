@@ -303,6 +303,7 @@ func (w *viewWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
 }
+
 // enum writes s as its place in known (from 1), or 0 and s.
 func (w *viewWriter) enum(s string, known []string) {
 	if i := slices.Index(known, s); i >= 0 {
@@ -467,6 +468,15 @@ type viewReader struct {
 var errViewData = errors.New("compiled view data cut short")
 
 func (r *viewReader) uint() uint64 {
+	// Most numbers are one byte: read those in line.
+	if s := r.s; s != "" && s[0] < 0x80 {
+		r.s = s[1:]
+		return uint64(s[0])
+	}
+	return r.uvarint()
+}
+
+func (r *viewReader) uvarint() uint64 {
 	n, k := binary.Uvarint(unsafe.Slice(unsafe.StringData(r.s), len(r.s)))
 	if k <= 0 {
 		r.fail()
@@ -494,6 +504,12 @@ func (r *viewReader) fail() {
 }
 
 func (r *viewReader) str() string {
+	// Most strings are shorter than 128 bytes: a one-byte length.
+	if s := r.s; s != "" && s[0] < 0x80 && int(s[0]) < len(s) {
+		n := int(s[0]) + 1
+		r.s = s[n:]
+		return s[1:n]
+	}
 	n := r.uint()
 	if n > uint64(len(r.s)) {
 		r.fail()
@@ -838,8 +854,8 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 // The strings the messages layout writes as numbers. Append only: a
 // string's number is its place.
 var (
-	storedRoles         = []string{RoleUser, RoleAssistant, RoleSystem, RoleTool}
-	storedTypes     = []string{string(TypeMessage), string(TypeInstruction), string(TypeToolCall), string(TypeToolResult), string(TypeSummary)}
+	storedRoles      = []string{RoleUser, RoleAssistant, RoleSystem, RoleTool}
+	storedTypes      = []string{string(TypeMessage), string(TypeInstruction), string(TypeToolCall), string(TypeToolResult), string(TypeSummary)}
 	storedPriorities = []string{string(Normal), string(Pinned), string(Important), string(Skip)}
 )
 
