@@ -33,9 +33,9 @@ func (s *countingStore) History(ctx context.Context, heads []tract.Hash, encodin
 	return h, err
 }
 
-func (s *countingStore) CompiledView(ctx context.Context, viewer, encoding string, withData bool) (tract.CompiledView, error) {
+func (s *countingStore) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
 	s.views.Add(1)
-	return s.Store.CompiledView(ctx, viewer, encoding, withData)
+	return s.Store.CompiledView(ctx, viewer, encoding, part)
 }
 
 // After one appended commit, a warm compile of a 10k-message tract under a

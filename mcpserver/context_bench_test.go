@@ -1,8 +1,13 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
+	"strconv"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,6 +44,120 @@ func BenchmarkContextCompileAfterAppend10k(b *testing.B) {
 		}
 	}
 	afterEachAppend(b, repo, call)
+}
+
+// BenchmarkContextCompileServerAnswer10k is the benchmark above as the
+// server answers it: the real SDK server on the transport
+// mcp.NewInMemoryTransports builds (the SDK's newline-delimited JSON
+// connection over a net.Pipe, here through mcp.IOTransport so that the
+// client end is bytes), driven by a raw JSON-RPC client that writes the
+// tools/call request's bytes and reads the response's line, decoding
+// nothing. The time is the server's answer: reading and decoding the
+// request, the tool, encoding and writing the result.
+func BenchmarkContextCompileServerAnswer10k(b *testing.B) {
+	repo, srv := contextServer(b, Options{})
+	rc := rawConnect(b, srv)
+	args := string(mustJSON(b, contextBenchArgs))
+	call := func() {
+		resp := rc.call(b, "tools/call", `{"name":"context_compile","arguments":`+args+`}`)
+		if bytes.Contains(resp, []byte(`"isError":true`)) || !bytes.Contains(resp, []byte(`"result":`)) {
+			b.Fatalf("%.300s", resp)
+		}
+	}
+	afterEachAppend(b, repo, call)
+}
+
+// BenchmarkContextCompileServerFloor is the benchmark above without any
+// compile: the same server answering, through the lower-level AddTool,
+// "tiny" (a one-line text and a one-field structured result) and
+// "same-result" (the very result context_compile gives there, made
+// once): the SDK's own part of the server's answer, mostly encoding the
+// result's JSON.
+func BenchmarkContextCompileServerFloor(b *testing.B) {
+	ctx := context.Background()
+	_, cs := contextWorld(b, Options{})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: contextBenchArgs})
+	if err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+	structured := mustJSON(b, res.StructuredContent)
+	text := contentText(res)
+	for _, name := range []string{"tiny", "same-result"} {
+		b.Run(name, func(b *testing.B) {
+			srv, err := New(Options{Cwd: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			answer := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}, StructuredContent: json.RawMessage(`{"tokens":1}`)}
+			if name == "same-result" {
+				answer = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(structured)}
+			}
+			srv.MCP().AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return answer, nil
+			})
+			rc := rawConnect(b, srv)
+			params := `{"name":"` + name + `","arguments":{}}`
+			b.ReportAllocs()
+			c0, _ := processCPU()
+			for b.Loop() {
+				rc.call(b, "tools/call", params)
+			}
+			if c1, ok := processCPU(); ok {
+				b.ReportMetric((c1-c0)*1e6/float64(b.N), "cpu-µs/op")
+			}
+		})
+	}
+}
+
+// rawClient speaks JSON-RPC to a server over a pipe, in bytes.
+type rawClient struct {
+	conn net.Conn
+	r    *bufio.Reader
+	id   int
+}
+
+// rawConnect serves srv on one end of a net.Pipe with the SDK's
+// newline-delimited JSON connection (what mcp.NewInMemoryTransports does)
+// and initializes a session from the other end, in bytes.
+func rawConnect(tb testing.TB, srv *Server) *rawClient {
+	ctx := context.Background()
+	c, s := net.Pipe()
+	ss, err := srv.MCP().Connect(ctx, &mcp.IOTransport{Reader: s, Writer: s}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close(); c.Close() })
+	rc := &rawClient{conn: c, r: bufio.NewReaderSize(c, 1<<16)}
+	rc.call(tb, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}`)
+	if _, err := c.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}` + "\n")); err != nil {
+		tb.Fatal(err)
+	}
+	return rc
+}
+
+// call writes one request and returns the line of its response (lines
+// the server sends meanwhile, such as notifications, are skipped).
+func (rc *rawClient) call(tb testing.TB, method, params string) []byte {
+	rc.id++
+	id := strconv.Itoa(rc.id)
+	if _, err := rc.conn.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + "}\n")); err != nil {
+		tb.Fatal(err)
+	}
+	want := []byte(`"id":` + id + `,`)
+	for {
+		line, err := rc.r.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			var more []byte
+			more, err = rc.r.ReadSlice('\n')
+			line = append(line[:len(line):len(line)], more...)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if bytes.Contains(line[:min(len(line), 64)], want) {
+			return line
+		}
+	}
 }
 
 // BenchmarkContextCompileHandler is the benchmark above without the SDK:
@@ -136,4 +255,13 @@ func afterEachAppend(b *testing.B, repo *tract.Repo, call func()) {
 		}
 	}
 	b.ReportMetric(cpu*1e6/float64(b.N), "cpu-µs/op")
+}
+
+func mustJSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -10,6 +10,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,6 +54,87 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 		}
 		return res, b, nil
 	})
+}
+
+// addEncodedTool registers a tool as addTool does — the same input
+// validation, result and listed tool — through the SDK's lower-level
+// (*mcp.Server).AddTool: the structured result is Out encoded once
+// (marshalResult: no HTML escaping) and handed to the SDK as raw JSON,
+// without the typed API's output check (decoding the result into a map,
+// validating and encoding it again), which costs more than the encoding
+// for a large result. Tests validate the tool's real results against its
+// output schema instead (TestEncodedToolResultsMatchTheirSchema).
+func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
+	in, ok := t.InputSchema.(*jsonschema.Schema)
+	if !ok || t.OutputSchema == nil {
+		panic(fmt.Sprintf("tool %s: an encoded tool declares its input schema (*jsonschema.Schema) and its output schema", t.Name))
+	}
+	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	s.srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		if err := decodeArguments(req.Params.Arguments, resolved, &in); err != nil {
+			return errorResult(err), nil
+		}
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			// As mcp.AddTool: a JSON-RPC error stays one; any other is
+			// the tool's error result.
+			if wire, ok := err.(*jsonrpc.Error); ok {
+				return nil, wire
+			}
+			return errorResult(err), nil
+		}
+		if res != nil && res.InputRequests != nil {
+			return res, nil
+		}
+		b, err := marshalResult(out)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.StructuredContent = b
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		}
+		return res, nil
+	})
+}
+
+// decodeArguments is what mcp.AddTool does with a call's arguments, with
+// its error texts: they decode to an object (none: {}), get the schema's
+// defaults, are validated against it, and decode into in.
+func decodeArguments(args json.RawMessage, schema *jsonschema.Resolved, in any) error {
+	m := map[string]any{}
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &m); err != nil {
+			return fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
+		}
+	}
+	var v any = m
+	if err := schema.ApplyDefaults(&v); err != nil {
+		return fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err)
+	}
+	if err := schema.Validate(&v); err != nil {
+		return fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("validating \"arguments\": marshalling with defaults: %v", err)
+	}
+	// Names match exactly (the SDK's decoder is case-sensitive too).
+	return jsonv2.Unmarshal(b, in)
+}
+
+// errorResult is a tool's error result, as the SDK makes it.
+func errorResult(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
 }
 
 // textResult is a tool result whose text content is text (a reminder or an

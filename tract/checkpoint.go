@@ -34,9 +34,9 @@ import (
 // removed by gc), never rendered. A row whose head is gone (gc) or whose
 // viewer was deleted goes with them; export never writes one.
 
-// viewFormat is the version of a checkpoint's data layout (and of what it
+// viewFormat is the version of a checkpoint's layout (and of what it
 // means: bump it when compile's rules change).
-const viewFormat = 2
+const viewFormat = 4
 
 // checkpointEvery is how many commits a view may grow past its stored
 // checkpoint before it is stored again (Options.CheckpointEvery).
@@ -61,16 +61,19 @@ func (e *CheckpointError) Unwrap() error { return ErrDamaged }
 func viewSum(cv *CompiledView) Hash {
 	b := []byte("lineage compiled view\x00")
 	for _, s := range []string{cv.Viewer, cv.Encoding, string(cv.Head), strconv.FormatInt(cv.AnnSeq, 10),
-		strconv.Itoa(cv.Tokens), strconv.Itoa(cv.Format), string(cv.DataSum)} {
+		strconv.Itoa(cv.Tokens), strconv.Itoa(cv.Format), string(cv.MessagesSum), string(cv.DataSum)} {
 		b = append(b, s...)
 		b = append(b, 0)
 	}
 	return sha256Hex(b)
 }
 
-// checkView verifies a checkpoint's sums (the data's only when read).
+// checkView verifies a checkpoint's sums (a part's only when read).
 func checkView(cv *CompiledView) error {
 	bad := viewSum(cv) != cv.Sum
+	if !bad && cv.Messages != nil {
+		bad = !hashes(cv.MessagesSum, cv.Messages)
+	}
 	if !bad && cv.Data != nil {
 		bad = !hashes(cv.DataSum, cv.Data)
 	}
@@ -84,7 +87,7 @@ func checkView(cv *CompiledView) error {
 // checked and rendered, or nil when there is none usable (missing, of
 // another format, or undecodable).
 func (r *Repo) loadCheckpoint(ctx context.Context, t Tract, counter tokens.Counter) (*view, error) {
-	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), true)
+	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewData)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -112,9 +115,9 @@ func (r *Repo) checkpoint(v *view) *CompiledView {
 	if r.noCheckpoints || v.head == "" || (v.saved > 0 && len(v.lin.order)-v.saved < r.checkpointEvery) {
 		return nil
 	}
-	data := encodeView(v)
+	data, msgs := encodeView(v), encodeMessages(v)
 	cv := &CompiledView{Viewer: v.viewer.ID, Encoding: v.counter.Encoding(), Head: v.head, AnnSeq: v.annSeq,
-		Tokens: v.tokens, Format: viewFormat, DataSum: sha256Hex(data), Data: data}
+		Tokens: v.tokens, Format: viewFormat, MessagesSum: sha256Hex(msgs), DataSum: sha256Hex(data), Messages: msgs, Data: data}
 	cv.Sum = viewSum(cv)
 	return cv
 }
@@ -132,7 +135,7 @@ func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool,
 	if err != nil {
 		return 0, false, nil
 	}
-	cv, err := r.store.CompiledView(ctx, t.ID, counter, false)
+	cv, err := r.store.CompiledView(ctx, t.ID, counter, ViewHeader)
 	if errors.Is(err, ErrNotFound) {
 		return 0, false, nil
 	}
@@ -161,56 +164,131 @@ func (r *Repo) storedTokens(ctx context.Context, t Tract, head Hash) (int, bool,
 const statusWalk = 256
 
 // tokensAfter is what the commits from base (exclusive) to head add to a
-// compile of t, when head extends base by plain appends a warm compile
-// renders one by one (extendRendered's rule: no merge, edit, compression,
-// named instruction, tools or selection; no seed of another tract; no
-// annotation on them). It reads those commits, their blobs and their
-// annotations, nothing older.
+// compile of t (see appendsAfter).
 func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, bool, error) {
+	counter, err := r.counter("")
+	if err != nil {
+		return 0, false, err
+	}
+	msgs, ok, err := r.appendsAfter(ctx, t, counter, base, head, statusWalk)
+	sum := 0
+	for _, m := range msgs {
+		sum += m.Tokens
+	}
+	return sum, ok, err
+}
+
+// appendsAfter renders the commits from base (exclusive) to head as a
+// compile of t does, when head extends base by at most limit plain appends
+// a warm compile renders one by one (extendRendered's rule: no merge, edit,
+// compression, named instruction, tools or selection; no seed of another
+// tract; no annotation on them). The messages' slots count from the first
+// appended commit. It reads base, those commits, their blobs and their
+// annotations, nothing older; ok is false when only a compile can tell.
+func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter, base, head Hash, limit int) ([]Message, bool, error) {
+	// Positions tell at once whether head can extend base by so few
+	// commits (an --at an ancestor cannot).
+	depth := int64(-1)
+	if bc, err := r.store.Commit(ctx, base); err == nil && bc.Pos.Known() {
+		depth = bc.Pos.Depth
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, false, err
+	}
 	var chain []*Commit
 	for h := head; h != base; {
-		if h == "" || len(chain) == statusWalk {
-			return 0, false, nil
+		if h == "" || len(chain) == limit {
+			return nil, false, nil
 		}
 		c, err := r.store.Commit(ctx, h)
 		if errors.Is(err, ErrNotFound) {
-			return 0, false, nil
+			return nil, false, nil
 		}
 		if err != nil {
-			return 0, false, err
+			return nil, false, err
+		}
+		if depth >= 0 && c.Pos.Known() && (c.Pos.Depth <= depth || c.Pos.Depth > depth+int64(limit)) {
+			return nil, false, nil
 		}
 		if len(c.Parents) != 1 || c.Operation != OpAppend || selectionOf(&c) != nil {
-			return 0, false, nil
+			return nil, false, nil
 		}
 		anns, err := r.store.Annotations(ctx, AnnotationQuery{Commit: c.Hash})
 		if err != nil || len(anns) > 0 {
-			return 0, false, err
+			return nil, false, err
 		}
 		chain = append(chain, &c)
 		h = c.Parents[0]
 	}
 	slices.Reverse(chain)
-	counter, err := r.counter("")
-	if err != nil {
-		return 0, false, err
-	}
 	v := newView(t, counter)
 	v.lin.order = chain
 	if err := r.loadEntries(ctx, v, 0); err != nil {
-		return 0, false, err
+		return nil, false, err
+	}
+	if err := r.loadTracts(ctx, v, 0); err != nil {
+		return nil, false, err
 	}
 	r.keep(ctx, v, false) // token counts made on the way
-	sum := 0
+	var msgs []Message
 	for i, c := range chain {
 		content := &v.entries[i].content
 		if (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || (content.Seed && c.Tract != t.ID) {
-			return 0, false, nil
+			return nil, false, nil
 		}
 		if p, ok := v.candidate(i, content); ok {
-			sum += v.message(i, content, v.entries[i].tokens, p).Tokens
+			msgs = append(msgs, v.message(i, content, v.entries[i].tokens, p))
 		}
 	}
-	return sum, true, nil
+	return msgs, true, nil
+}
+
+// compileStored is a cold compile from the stored checkpoint's messages:
+// when no annotation came after it and head is its head or extends it by
+// fewer than checkpointEvery plain appends (appendsAfter), the result is
+// the stored messages and the appended ones', budget applied. It reads
+// neither the history nor the checkpoint's data; ok is false when only a
+// full compile can tell.
+func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int) (Result, bool, error) {
+	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewMessages)
+	if errors.Is(err, ErrNotFound) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, err
+	}
+	if err := checkView(&cv); err != nil {
+		return Result{}, false, err
+	}
+	if cv.Format != viewFormat {
+		return Result{}, false, nil
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
+	if err != nil || len(anns) > 0 {
+		return Result{}, false, err
+	}
+	var more []Message
+	if head != cv.Head {
+		var ok bool
+		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1)
+		if err != nil || !ok {
+			return Result{}, false, err
+		}
+	}
+	sm, err := decodeMessages(cv.Messages, t, cv.Head, len(more))
+	if err != nil {
+		return Result{}, false, nil // a layout this build reads differently: rebuild
+	}
+	res := Result{Tokens: sm.tokens + tokensPrimer, Messages: sm.messages, Tools: sm.tools}
+	for _, m := range more {
+		m.Slot += sm.slots
+		res.Messages = append(res.Messages, m)
+		res.Tokens += m.Tokens
+	}
+	if budget > 0 {
+		res.Budget = &budget
+		err = applyBudget(&res, budget)
+	}
+	return res, true, err
 }
 
 // The data layout: unsigned varints, strings as a varint length and their
@@ -225,6 +303,17 @@ func (w *viewWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
 }
+
+// enum writes s as its place in known (from 1), or 0 and s.
+func (w *viewWriter) enum(s string, known []string) {
+	if i := slices.Index(known, s); i >= 0 {
+		w.uint(uint64(i) + 1)
+		return
+	}
+	w.uint(0)
+	w.str(s)
+}
+
 func (w *viewWriter) bool(b bool) {
 	if b {
 		w.b = append(w.b, 1)
@@ -379,6 +468,15 @@ type viewReader struct {
 var errViewData = errors.New("compiled view data cut short")
 
 func (r *viewReader) uint() uint64 {
+	// Most numbers are one byte: read those in line.
+	if s := r.s; s != "" && s[0] < 0x80 {
+		r.s = s[1:]
+		return uint64(s[0])
+	}
+	return r.uvarint()
+}
+
+func (r *viewReader) uvarint() uint64 {
 	n, k := binary.Uvarint(unsafe.Slice(unsafe.StringData(r.s), len(r.s)))
 	if k <= 0 {
 		r.fail()
@@ -406,6 +504,12 @@ func (r *viewReader) fail() {
 }
 
 func (r *viewReader) str() string {
+	// Most strings are shorter than 128 bytes: a one-byte length.
+	if s := r.s; s != "" && s[0] < 0x80 && int(s[0]) < len(s) {
+		n := int(s[0]) + 1
+		r.s = s[n:]
+		return s[1:n]
+	}
 	n := r.uint()
 	if n > uint64(len(r.s)) {
 		r.fail()
@@ -414,6 +518,20 @@ func (r *viewReader) str() string {
 	s := r.s[:n]
 	r.s = r.s[n:]
 	return s
+}
+
+// enum reads what viewWriter.enum wrote: the known string itself (no
+// copy of the data kept alive for it), or the one that follows.
+func (r *viewReader) enum(known []string) string {
+	k := r.uint()
+	switch {
+	case k == 0:
+		return r.str()
+	case k <= uint64(len(known)):
+		return known[k-1]
+	}
+	r.fail()
+	return ""
 }
 
 func (r *viewReader) bool() bool {
@@ -594,6 +712,152 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	}
 	return v, nil
 }
+
+// The messages layout: the view's rendered messages as compile returns
+// them, with the tracts they name and the tools in force, in the data
+// layout's encoding (commit hashes as their hex strings: decoding slices
+// them out of the data).
+func encodeMessages(v *view) []byte {
+	size := 64
+	for i := range v.rendered {
+		size += 96 + len(v.rendered[i].Content)
+	}
+	w := &viewWriter{b: make([]byte, 0, size)}
+	w.uint(viewFormat)
+	w.str(v.viewer.ID)
+	w.str(string(v.head))
+	w.uint(uint64(len(v.lin.order)))
+	w.int(int64(v.tokens))
+	w.uint(uint64(len(v.tools)))
+	for _, td := range v.tools {
+		w.str(td.Name)
+		w.str(td.Description)
+		w.str(string(td.Parameters))
+	}
+	// Author tracts, in order of first use.
+	var ids, names []string
+	index := map[string]int{}
+	for i := range v.rendered {
+		m := &v.rendered[i]
+		if _, ok := index[m.TractID]; !ok {
+			index[m.TractID] = len(ids)
+			ids, names = append(ids, m.TractID), append(names, m.Tract)
+		}
+	}
+	w.uint(uint64(len(ids)))
+	for i := range ids {
+		w.str(ids[i])
+		w.str(names[i])
+	}
+	w.uint(uint64(len(v.rendered)))
+	slot := 0 // slots as differences: mostly 1
+	for i := range v.rendered {
+		m := &v.rendered[i]
+		w.enum(m.Role, storedRoles)
+		w.str(m.Content)
+		w.str(m.Name)
+		w.str(m.ToolCallID)
+		w.uint(uint64(len(m.ToolCalls)))
+		for _, tc := range m.ToolCalls {
+			w.str(tc.ID)
+			w.str(tc.Name)
+			w.str(tc.Arguments)
+		}
+		w.enum(string(m.Type), storedTypes)
+		w.enum(string(m.Priority), storedPriorities)
+		w.int(int64(m.Tokens))
+		w.str(string(m.Commit))
+		w.uint(uint64(index[m.TractID]))
+		w.int(int64(m.Slot - slot))
+		slot = m.Slot
+		w.uint(uint64(len(m.Summarizes)))
+		for _, h := range m.Summarizes {
+			w.str(string(h))
+		}
+	}
+	return w.b
+}
+
+// storedMessages are a checkpoint's messages decoded.
+type storedMessages struct {
+	messages []Message
+	tools    []ToolDef
+	tokens   int
+	// slots is the length of the view's linearization.
+	slots int
+}
+
+// decodeMessages reads what encodeMessages wrote for viewer at head, with
+// room for extra messages after them; strings share data's memory.
+func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMessages, error) {
+	var sm storedMessages
+	if len(data) == 0 {
+		return sm, errViewData
+	}
+	r := &viewReader{s: unsafe.String(&data[0], len(data))}
+	if r.uint() != viewFormat || r.str() != viewer.ID || Hash(r.str()) != head {
+		return sm, errViewData
+	}
+	sm.slots = int(r.uint())
+	sm.tokens = int(r.int())
+	if k := r.count(); k > 0 {
+		sm.tools = make([]ToolDef, k)
+		for j := range sm.tools {
+			sm.tools[j] = ToolDef{Name: r.str(), Description: r.str()}
+			if p := r.str(); p != "" {
+				sm.tools[j].Parameters = []byte(p)
+			}
+		}
+	}
+	authors := make([][2]string, r.count())
+	for i := range authors {
+		authors[i] = [2]string{r.str(), r.str()}
+	}
+	n := r.count()
+	sm.messages = make([]Message, n, n+extra)
+	slot := 0
+	for i := range sm.messages {
+		m := &sm.messages[i]
+		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
+		if k := r.count(); k > 0 {
+			m.ToolCalls = make([]ToolCall, k)
+			for j := range m.ToolCalls {
+				m.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
+			}
+		}
+		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
+		m.Tokens = int(r.int())
+		m.Commit = Hash(r.str())
+		if a := r.uint(); a < uint64(len(authors)) {
+			m.TractID, m.Tract = authors[a][0], authors[a][1]
+		} else {
+			r.fail()
+		}
+		slot += int(r.int())
+		m.Slot = slot
+		if k := r.count(); k > 0 {
+			m.Summarizes = make([]Hash, k)
+			for j := range m.Summarizes {
+				m.Summarizes[j] = Hash(r.str())
+			}
+		}
+		if r.err != nil {
+			return sm, r.err
+		}
+	}
+	if r.err != nil || r.s != "" {
+		return sm, errViewData
+	}
+	return sm, nil
+}
+
+// The strings the messages layout writes as numbers. Append only: a
+// string's number is its place.
+var (
+	storedRoles      = []string{RoleUser, RoleAssistant, RoleSystem, RoleTool}
+	storedTypes      = []string{string(TypeMessage), string(TypeInstruction), string(TypeToolCall), string(TypeToolResult), string(TypeSummary)}
+	storedPriorities = []string{string(Normal), string(Pinned), string(Important), string(Skip)}
+)
 
 // counterName is the name of an encoding ("" is the default) without
 // loading its tokenizer.

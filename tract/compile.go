@@ -123,7 +123,7 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	}
 	head, err := r.Resolve(ctx, t, ref)
 	if errors.Is(err, ErrNoCommits) && o.At == "" {
-		head = ""
+		head, err = "", nil
 	} else if err != nil {
 		return Result{}, err
 	}
@@ -133,10 +133,16 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	if cached {
 		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget)
 	} else {
-		var v *view
-		if v, err = r.viewAt(ctx, t, counter, head); err == nil {
-			r.keep(ctx, v, o.At == "")
-			res, err = v.result(o.Budget, false)
+		ok := false
+		if !r.noCheckpoints && head != "" {
+			res, ok, err = r.compileStored(ctx, t, counter, head, o.Budget)
+		}
+		if !ok && err == nil {
+			var v *view
+			if v, err = r.viewAt(ctx, t, counter, head); err == nil {
+				r.keep(ctx, v, o.At == "")
+				res, err = v.result(o.Budget, false)
+			}
 		}
 	}
 	if err != nil {

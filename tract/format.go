@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode"
@@ -119,21 +120,24 @@ type OpenAIFunction struct {
 // accepts them (see apiMessages).
 func OpenAI(msgs []Message) []OpenAIMessage {
 	msgs = apiMessages(msgs)
-	out := make([]OpenAIMessage, 0, len(msgs))
+	out := make([]OpenAIMessage, len(msgs))
 	for i := range msgs {
-		// Content points into msgs (read only, like every Result slice):
-		// no copy of each text's header.
-		m := &msgs[i]
-		om := OpenAIMessage{Role: m.Role, Content: &m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
-		if len(m.ToolCalls) > 0 && m.Content == "" {
-			om.Content = nil
-		}
-		for _, tc := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, OpenAIToolCall{ID: tc.ID, Type: "function", Function: OpenAIFunction{Name: tc.Name, Arguments: tc.Arguments}})
-		}
-		out = append(out, om)
+		out[i] = openAIMessage(&msgs[i])
 	}
 	return out
+}
+
+// openAIMessage is m in the OpenAI shape; Content points into m (read
+// only, like every Result slice): no copy of each text's header.
+func openAIMessage(m *Message) OpenAIMessage {
+	om := OpenAIMessage{Role: m.Role, Content: &m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+	if len(m.ToolCalls) > 0 && m.Content == "" {
+		om.Content = nil
+	}
+	for _, tc := range m.ToolCalls {
+		om.ToolCalls = append(om.ToolCalls, OpenAIToolCall{ID: tc.ID, Type: "function", Function: OpenAIFunction{Name: tc.Name, Arguments: tc.Arguments}})
+	}
+	return om
 }
 
 // Anthropic is a request body's system and messages for the Anthropic
@@ -384,4 +388,143 @@ func (m OpenAIMessage) MarshalJSONTo(enc *jsontext.Encoder) error {
 	}
 	tok(jsontext.EndObject)
 	return err
+}
+
+// AppendOpenAIJSON appends msgs as the JSON array the openai format
+// prints, with indent per level ("" for compact): the bytes json.Marshal
+// gives with jsontext.WithIndent(indent) and jsontext.AllowInvalidUTF8
+// (TestAppendOpenAIJSON holds it to them), without the encoder's work per
+// token. A cold compile's output is mostly this.
+func AppendOpenAIJSON(dst []byte, msgs []OpenAIMessage, indent string) []byte {
+	a := jsonAppender{b: dst, indent: indent}
+	a.b = append(a.b, '[')
+	for i := range msgs {
+		a.sep(i, 1)
+		a.message(&msgs[i], 1)
+	}
+	a.end(']', len(msgs) > 0, 0)
+	return a.b
+}
+
+// WriteOpenAI writes the openai format of res as AppendOpenAIJSON lays out
+// OpenAI(res.Messages), and a newline, without making that list: each
+// message is shaped and written in turn through one small buffer, so the
+// output of a long context never sits in memory whole. An empty context
+// is ErrEmptyContext, as Render has it.
+func WriteOpenAI(w io.Writer, res Result, indent string) error {
+	if len(res.Messages) == 0 {
+		return fmt.Errorf("tract %s: %w", res.Tract, ErrEmptyContext)
+	}
+	msgs := apiMessages(res.Messages)
+	const flushAt = 32 << 10
+	a := jsonAppender{b: make([]byte, 0, flushAt+4<<10), indent: indent}
+	a.b = append(a.b, '[')
+	for i := range msgs {
+		a.sep(i, 1)
+		om := openAIMessage(&msgs[i])
+		a.message(&om, 1)
+		if len(a.b) >= flushAt {
+			if _, err := w.Write(a.b); err != nil {
+				return err
+			}
+			a.b = a.b[:0]
+		}
+	}
+	a.end(']', true, 0)
+	a.b = append(a.b, '\n')
+	_, err := w.Write(a.b)
+	return err
+}
+
+// jsonAppender appends JSON by hand, laid out as jsontext lays it out.
+type jsonAppender struct {
+	b      []byte
+	indent string
+}
+
+// sep starts the i-th element or member at depth d.
+func (a *jsonAppender) sep(i, d int) {
+	if i > 0 {
+		a.b = append(a.b, ',')
+	}
+	a.line(d)
+}
+
+func (a *jsonAppender) line(d int) {
+	if a.indent == "" {
+		return
+	}
+	a.b = append(a.b, '\n')
+	for range d {
+		a.b = append(a.b, a.indent...)
+	}
+}
+
+// end closes an object or array at depth d.
+func (a *jsonAppender) end(c byte, nonEmpty bool, d int) {
+	if nonEmpty {
+		a.line(d)
+	}
+	a.b = append(a.b, c)
+}
+
+// name starts the i-th member at depth d (names here need no escaping).
+func (a *jsonAppender) name(i, d int, n string) {
+	a.sep(i, d)
+	a.b = append(a.b, '"')
+	a.b = append(a.b, n...)
+	a.b = append(a.b, '"', ':')
+	if a.indent != "" {
+		a.b = append(a.b, ' ')
+	}
+}
+
+// str appends s quoted; invalid UTF-8 becomes U+FFFD, as
+// jsontext.AllowInvalidUTF8 has it.
+func (a *jsonAppender) str(s string) { a.b, _ = jsontext.AppendQuote(a.b, s) }
+
+func (a *jsonAppender) message(m *OpenAIMessage, d int) {
+	a.b = append(a.b, '{')
+	a.name(0, d+1, "role")
+	a.str(m.Role)
+	a.name(1, d+1, "content")
+	if m.Content == nil {
+		a.b = append(a.b, "null"...)
+	} else {
+		a.str(*m.Content)
+	}
+	n := 2
+	if m.Name != "" {
+		a.name(n, d+1, "name")
+		a.str(m.Name)
+		n++
+	}
+	if m.ToolCallID != "" {
+		a.name(n, d+1, "tool_call_id")
+		a.str(m.ToolCallID)
+		n++
+	}
+	if len(m.ToolCalls) > 0 {
+		a.name(n, d+1, "tool_calls")
+		a.b = append(a.b, '[')
+		for j := range m.ToolCalls {
+			tc := &m.ToolCalls[j]
+			a.sep(j, d+2)
+			a.b = append(a.b, '{')
+			a.name(0, d+3, "id")
+			a.str(tc.ID)
+			a.name(1, d+3, "type")
+			a.str(tc.Type)
+			a.name(2, d+3, "function")
+			a.b = append(a.b, '{')
+			a.name(0, d+4, "name")
+			a.str(tc.Function.Name)
+			a.name(1, d+4, "arguments")
+			a.str(tc.Function.Arguments)
+			a.end('}', true, d+3)
+			a.end('}', true, d+2)
+		}
+		a.end(']', true, d+1)
+	}
+	a.end('}', true, d)
 }

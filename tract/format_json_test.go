@@ -1,6 +1,8 @@
 package tract
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -15,6 +17,7 @@ type plainOpenAIMessage OpenAIMessage
 // OpenAIMessage.MarshalJSONTo writes exactly what its struct tags say,
 // compact and indented, for any strings (invalid UTF-8 and characters
 // JSON escapes included).
+// TestOpenAIMessageJSON also holds AppendOpenAIJSON to the encoder.
 func TestOpenAIMessageJSON(t *testing.T) {
 	text := rapid.OneOf(rapid.String(), rapid.SampledFrom([]string{"", "<a & b>", "\u2028", "\x00\x1f\"\\", "\xff\xfe"}))
 	rapid.Check(t, func(t *rapid.T) {
@@ -45,5 +48,64 @@ func TestOpenAIMessageJSON(t *testing.T) {
 				t.Fatalf("MarshalJSONTo:\n%s (%v)\nreflection:\n%s (%v)", got, err1, want, err2)
 			}
 		}
+		// The appender, compact and indented, beside the encoder.
+		for _, indent := range []string{"", "  ", "\t"} {
+			opts := []json.Options{jsontext.AllowInvalidUTF8(true)}
+			if indent != "" {
+				opts = append(opts, jsontext.WithIndent(indent))
+			}
+			want, err := json.Marshal(plain, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := []byte("x")
+			if got := AppendOpenAIJSON(prefix, msgs, indent); string(got) != "x"+string(want) {
+				t.Fatalf("AppendOpenAIJSON(%q):\n%s\nencoder:\n%s", indent, got, want)
+			}
+		}
 	})
+}
+
+// WriteOpenAI writes what the encoder writes of OpenAI(messages), for
+// any messages (repairs included), and flushes its buffer many times over
+// a long context.
+func TestWriteOpenAI(t *testing.T) {
+	text := rapid.OneOf(rapid.String(), rapid.SampledFrom([]string{"", "<a & b>", "call.1/x", "\xff\xfe", "call1"}))
+	rapid.Check(t, func(t *rapid.T) {
+		msgs := make([]Message, rapid.IntRange(1, 6).Draw(t, "n"))
+		for i := range msgs {
+			m := Message{Role: rapid.SampledFrom([]string{RoleUser, RoleAssistant, RoleSystem, RoleTool}).Draw(t, "role"),
+				Content: text.Draw(t, "text"), Name: rapid.SampledFrom([]string{"", "bob", "b o b"}).Draw(t, "name")}
+			switch m.Role {
+			case RoleTool:
+				m.ToolCallID = text.Draw(t, "result id")
+			case RoleAssistant:
+				for range rapid.IntRange(0, 2).Draw(t, "calls") {
+					m.ToolCalls = append(m.ToolCalls, ToolCall{ID: text.Draw(t, "call id"), Name: text.Draw(t, "fn"), Arguments: text.Draw(t, "args")})
+				}
+			}
+			msgs[i] = m
+		}
+		checkWriteOpenAI(t, msgs)
+	})
+	long := make([]Message, 3000)
+	for i := range long {
+		long[i] = Message{Role: RoleUser, Content: strings.Repeat(string(rune('a'+i%26)), i%200) + "\"<é>\n"}
+	}
+	checkWriteOpenAI(t, long)
+	var w strings.Builder
+	if err := WriteOpenAI(&w, Result{Tract: "main"}, "  "); !errors.Is(err, ErrEmptyContext) || w.Len() > 0 {
+		t.Fatalf("empty context: %v, wrote %q", err, w.String())
+	}
+}
+
+func checkWriteOpenAI(t interface{ Fatalf(string, ...any) }, msgs []Message) {
+	want, err := json.Marshal(OpenAI(msgs), jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	var w strings.Builder
+	if err := WriteOpenAI(&w, Result{Messages: msgs}, "  "); err != nil || w.String() != string(want)+"\n" {
+		t.Fatalf("WriteOpenAI: %v\n%s\nencoder:\n%s", err, w.String(), want)
+	}
 }

@@ -81,8 +81,9 @@ type Finder interface {
 	Search(ctx context.Context, q SearchQuery) ([]HistoryCommit, error)
 
 	// CompiledView finds the stored compile checkpoint of a viewer tract in
-	// an encoding; withData false leaves Data nil (the header alone).
-	CompiledView(ctx context.Context, viewer, encoding string, withData bool) (CompiledView, error)
+	// an encoding: its header and the part asked for (the other part's
+	// field stays nil).
+	CompiledView(ctx context.Context, viewer, encoding string, part ViewPart) (CompiledView, error)
 }
 
 // Walker reads the commits reachable from some heads.
@@ -105,8 +106,8 @@ type Scanner interface {
 	ScanCommits(ctx context.Context, fn func(Commit) error) error
 	// ScanBlobs calls fn for every stored blob.
 	ScanBlobs(ctx context.Context, fn func(Blob) error) error
-	// ScanCompiledViews calls fn for every stored compile checkpoint, data
-	// included.
+	// ScanCompiledViews calls fn for every stored compile checkpoint, its
+	// messages and data included.
 	ScanCompiledViews(ctx context.Context, fn func(CompiledView) error) error
 }
 
@@ -161,9 +162,13 @@ type Writer interface {
 // CompiledView is a compile checkpoint as stored: the compiled view of a
 // viewer tract at a head, in one encoding, so a fresh process reads one row
 // instead of the whole history. The domain makes and checks it (Sum covers
-// every other field, DataSum the data); a store only keeps it. It is a
-// cache: never exported, removed with its head or viewer, rebuilt when
-// missing, stale or damaged.
+// every other field, MessagesSum the messages, DataSum the data); a store
+// only keeps it. It is a cache: never exported, removed with its head or
+// viewer, rebuilt when missing, stale or damaged.
+//
+// It has two parts a reader asks for separately: Messages, the compiled
+// messages (what a compile prints), and Data, the view they were compiled
+// from (what a compile needs to apply changes other than appends).
 type CompiledView struct {
 	Viewer   string
 	Encoding string
@@ -172,12 +177,27 @@ type CompiledView struct {
 	AnnSeq int64
 	// Tokens is the compiled token count (messages only).
 	Tokens int
-	// Format is the version of Data's layout.
-	Format  int
-	Sum     Hash
-	DataSum Hash
-	Data    []byte
+	// Format is the version of the layout of Messages and Data.
+	Format      int
+	Sum         Hash
+	MessagesSum Hash
+	DataSum     Hash
+	Messages    []byte
+	Data        []byte
 }
+
+// ViewPart is the part of a [CompiledView] a read asks for beside its
+// header.
+type ViewPart int
+
+const (
+	// ViewHeader reads the header alone.
+	ViewHeader ViewPart = iota
+	// ViewMessages reads the header and the messages.
+	ViewMessages
+	// ViewData reads the header and the data.
+	ViewData
+)
 
 // Setting is one stored per-tract configuration value (see Repo.Config).
 type Setting struct {

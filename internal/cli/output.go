@@ -29,9 +29,12 @@ func (j *jsonFlag) add(cmd *cobra.Command, usage string) {
 // The JSON streams through a buffer rather than being built whole: a
 // compile of 100k messages prints megabytes, and holding them (and the
 // doublings of a growing slice) would double the command's peak memory.
+// jsonIndent is the indentation of every JSON the CLI prints.
+const jsonIndent = "  "
+
 func writeJSON(w io.Writer, v any) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := json.MarshalWrite(bw, v, jsontext.WithIndent("  "), json.Deterministic(true), jsontext.AllowInvalidUTF8(true)); err != nil {
+	if err := json.MarshalWrite(bw, v, jsontext.WithIndent(jsonIndent), json.Deterministic(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return err
 	}
 	if err := bw.WriteByte('\n'); err != nil {

@@ -185,7 +185,12 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if err != nil {
 				return tractErr(err)
 			}
-			out, err := tract.Render(res, tract.Format(format))
+			var out tract.Rendered
+			if tract.Format(format) != tract.FormatOpenAI {
+				out, err = tract.Render(res, tract.Format(format))
+			} else if len(res.Messages) == 0 {
+				err = tract.WriteOpenAI(env.Stdout, res, jsonIndent) // ErrEmptyContext
+			}
 			if errors.Is(err, tract.ErrEmptyContext) {
 				return findingError(err)
 			}
@@ -200,6 +205,11 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 					tokens += d.Tokens
 				}
 				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
+			}
+			if tract.Format(format) == tract.FormatOpenAI {
+				// Shaped and written message by message: the same bytes
+				// as writeJSON of the rendered list.
+				return tract.WriteOpenAI(env.Stdout, res, jsonIndent)
 			}
 			if v, ok := out.JSON(); ok {
 				return writeJSON(env.Stdout, v)

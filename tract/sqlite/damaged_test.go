@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -69,7 +70,8 @@ func TestMigrateNotWritable(t *testing.T) {
 	before, _ := os.ReadFile(p)
 	defer sqlite.SetTestDSN("&_pragma=query_only(1)")()
 	_, err := sqlite.Open(context.Background(), p, sqlite.Options{})
-	want := "store " + p + ": schema version 1 is older than this lineage's (5), and this user cannot write it: its owner must run 'lineage tract migrate' once to upgrade it"
+	want := fmt.Sprintf("store %s: schema version 1 is older than this lineage's (%d), and this user cannot write it: its owner must run 'lineage tract migrate' once to upgrade it",
+		p, sqlite.SchemaVersion)
 	if !errors.Is(err, tract.ErrOldSchema) || err.Error() != want {
 		t.Fatalf("error %v\nwant  %s", err, want)
 	}

@@ -90,6 +90,8 @@ var migrations = []string{
 	searchMigration,
 	// Version 5: compile checkpoints (views.go).
 	viewsMigration,
+	// Version 6: a checkpoint's messages apart from its data (views.go).
+	viewPartsMigration,
 }
 
 // positionsMigration is version 2: each commit's place in the DAG

@@ -29,38 +29,72 @@ const viewsMigration = `CREATE TABLE compiled_views (
 	CREATE INDEX compiled_views_head ON compiled_views(head);
 	CREATE INDEX commits_tract_time ON commits(tract, time, hash);`
 
-const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, data_sum`
+// viewPartsMigration is version 6: a checkpoint's compiled messages in a
+// column of their own, before the data, so a compile that prints them reads
+// neither the data nor its overflow pages. Checkpoints are a cache: the
+// rows of the old layout go, and the next compile stores new ones.
+const viewPartsMigration = `DROP TABLE compiled_views;
+	CREATE TABLE compiled_views (
+		viewer TEXT NOT NULL,
+		encoding TEXT NOT NULL,
+		head BLOB NOT NULL,
+		ann_seq INTEGER NOT NULL,
+		tokens INTEGER NOT NULL,
+		format INTEGER NOT NULL,
+		sum BLOB NOT NULL,
+		messages_sum BLOB NOT NULL,
+		data_sum BLOB NOT NULL,
+		messages BLOB NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (viewer, encoding)
+	);
+	CREATE INDEX compiled_views_head ON compiled_views(head);`
 
-func scanView(sc interface{ Scan(...any) error }, data *[]byte) (tract.CompiledView, error) {
+const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum`
+
+// scanView scans a header and, for each non-nil part, that column after it.
+func scanView(sc interface{ Scan(...any) error }, messages, data *[]byte) (tract.CompiledView, error) {
 	var v tract.CompiledView
-	var head, sum, dataSum []byte
-	dest := []any{&v.Viewer, &v.Encoding, &head, &v.AnnSeq, &v.Tokens, &v.Format, &sum, &dataSum}
-	if data != nil {
-		dest = append(dest, data)
+	var head, sum, messagesSum, dataSum []byte
+	dest := []any{&v.Viewer, &v.Encoding, &head, &v.AnnSeq, &v.Tokens, &v.Format, &sum, &messagesSum, &dataSum}
+	for _, part := range []*[]byte{messages, data} {
+		if part != nil {
+			dest = append(dest, part)
+		}
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return v, err
 	}
-	v.Head, v.Sum, v.DataSum = rowform.Hash(head), rowform.Hash(sum), rowform.Hash(dataSum)
+	v.Head, v.Sum, v.MessagesSum, v.DataSum = rowform.Hash(head), rowform.Hash(sum), rowform.Hash(messagesSum), rowform.Hash(dataSum)
+	if messages != nil {
+		v.Messages = *messages
+	}
 	if data != nil {
 		v.Data = *data
 	}
 	return v, nil
 }
 
-func (r reader) CompiledView(ctx context.Context, viewer, encoding string, withData bool) (tract.CompiledView, error) {
+func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
 	what := fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)
-	if !withData {
-		v, err := scanView(r.queryRow(ctx, `SELECT `+viewCols+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), nil)
+	var col string
+	var messages, data *[]byte
+	switch part {
+	case tract.ViewMessages:
+		col, messages = "messages", new([]byte)
+	case tract.ViewData:
+		col, data = "data", new([]byte)
+	default:
+		v, err := scanView(r.queryRow(ctx, `SELECT `+viewCols+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), nil, nil)
 		return v, damaged(notFound(err, what))
 	}
-	// The data (megabytes) straight from the driver: no second copy.
+	// The part (megabytes) straight from the driver: no second copy.
 	var v tract.CompiledView
 	found := false
-	err := r.eachRow(ctx, `SELECT `+viewCols+`, data FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, 9,
+	err := r.eachRow(ctx, `SELECT `+viewCols+`, `+col+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, 10,
 		func(vals []any) error {
 			var err error
-			v, err = scanView(anyRow(vals), new([]byte))
+			v, err = scanView(anyRow(vals), messages, data)
 			found = true
 			return err
 		})
@@ -110,14 +144,14 @@ func (a anyRow) Scan(dest ...any) error {
 }
 
 func (r reader) ScanCompiledViews(ctx context.Context, fn func(tract.CompiledView) error) error {
-	rows, err := r.q.QueryContext(ctx, `SELECT `+viewCols+`, data FROM compiled_views ORDER BY viewer, encoding`)
+	rows, err := r.q.QueryContext(ctx, `SELECT `+viewCols+`, messages, data FROM compiled_views ORDER BY viewer, encoding`)
 	if err != nil {
 		return damaged(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var data []byte
-		v, err := scanView(rows, &data)
+		var messages, data []byte
+		v, err := scanView(rows, &messages, &data)
 		if err != nil {
 			return damaged(err)
 		}
@@ -129,13 +163,22 @@ func (r reader) ScanCompiledViews(ctx context.Context, fn func(tract.CompiledVie
 }
 
 func (t *txn) PutCompiledView(ctx context.Context, v tract.CompiledView) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO compiled_views (viewer, encoding, head, ann_seq, tokens, format, sum, data_sum, data)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM commits WHERE hash = ?)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO compiled_views (viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum, messages, data)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM commits WHERE hash = ?)
 		ON CONFLICT (viewer, encoding) DO UPDATE SET head = excluded.head, ann_seq = excluded.ann_seq, tokens = excluded.tokens,
-			format = excluded.format, sum = excluded.sum, data_sum = excluded.data_sum, data = excluded.data`,
-		v.Viewer, v.Encoding, rowform.Raw(v.Head), v.AnnSeq, v.Tokens, v.Format, rowform.Raw(v.Sum), rowform.Raw(v.DataSum), v.Data,
-		rowform.Raw(v.Head))
+			format = excluded.format, sum = excluded.sum, messages_sum = excluded.messages_sum, data_sum = excluded.data_sum,
+			messages = excluded.messages, data = excluded.data`,
+		v.Viewer, v.Encoding, rowform.Raw(v.Head), v.AnnSeq, v.Tokens, v.Format, rowform.Raw(v.Sum), rowform.Raw(v.MessagesSum),
+		rowform.Raw(v.DataSum), nonNil(v.Messages), nonNil(v.Data), rowform.Raw(v.Head))
 	return err
+}
+
+// nonNil is b, or an empty blob for nil (the columns are NOT NULL).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 func (t *txn) DeleteCompiledView(ctx context.Context, viewer, encoding string) error {

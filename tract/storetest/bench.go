@@ -3,10 +3,10 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
-	"github.com/go-json-experiment/json"
 )
 
 // Bench runs the tract performance benchmarks against a store: newStore
@@ -125,9 +125,9 @@ func benchCompileCold(b *testing.B, newStore func(*testing.B) tract.Store) {
 
 // benchCompileFresh: the compile of a fresh process (a new Repo, no
 // in-memory cache) on a history whose compile checkpoint is stored: one
-// row read, checked and rendered, then the format's JSON (what `tract
-// compile --format openai` does), with the same history one commit further
-// (the checkpoint extended by one commit).
+// row read, checked and rendered, then the format's JSON written as `tract
+// compile --format openai` writes it, with the same history one commit
+// further (the checkpoint extended by one commit).
 func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -136,12 +136,14 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 			if _, err := r.Compile(ctx, "main", tract.CompileOptions{}); err != nil {
 				b.Fatal(err)
 			}
+			added := 0 // commits past the checkpoint (-count runs add more)
 			for _, extra := range []int{0, 1} {
 				b.Run(fmt.Sprintf("after%d", extra), func(b *testing.B) {
 					if extra > 0 {
 						if _, err := r.Commit(ctx, "main", benchMessages(1, n)[0]); err != nil {
 							b.Fatal(err)
 						}
+						added++
 					}
 					b.ReportAllocs()
 					cpu0, cpuOK := processCPU()
@@ -153,10 +155,10 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 					for b.Loop() {
 						fresh := tract.New(r.Store(), tract.Options{})
 						res, err := fresh.CompileCold(ctx, "main", tract.CompileOptions{})
-						if err != nil || len(res.Messages) != n+extra {
+						if err != nil || len(res.Messages) != n+added {
 							b.Fatal(err, len(res.Messages))
 						}
-						if _, err := json.Marshal(tract.OpenAI(res.Messages)); err != nil {
+						if err := tract.WriteOpenAI(io.Discard, res, "  "); err != nil {
 							b.Fatal(err)
 						}
 					}

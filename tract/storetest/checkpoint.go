@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,15 +30,38 @@ func (noHistory) Ancestry(context.Context, []tract.Hash) ([]tract.Commit, error)
 	return nil, errWholeHistory
 }
 
-// headerOnly is noHistory that also refuses a checkpoint's data: what
+// messagesOnly is noHistory that also refuses a checkpoint's data: what a
+// cold compile at the checkpoint's head, or a few appends past it, never
+// needs.
+type messagesOnly struct{ noHistory }
+
+func (h messagesOnly) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
+	if part == tract.ViewData {
+		return tract.CompiledView{}, errWholeHistory
+	}
+	return h.noHistory.CompiledView(ctx, viewer, encoding, part)
+}
+
+// headerOnly is noHistory that refuses both parts of a checkpoint: what
 // status must never need.
 type headerOnly struct{ noHistory }
 
-func (h headerOnly) CompiledView(ctx context.Context, viewer, encoding string, data bool) (tract.CompiledView, error) {
-	if data {
+func (h headerOnly) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
+	if part != tract.ViewHeader {
 		return tract.CompiledView{}, errWholeHistory
 	}
-	return h.noHistory.CompiledView(ctx, viewer, encoding, false)
+	return h.noHistory.CompiledView(ctx, viewer, encoding, part)
+}
+
+// storedView reads both parts of a checkpoint.
+func storedView(ctx context.Context, s tract.Store, viewer string) (tract.CompiledView, error) {
+	cv, err := s.CompiledView(ctx, viewer, "o200k_base", tract.ViewMessages)
+	if err != nil {
+		return cv, err
+	}
+	data, err := s.CompiledView(ctx, viewer, "o200k_base", tract.ViewData)
+	cv.Data = data.Data
+	return cv, err
 }
 
 // testCheckpoints: a compile stores the compiled view; a fresh repo
@@ -57,18 +81,26 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	e.must(err)
 	main, err := e.repo.Tract(e.ctx, "main")
 	e.must(err)
-	cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", true)
+	cv, err := storedView(e.ctx, e.store, main.ID)
 	e.must(err)
-	if cv.Head != want.Head || cv.Tokens+3 != want.Tokens || len(cv.Data) == 0 {
+	if cv.Head != want.Head || cv.Tokens+3 != want.Tokens || len(cv.Data) == 0 || len(cv.Messages) == 0 {
 		t.Fatalf("stored checkpoint at %s with %d tokens; want %s, %d", cv.Head.Short(), cv.Tokens, want.Head.Short(), want.Tokens-3)
 	}
 
-	// A fresh process: no whole-history read, same result; status too.
-	fresh := tract.New(noHistory{e.store}, tract.Options{Now: e.clock.Now})
+	// A fresh process: no whole-history read, not even the checkpoint's
+	// data, same result; status too.
+	fresh := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Now: e.clock.Now})
 	got, err := fresh.CompileCold(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
 	if got.Tokens != want.Tokens || len(got.Messages) != len(want.Messages) {
 		t.Fatalf("compile from the checkpoint: %d tokens, %d messages; want %d, %d", got.Tokens, len(got.Messages), want.Tokens, len(want.Messages))
+	}
+	// The in-process cache keeps a whole view: it reads the data, never
+	// the history.
+	warm, err := tract.New(noHistory{e.store}, tract.Options{Now: e.clock.Now}).Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	if warm.Tokens != want.Tokens || len(warm.Messages) != len(want.Messages) {
+		t.Fatalf("warm compile from the checkpoint: %d tokens, %d messages; want %d, %d", warm.Tokens, len(warm.Messages), want.Tokens, len(want.Messages))
 	}
 	st, err := fresh.Status(e.ctx, "main")
 	e.must(err)
@@ -88,16 +120,23 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		t.Fatalf("status past the checkpoint: %d tokens, want %d", st.Tokens, got.Tokens)
 	}
 
-	// Damage: the data, or a header field, no longer matches the sums.
+	// Damage: the data, the messages, or a header field, no longer
+	// matches the sums. What reads a damaged part refuses it; what reads
+	// only sound parts (the header's sum covers both parts' sums) answers
+	// right.
 	put := func(cv tract.CompiledView) {
 		t.Helper()
 		e.must(e.store.Update(e.ctx, func(tx tract.Tx) error { return tx.PutCompiledView(e.ctx, cv) }))
 	}
-	cv, err = e.store.CompiledView(e.ctx, main.ID, "o200k_base", true)
+	cv, err = storedView(e.ctx, e.store, main.ID)
 	e.must(err)
+	const dataDamage, messagesDamage = 0, 1
 	for i, damage := range []func(cv *tract.CompiledView){
 		func(cv *tract.CompiledView) {
 			cv.Data = bytes.Replace(bytes.Clone(cv.Data), []byte("message 42"), []byte("message 24"), 1)
+		},
+		func(cv *tract.CompiledView) {
+			cv.Messages = bytes.Replace(bytes.Clone(cv.Messages), []byte("message 42"), []byte("message 24"), 1)
 		},
 		func(cv *tract.CompiledView) { cv.Tokens++ },
 		func(cv *tract.CompiledView) { cv.AnnSeq += 5 },
@@ -106,17 +145,29 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		damage(&bad)
 		put(bad)
 		r := tract.New(e.store, tract.Options{})
-		if _, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{}); !errors.Is(err, tract.ErrDamaged) {
-			t.Fatalf("compile with a damaged checkpoint: %v, want ErrDamaged", err)
+		// A cold compile reads the messages; the cache's view the data.
+		cold, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
+		if i == dataDamage {
+			if err != nil || !slices.Equal(messageTexts(cold), messageTexts(got)) {
+				t.Fatalf("cold compile beside damaged checkpoint data: %v", err)
+			}
+		} else if !errors.Is(err, tract.ErrDamaged) {
+			t.Fatalf("cold compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
 		}
-		// Status reads the header (its sum covers the token figure and
-		// the data's sum), never the data: damaged data does not change
-		// its answer, which stays right; a damaged header is refused.
+		warm, err := r.Compile(e.ctx, "main", tract.CompileOptions{})
+		if i == messagesDamage {
+			if err != nil || !slices.Equal(messageTexts(warm), messageTexts(got)) {
+				t.Fatalf("compile beside damaged checkpoint messages: %v", err)
+			}
+		} else if !errors.Is(err, tract.ErrDamaged) {
+			t.Fatalf("compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
+		}
+		// Status reads the header alone.
 		st, err := r.Status(e.ctx, "main")
 		switch {
-		case i == 0 && (err != nil || st.Tokens != got.Tokens):
-			t.Fatalf("status beside damaged checkpoint data: %d tokens, %v; want %d", st.Tokens, err, got.Tokens)
-		case i > 0 && !errors.Is(err, tract.ErrDamaged):
+		case (i == dataDamage || i == messagesDamage) && (err != nil || st.Tokens != got.Tokens):
+			t.Fatalf("status beside a damaged checkpoint part: %d tokens, %v; want %d", st.Tokens, err, got.Tokens)
+		case i > messagesDamage && !errors.Is(err, tract.ErrDamaged):
 			t.Fatalf("status with a damaged checkpoint header: %v, want ErrDamaged", err)
 		}
 		rep, err := r.Verify(e.ctx)
@@ -126,7 +177,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		}
 		_, err = r.GC(e.ctx, tract.GCOptions{})
 		e.must(err)
-		if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+		if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 			t.Fatalf("gc left a damaged checkpoint: %v", err)
 		}
 		again, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
@@ -134,7 +185,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		if again.Tokens != got.Tokens {
 			t.Fatalf("rebuilt compile: %d tokens, want %d", again.Tokens, got.Tokens)
 		}
-		if cv, err = e.store.CompiledView(e.ctx, main.ID, "o200k_base", true); err != nil {
+		if cv, err = storedView(e.ctx, e.store, main.ID); err != nil {
 			t.Fatalf("compile did not rebuild the checkpoint: %v", err)
 		}
 	}
@@ -162,7 +213,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if len(rep.Removed) == 0 {
 		t.Fatal("gc removed nothing")
 	}
-	if cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+	if cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatalf("checkpoint at a collected head %s survived gc: %v", cv.Head.Short(), err)
 	}
 
@@ -170,7 +221,16 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	_, err = e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
 	e.must(e.repo.RemoveTract(e.ctx, "main"))
-	if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", false); !errors.Is(err, tract.ErrNotFound) {
+	if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatalf("checkpoint of a removed tract survived: %v", err)
 	}
+}
+
+// messageTexts are a compile's message contents.
+func messageTexts(res tract.Result) []string {
+	texts := make([]string, len(res.Messages))
+	for i, m := range res.Messages {
+		texts[i] = m.Content
+	}
+	return texts
 }
