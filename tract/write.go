@@ -175,32 +175,11 @@ func (r *Repo) appendSeq(ctx context.Context, tractName string, reqs iter.Seq2[C
 				return err
 			}
 			w := chunkWriter{tx: tx, tract: t.ID, parent: h.Commit, now: now, emit: emit}
-			if err := w.write(ctx, first); err != nil {
+			if err := w.store(ctx, w.chain(first)); err != nil {
 				return err
 			}
 			if more {
-				chunk := make([]preparedAppend, 0, importChunk)
-				i := 0
-				for req, err := range reqs {
-					if err != nil {
-						return err
-					}
-					if i++; i <= len(first) {
-						continue
-					}
-					p, err := prepareAppend(req)
-					if err != nil {
-						return fmt.Errorf("message %d: %w", i, err)
-					}
-					if chunk = append(chunk, p); len(chunk) == importChunk {
-						if err := w.write(ctx, chunk); err != nil {
-							return err
-						}
-						clear(chunk)
-						chunk = chunk[:0]
-					}
-				}
-				if err := w.write(ctx, chunk); err != nil {
+				if err := w.storeAll(ctx, reqs, len(first)); err != nil {
 					return err
 				}
 			}
@@ -216,16 +195,93 @@ type chunkWriter struct {
 	parent Hash
 	now    time.Time
 	emit   func([]Commit)
-	// written counts the commits written before this chunk.
-	written int
+	// chained counts the commits chained before the next chunk.
+	chained int
 }
 
-func (w *chunkWriter) write(ctx context.Context, chunk []preparedAppend) error {
+// chainedChunk is a chunk of prepared appends with its commits, or the
+// error that ended the requests.
+type chainedChunk struct {
+	chunk   []preparedAppend
+	commits []Commit
+	err     error
+}
+
+// chain builds the commits of a chunk on the last one chained.
+func (w *chunkWriter) chain(chunk []preparedAppend) chainedChunk {
+	if len(chunk) == 0 {
+		return chainedChunk{}
+	}
+	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.chained)))
+	w.chained += len(chunk)
+	w.parent = out[len(out)-1].Hash
+	return chainedChunk{chunk: chunk, commits: out}
+}
+
+// storeAll stores the requests of reqs after the first skip, a chunk at a
+// time. The requests are checked, prepared and chained on another
+// goroutine while the store writes the chunk before (a bulk import's
+// second core): the two take turns with one chunk between them.
+func (w *chunkWriter) storeAll(ctx context.Context, reqs iter.Seq2[CommitRequest, error], skip int) error {
+	chunks := make(chan chainedChunk, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(chunks)
+		send := func(c chainedChunk) bool {
+			select {
+			case chunks <- c:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		chunk := make([]preparedAppend, 0, importChunk)
+		i := 0
+		for req, err := range reqs {
+			if err != nil {
+				send(chainedChunk{err: err})
+				return
+			}
+			if i++; i <= skip {
+				continue
+			}
+			p, err := prepareAppend(req)
+			if err != nil {
+				send(chainedChunk{err: fmt.Errorf("message %d: %w", i, err)})
+				return
+			}
+			if chunk = append(chunk, p); len(chunk) == importChunk {
+				if !send(w.chain(chunk)) {
+					return
+				}
+				chunk = make([]preparedAppend, 0, importChunk)
+			}
+		}
+		send(w.chain(chunk))
+	}()
+	defer func() {
+		// Stop the producer and wait for it: it shares w and reqs.
+		close(stop)
+		for range chunks {
+		}
+	}()
+	for c := range chunks {
+		if c.err != nil {
+			return c.err
+		}
+		if err := w.store(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// store writes a chained chunk: its blobs, commits and annotations.
+func (w *chunkWriter) store(ctx context.Context, c chainedChunk) error {
+	chunk, out := c.chunk, c.commits
 	if len(chunk) == 0 {
 		return nil
 	}
-	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.written)))
-	w.written += len(chunk)
 	blobs := make([]Blob, len(chunk))
 	for i, p := range chunk {
 		blobs[i] = p.blob
@@ -245,7 +301,6 @@ func (w *chunkWriter) write(ctx context.Context, chunk []preparedAppend) error {
 			return err
 		}
 	}
-	w.parent = out[len(out)-1].Hash
 	w.emit(out)
 	return nil
 }

@@ -69,15 +69,16 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 // statements make fewer, larger index segments.
 const wordRows = 2000
 
-// blobWords cuts the words of blobs (rows of id, hash, data, …) on
-// another goroutine, while SQLite stores them: wait returns them.
-func blobWords(rows [][]any) (wait func() []string) {
-	texts := make([]string, len(rows))
+// blobWords cuts the words of blobs (rows of cols values laid end to end:
+// id, hash, data, …) on another goroutine, while SQLite stores them: wait
+// returns them.
+func blobWords(rows []any, cols int) (wait func() []string) {
+	texts := make([]string, len(rows)/cols)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i, r := range rows {
-			texts[i] = strings.Join(tract.IndexWords(r[2].([]byte)), " ")
+		for i := range texts {
+			texts[i] = strings.Join(tract.IndexWords(rows[i*cols+2].([]byte)), " ")
 		}
 	}()
 	return func() []string {
@@ -87,17 +88,17 @@ func blobWords(rows [][]any) (wait func() []string) {
 }
 
 // indexNewBlobs adds the words (texts) of blobs PutBlobs has just
-// inserted (rows of id, hash, data, …): their ids are new, so none is
+// inserted (rows as blobWords has them): their ids are new, so none is
 // indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
-func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any, texts []string) error {
-	words := make([][]any, len(rows))
-	for i, r := range rows {
-		words[i] = []any{r[0], texts[i]}
+func (t *txn) indexNewBlobs(ctx context.Context, rows []any, cols int, texts []string) error {
+	words := make([]any, 0, 2*len(texts))
+	for i, text := range texts {
+		words = append(words, rows[i*cols], text)
 	}
-	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
+	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
-	t.indexed += len(rows)
+	t.indexed += len(texts)
 	return nil
 }
 

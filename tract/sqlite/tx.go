@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -50,26 +51,22 @@ const batchRows = 100
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
 // batches, reusing one prepared statement per batch size.
 func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) (int64, error) {
-	return t.insertRowsTuple(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, rows)
+	flat := make([]any, 0, len(rows)*cols)
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	return t.insertFlat(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, batchRows, flat)
 }
 
-// insertRowsTuple is insertRows with a given value tuple; it returns how
-// many rows the statements changed.
-func (t *txn) insertRowsTuple(ctx context.Context, prefix, tuple, suffix string, cols int, rows [][]any) (int64, error) {
-	return t.insertBatches(ctx, prefix, tuple, suffix, cols, batchRows, rows)
-}
-
-// insertBatches is insertRowsTuple with per rows a statement.
-func (t *txn) insertBatches(ctx context.Context, prefix, tuple, suffix string, cols, per int, rows [][]any) (int64, error) {
+// insertFlat runs "prefix VALUES tuple, tuple, … suffix" over rows of cols
+// values laid end to end in flat (no slice a row), per rows a statement;
+// it returns how many rows the statements changed.
+func (t *txn) insertFlat(ctx context.Context, prefix, tuple, suffix string, cols, per int, flat []any) (int64, error) {
 	var changed int64
-	for len(rows) > 0 {
-		k := min(len(rows), per)
+	for len(flat) > 0 {
+		k := min(len(flat)/cols, per)
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
-		args := make([]any, 0, k*cols)
-		for _, r := range rows[:k] {
-			args = append(args, r...)
-		}
-		res, err := t.exec(ctx, query, args...)
+		res, err := t.exec(ctx, query, flat[:k*cols]...)
 		if err != nil {
 			return changed, err
 		}
@@ -78,9 +75,30 @@ func (t *txn) insertBatches(ctx context.Context, prefix, tuple, suffix string, c
 			return changed, err
 		}
 		changed += n
-		rows = rows[k:]
+		flat = flat[k*cols:]
 	}
 	return changed, nil
+}
+
+// rawArena decodes hashes into one buffer: an import binds four or five
+// hashes a commit, each otherwise a 32-byte allocation of its own.
+type rawArena []byte
+
+// raw is h's raw form (rowform.Raw), or NULL for the empty hash (the
+// driver binds a nil []byte as an empty blob, not NULL).
+func (a *rawArena) raw(h tract.Hash) any {
+	if h == "" {
+		return nil
+	}
+	if len(h) != 64 || cap(*a)-len(*a) < 32 {
+		return rowform.Raw(h)
+	}
+	b := (*a)[len(*a) : len(*a)+32 : len(*a)+32]
+	if _, err := hex.Decode(b, []byte(h)); err != nil {
+		return rowform.Raw(h)
+	}
+	*a = (*a)[:len(*a)+32]
+	return b
 }
 
 // PutBlobs inserts the blobs with their token counts in multi-row
@@ -102,7 +120,9 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
-	rows := make([][]any, 0, len(blobs))
+	const cols = 6 // id, hash, data, tokens_o200k, tokens_cl100k, tokens
+	rows := make([]any, 0, cols*len(blobs))
+	arena := make(rawArena, 0, 32*len(blobs))
 	counted := map[string]map[tract.Hash]int{}
 	for _, b := range blobs {
 		if _, dup := ids[b.Hash]; dup {
@@ -110,7 +130,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		}
 		next++
 		ids[b.Hash] = next
-		row := []any{next, rowform.Raw(b.Hash), b.Data, nil, nil, nil}
+		rows = append(rows, next, arena.raw(b.Hash), b.Data, nil, nil, nil)
+		row := rows[len(rows)-cols:]
 		if b.Tokens >= 0 && b.Encoding != "" {
 			if counted[b.Encoding] == nil {
 				counted[b.Encoding] = map[tract.Hash]int{}
@@ -126,24 +147,24 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 				row[5] = string(obj)
 			}
 		}
-		rows = append(rows, row)
 	}
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
 	// rolling back its earlier rows, which spares SQLite a statement journal
 	// (a copy of every page a multi-row insert touches); the failed call
 	// fails its whole transaction anyway.
-	words := blobWords(rows)
-	inserted, err := t.insertRows(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`, `ON CONFLICT DO NOTHING`, 6, rows)
+	words := blobWords(rows, cols)
+	inserted, err := t.insertFlat(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`,
+		"(?, ?, ?, ?, ?, ?)", `ON CONFLICT DO NOTHING`, cols, batchRows, rows)
 	texts := words()
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
-	if inserted == int64(len(rows)) {
+	if inserted == int64(len(rows)/cols) {
 		// Only the latest call's ids are kept: an import calls once per
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, rows, texts)
+		return t.indexNewBlobs(ctx, rows, cols, texts)
 	}
 	if err := t.indexBlobs(ctx, blobs); err != nil {
 		return err
@@ -161,11 +182,23 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 // tract's history is a range of its clustered key.
 func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	next := map[string]int64{}
-	var rows, parentRows [][]any
+	var parentRows [][]any
 	written := make(map[tract.Hash]bool, len(commits))
+	known := true // every content id assigned by PutBlobs
 	for _, c := range commits {
 		written[c.Hash] = true
+		if _, ok := t.blobIDs[c.Content]; c.Content != "" && !ok {
+			known = false
+		}
 	}
+	cols, tuple := 14, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	if !known {
+		// A content id this transaction did not assign is looked up by
+		// hash.
+		cols, tuple = 15, "(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	}
+	flat := make([]any, 0, len(commits)*cols)
+	arena := make(rawArena, 0, 32*4*len(commits))
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
 		if !ok {
@@ -188,20 +221,25 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		if id, ok := t.blobIDs[c.Content]; ok {
 			contentID = id
 		}
-		gen, depth, jump := posColumns(c.Pos)
+		var gen, depth, jump any
+		if c.Pos.Known() {
+			gen, depth, jump = c.Pos.Gen, c.Pos.Depth, arena.raw(c.Pos.Jump)
+		}
 		var meta any
 		if len(c.Meta) > 0 {
 			meta = string(c.Meta)
 		}
-		content := nullHash(c.Content)
-		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), content, contentID, content, string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta})
+		content := arena.raw(c.Content)
+		flat = append(flat, c.Tract, seq, arena.raw(c.Hash), content, contentID)
+		if !known {
+			flat = append(flat, content)
+		}
+		flat = append(flat, string(c.Operation), nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta)
 	}
-	// OR FAIL as in PutBlobs; a content id this transaction did not assign
-	// is looked up by hash. The first_parent column stays NULL (see
+	// OR FAIL as in PutBlobs. The first_parent column stays NULL (see
 	// checkParent).
-	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, parents, gen, depth, jump, meta)`,
-		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
+	if _, err := t.insertFlat(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, parents, gen, depth, jump, meta)`,
+		tuple, "ON CONFLICT DO NOTHING", cols, batchRows, flat); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
