@@ -15,7 +15,7 @@ import (
 //
 //	func BenchmarkStore(b *testing.B) { storetest.Bench(b, newStore) }
 //
-// Targets (see the tract issue): import ≥ 50,000 messages/s; cold compile of
+// Targets (see the tract issues): import ≥ 60,000 messages/s; cold compile of
 // 10k commits ≤ 25 ms and of 100k ≤ 250 ms; warm compile after one append at
 // 100k < 1 ms.
 func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
@@ -66,7 +66,7 @@ func benchMessages(n, offset int) []tract.CommitRequest {
 }
 
 // benchImport100k: import of 100k messages in one transaction
-// (target ≥ 50,000 messages/s).
+// (target ≥ 60,000 messages/s).
 func benchImport100k(b *testing.B, newStore func(*testing.B) tract.Store) {
 	const n = 100_000
 	reqs := benchMessages(n, 0)
