@@ -74,7 +74,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	if in.block != nil {
 		sys = append(sys, *in.block)
 	}
-	if sp := loadSkills(o, dir, counter); sp.block != nil || len(sp.warnings) > 0 {
+	if sp := o.Sources.skillsOf(o, dir, counter); sp.block != nil || len(sp.warnings) > 0 {
 		res.Warnings = append(res.Warnings, sp.warnings...)
 		res.Dropped = append(res.Dropped, sp.dropped...)
 		if sp.block != nil {
