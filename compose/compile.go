@@ -82,7 +82,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if o.Slug != "" {
-		pb, warnings, err := loadProfile(o, dir, counter)
+		pb, warnings, err := o.Sources.profileOf(o, dir, counter)
 		if err != nil {
 			return Result{}, err
 		}

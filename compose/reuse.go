@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/agentlineage/lineage/instructions"
@@ -9,8 +10,9 @@ import (
 )
 
 // Sources keeps, between the compiles of one process, what a compile read
-// for its system part — the initial AGENTS.md chain of a directory and
-// its skills catalog block, with their token counts — together with the
+// for its system part — the initial AGENTS.md chain of a directory, its
+// skills catalog block and an agent's profile block, with their token
+// counts — together with the
 // trail of every path the reading looked at ([fsx.Trail]: each file read,
 // each directory listed and name probed, by modification time, size and
 // identity). A compile reuses what is kept while every path of its trail
@@ -25,9 +27,10 @@ import (
 // must stay the same. The MCP server keeps one per client scope. It is
 // safe for concurrent use.
 type Sources struct {
-	mu    sync.Mutex
-	parts map[sourceKey]keptPart
-	reads int
+	mu       sync.Mutex
+	parts    map[sourceKey]keptPart
+	profiles map[sourceKey]keptProfile
+	reads    int
 }
 
 // sourceKey is what a kept part was read for besides the options the
@@ -39,12 +42,20 @@ type keptPart struct {
 	part  instructionPart
 }
 
+type keptProfile struct {
+	trail    *fsx.Trail
+	block    *piece
+	warnings []string
+}
+
 // maxKeptParts bounds what a Sources keeps (a server's clients compile
 // for a few directories); when full it starts over.
 const maxKeptParts = 64
 
 // NewSources returns an empty Sources.
-func NewSources() *Sources { return &Sources{parts: map[sourceKey]keptPart{}} }
+func NewSources() *Sources {
+	return &Sources{parts: map[sourceKey]keptPart{}, profiles: map[sourceKey]keptProfile{}}
+}
 
 // Reads is how many times a compile read its system part's sources
 // instead of reusing them.
@@ -99,4 +110,39 @@ func (s *Sources) reuse(part, dir string, counter tokens.Counter, load func(*fsx
 	s.parts[key] = keptPart{trail, p}
 	s.reads++
 	return p
+}
+
+// profileOf is loadProfile, reused from s while the trail of the last
+// resolution and merge of the agent from the same path is fresh. A
+// refusal (no such agent, a context outside the allowed roots) is not
+// kept.
+func (s *Sources) profileOf(o Options, dir string, counter tokens.Counter) (*piece, []string, error) {
+	if s == nil {
+		return loadProfile(o, dir, counter)
+	}
+	path := o.Agents.Path
+	if path == "" {
+		path = dir
+	}
+	key := sourceKey{SourceProfile, path + "\x00" + o.Slug + "\x00" + strings.Join(o.profileFields(), ","), counter.Encoding()}
+	s.mu.Lock()
+	kept, ok := s.profiles[key]
+	s.mu.Unlock()
+	if ok && kept.trail.Fresh() {
+		return kept.block, kept.warnings, nil
+	}
+	trail := fsx.NewTrail()
+	o.Agents.Trail = trail
+	block, warnings, err := loadProfile(o, dir, counter)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.profiles) >= maxKeptParts {
+		clear(s.profiles)
+	}
+	s.profiles[key] = keptProfile{trail, block, warnings}
+	s.reads++
+	return block, warnings, nil
 }

@@ -210,3 +210,73 @@ func mustCompile(t *testing.T, o compose.Options) compose.Result {
 	}
 	return res
 }
+
+// An agent's profile block is kept the same way: reused while no document
+// of its chain, no directory of its domains and no inherited document
+// changes, and read again — giving what a compile without Sources gives —
+// after the document is edited, a context appears in a nearer domain, an
+// inherited document that was missing appears, or the document goes (a
+// refusal, never kept).
+func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "sub/deep/x.go": "package x\n",
+		".clia/agents/tau/tau@ws.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["no force push"],"inherits":["./base.json"]}` + "\n"})
+	agedTree(t, dir)
+	src := compose.NewSources()
+	o := compose.Options{Target: "sub/deep", Slug: "tau", Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
+		Format: compose.FormatText}
+	compile := func(reads int, contains, lacks string) {
+		t.Helper()
+		plain, err := compose.Compile(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := o
+		with.Sources = src
+		res, err := compose.Compile(ctx, with)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(plain, res); diff != "" {
+			t.Fatalf("with Sources (-without +with):\n%s", diff)
+		}
+		block := res.Messages[len(res.Messages)-1].Content
+		if !strings.Contains(block, contains) || (lacks != "" && strings.Contains(block, lacks)) {
+			t.Fatalf("profile without %q or with %q:\n%s", contains, lacks, block)
+		}
+		// Two parts are read: the chain and the profile.
+		if src.Reads() != reads {
+			t.Fatalf("sources read %d times, want %d", src.Reads(), reads)
+		}
+	}
+	compile(2, "no force push", "")
+	compile(2, "no force push", "")
+	for i, change := range []struct {
+		files          map[string]string
+		contains, lack string
+	}{
+		{map[string]string{".clia/agents/tau/tau@ws.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["NO FORCE PUSH"],"inherits":["./base.json"]}` + "\n"},
+			"NO FORCE PUSH", "no force push"},
+		{map[string]string{"sub/.clia/agents/tau/tau@sub.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","role":"librarian"}` + "\n"},
+			"librarian", ""},
+		{map[string]string{".clia/agents/tau/base.json": `{"directives":["be brief"]}` + "\n"}, "be brief", ""},
+	} {
+		platformtest.WriteTree(t, dir, change.files)
+		agedTree(t, dir)
+		// The chain did not change: only the profile is read again.
+		compile(3+i, change.contains, change.lack)
+		compile(3+i, change.contains, change.lack)
+	}
+	for _, p := range []string{".clia/agents/tau/tau@ws.agent.triad.json", "sub/.clia/agents/tau/tau@sub.agent.triad.json"} {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agedTree(t, dir)
+	with := o
+	with.Sources = src
+	if _, err := compose.Compile(ctx, with); err == nil || !strings.Contains(err.Error(), "tau") {
+		t.Fatalf("without the agent's documents: %v", err)
+	}
+}
