@@ -156,3 +156,24 @@ func TestTrailRacyAndNil(t *testing.T) {
 		t.Error("a nil trail is fresh or holds paths")
 	}
 }
+
+// BenchmarkTrailFresh checks a trail of 60 paths, a third of them
+// existing (an AGENTS.md chain's probes, as a context compile makes).
+func BenchmarkTrailFresh(b *testing.B) {
+	dir := b.TempDir()
+	tr := NewTrail()
+	tr.now = func() time.Time { return time.Now().Add(time.Hour) }
+	for i := range 20 {
+		p := filepath.Join(dir, "d"+string(rune('a'+i)))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		tr.NoteAll(p, filepath.Join(p, "AGENTS.md"), filepath.Join(p, ".git"))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !tr.Fresh() {
+			b.Fatal("stale")
+		}
+	}
+}
