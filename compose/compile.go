@@ -68,7 +68,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	}
 
 	var sys []piece
-	in := loadInstructions(o, dir, counter)
+	in := o.Sources.instructionsOf(o, dir, counter)
 	res.Warnings = append(res.Warnings, in.warnings...)
 	res.Dropped = append(res.Dropped, in.dropped...)
 	if in.block != nil {

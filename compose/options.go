@@ -97,6 +97,10 @@ type Options struct {
 	// Counts, when set, remembers token counts between processes (see
 	// [CountFile]); the caller saves it.
 	Counts *CountFile
+	// Sources, when set, keeps the system part's sources between the
+	// compiles of a process and reuses them while unchanged on disk (see
+	// [Sources]).
+	Sources *Sources
 
 	// Format is the request's shape; "" means [FormatOpenAI].
 	Format Format

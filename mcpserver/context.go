@@ -7,12 +7,14 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/compose"
+	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/skills"
 )
 
@@ -124,9 +126,11 @@ func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) 
 	if err != nil {
 		return compose.Result{}, err
 	}
+	io := s.instructionOptions(sc.work, sc)
 	o := compose.Options{
 		Target:       target,
-		Instructions: s.instructionOptions(sc.work, sc),
+		Instructions: io,
+		Sources:      s.sourcesFor(sc, io),
 		Slug:         in.Slug,
 		AgentsCheck:  func(ch *agents.Chain) error { return checkChain(sc, ch) },
 		Tract:        in.Tract,
@@ -148,6 +152,31 @@ func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) 
 	}
 	return compose.Compile(ctx, o)
 }
+
+// sourcesFor is the compose.Sources of the compiles in sc: one per
+// allowed roots, working directory and project root (what the
+// instruction options, their confinement included, depend on besides the
+// target).
+func (s *Server) sourcesFor(sc scope, io instructions.Options) *compose.Sources {
+	key := strings.Join(sc.roots.Dirs(), "\x00") + "\x01" + sc.work
+	if c, ok := io.FS.(confinedFS); ok {
+		key += "\x01" + strings.Join(c.project.Dirs(), "\x00")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src, ok := s.sources[key]; ok {
+		return src
+	}
+	if len(s.sources) >= maxScopeSources {
+		clear(s.sources)
+	}
+	src := compose.NewSources()
+	s.sources[key] = src
+	return src
+}
+
+// maxScopeSources bounds the scopes whose sources a server keeps.
+const maxScopeSources = 32
 
 // contextURI names the whole compile res answered for in: the same
 // arguments, the chain's directory for the target and the compiled head

@@ -67,6 +67,48 @@ func BenchmarkContextCompileServerAnswer10k(b *testing.B) {
 	afterEachAppend(b, repo, call)
 }
 
+// BenchmarkContextCompileServerFloor is the benchmark above without any
+// compile: the same server answering, through the lower-level AddTool,
+// "tiny" (a one-line text and a one-field structured result) and
+// "same-result" (the very result context_compile gives there, made
+// once): the SDK's own part of the server's answer, mostly encoding the
+// result's JSON.
+func BenchmarkContextCompileServerFloor(b *testing.B) {
+	ctx := context.Background()
+	_, cs := contextWorld(b, Options{})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: contextBenchArgs})
+	if err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+	structured := mustJSON(b, res.StructuredContent)
+	text := contentText(res)
+	for _, name := range []string{"tiny", "same-result"} {
+		b.Run(name, func(b *testing.B) {
+			srv, err := New(Options{Cwd: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			answer := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}, StructuredContent: json.RawMessage(`{"tokens":1}`)}
+			if name == "same-result" {
+				answer = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(structured)}
+			}
+			srv.MCP().AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return answer, nil
+			})
+			rc := rawConnect(b, srv)
+			params := `{"name":"` + name + `","arguments":{}}`
+			b.ReportAllocs()
+			c0, _ := processCPU()
+			for b.Loop() {
+				rc.call(b, "tools/call", params)
+			}
+			if c1, ok := processCPU(); ok {
+				b.ReportMetric((c1-c0)*1e6/float64(b.N), "cpu-µs/op")
+			}
+		})
+	}
+}
+
 // rawClient speaks JSON-RPC to a server over a pipe, in bytes.
 type rawClient struct {
 	conn net.Conn

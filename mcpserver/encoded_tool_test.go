@@ -3,7 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -167,5 +172,71 @@ func TestEncodedToolResultsMatchTheirSchema(t *testing.T) {
 	}
 	if f := compose.Formats(); len(f) != 5 {
 		t.Errorf("formats %v: the calls above cover five", f)
+	}
+}
+
+// The server keeps the AGENTS.md chain it read between calls
+// (compose.Sources) and never answers from a stale one: an edit to a file
+// of the chain shows in the next call, and so does a file removed.
+func TestContextCompileSeesInstructionEdits(t *testing.T) {
+	ctx := context.Background()
+	srv, _ := contextTestServers(t, Options{})
+	dir := contextTestDir(t, srv)
+	agedTree(t, dir)
+	text := func() string {
+		t.Helper()
+		res, err := srv.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: map[string]any{"target": "sub/deep", "format": "text"}})
+		if err != nil || res.IsError {
+			t.Fatal(err, res)
+		}
+		return contentText(res)
+	}
+	for range 2 {
+		if got := text(); !strings.Contains(got, "sub rules") {
+			t.Fatalf("chain: %s", got)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "sub", "AGENTS.md"), "SUB RULES\n")
+	if got := text(); !strings.Contains(got, "SUB RULES") || strings.Contains(got, "sub rules") {
+		t.Fatalf("after the edit: %s", got)
+	}
+	agedTree(t, dir)
+	text()
+	if err := os.Remove(filepath.Join(dir, "sub", "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); strings.Contains(got, "SUB RULES") || !strings.Contains(got, "deep rules") {
+		t.Fatalf("after the removal: %s", got)
+	}
+}
+
+// contextTestDir is the working directory of the server cs talks to.
+func contextTestDir(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "context_compile", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	var out ContextOutput
+	if err := remarshal(res.StructuredContent, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Dir
+}
+
+// agedTree sets every file and directory under dir an hour back, out of
+// the window in which a change could go unseen (fsx.RacyWindow) and
+// nothing is reused.
+func agedTree(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
 )
@@ -104,6 +105,9 @@ type Server struct {
 	// lines remembers token counts of the lines of requests context_compile
 	// answered.
 	lines lineCounts
+	// sources keeps, per scope, what context_compile read for its system
+	// part (compose.Sources); under mu.
+	sources map[string]*compose.Sources
 }
 
 // New builds a server with every tool, resource and prompt registered.
@@ -154,6 +158,7 @@ func New(opts Options) (*Server, error) {
 		sessions:   map[*mcp.ServerSession]*instructions.Session{},
 		hookStates: map[*mcp.ServerSession]string{},
 		roots:      map[*mcp.ServerSession][]string{},
+		sources:    map[string]*compose.Sources{},
 		tracts:     &tractRepo{open: opts.OpenTract},
 	}
 	if opts.Instructions != nil {

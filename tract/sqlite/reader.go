@@ -230,7 +230,7 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 		return nil, nil
 	}
 	expr, args := tokensExpr(encoding)
-	rows, err := r.q.QueryContext(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b
+	rows, err := r.query(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b
 		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, append(args, hashList(hashes))...)
 	if err != nil {
 		return nil, err
@@ -297,7 +297,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	if q.Commit != "" {
 		where, args = append(where, "commit_hash = ?"), append(args, rowform.Raw(q.Commit))
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
+	rows, err := r.query(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, err
