@@ -123,11 +123,13 @@ type Context struct {
 }
 
 // contextsAt returns the contexts of slug under domain, one per agents root
-// that holds a triad document there, in agents-root order.
-func contextsAt(d Domain, slug string, roots []string) []Context {
+// that holds a triad document there, in agents-root order; trail (when
+// set) notes each context directory looked at.
+func contextsAt(d Domain, slug string, roots []string, trail *fsx.Trail) []Context {
 	var out []Context
 	for _, r := range roots {
 		dir := filepath.Join(d.Dir, r, slug)
+		trail.Note(dir)
 		if !isDir(dir) {
 			continue
 		}

@@ -71,6 +71,7 @@ func (r *resolver) newLoader() *layerLoader {
 // add loads file (after its inherited documents) unless it was already
 // visited.
 func (l *layerLoader) add(file string, inherited bool, depth int) {
+	l.r.opts.Trail.Note(file)
 	real := realPath(file)
 	if l.visited[real] {
 		return
@@ -92,6 +93,12 @@ func (l *layerLoader) add(file string, inherited bool, depth int) {
 
 func (l *layerLoader) inherit(from, target string, depth int) {
 	rep := &l.r.rep
+	if t := l.r.opts.Trail; t != nil {
+		// ResolveInherit looks for the repository root above from.
+		for _, a := range fsx.Ancestors(filepath.Dir(from)) {
+			t.Note(filepath.Join(a, ".git"))
+		}
+	}
 	path, ok := ResolveInherit(from, target)
 	if !ok {
 		rep.warnf("%s: inherits %q is a URL; never fetched", from, target)
@@ -101,6 +108,7 @@ func (l *layerLoader) inherit(from, target string, depth int) {
 		rep.warnf("%s: inherits %q is deeper than %d levels; skipped", from, target, MaxInheritDepth)
 		return
 	}
+	l.r.opts.Trail.Note(path)
 	if problem := inheritProblem(path); problem != "" {
 		rep.warnf("%s: inherits %q: %s; skipped", from, target, problem)
 		return

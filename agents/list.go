@@ -28,7 +28,7 @@ func List(opts Options) ([]Agent, error) {
 	for _, d := range domains {
 		for _, root := range r.opts.Roots() {
 			for _, slug := range slugsIn(filepath.Join(d.Dir, root)) {
-				bySlug[slug] = append(bySlug[slug], contextsAt(d, slug, []string{root})...)
+				bySlug[slug] = append(bySlug[slug], contextsAt(d, slug, []string{root}, nil)...)
 			}
 		}
 	}

@@ -33,6 +33,10 @@ type Options struct {
 	// CheckSchema makes [Doctor] validate every document of the merges
 	// against CLIA's published JSON Schemas (see package triadschema).
 	CheckSchema bool
+	// Trail, when set, notes every path a resolution and the merges of its
+	// chain look at (see [fsx.Trail]): a caller keeping a merged profile
+	// reuses it while the trail is fresh.
+	Trail *fsx.Trail
 }
 
 // Roots returns the agents roots in use: [DefaultAgentsRoot], then each

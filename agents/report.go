@@ -79,6 +79,8 @@ type docCache struct {
 	errs map[string]error
 	// open opens a document (nil: fsx.OpenRegular).
 	open func(path string) (*os.File, fs.FileInfo, error)
+	// trail notes each document read (nil: none).
+	trail *fsx.Trail
 }
 
 func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
@@ -88,6 +90,7 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 	if d, ok := c.docs[path]; ok {
 		return d, c.errs[path]
 	}
+	c.trail.Note(path)
 	d, err := readDoc(c.open, path)
 	c.docs[path], c.errs[path] = d, err
 	if err != nil {

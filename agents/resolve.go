@@ -43,7 +43,7 @@ func newResolver(opts Options) (*resolver, error) {
 	if err := ValidateRoots(opts.AgentsRoots); err != nil {
 		return nil, err
 	}
-	return &resolver{opts: opts, p: filepath.Clean(opts.Path), docs: docCache{open: opts.Open}}, nil
+	return &resolver{opts: opts, p: filepath.Clean(opts.Path), docs: docCache{open: opts.Open, trail: opts.Trail}}, nil
 }
 
 // Resolve computes the chain of slug at opts.Path: the default chain, then
@@ -62,6 +62,14 @@ func Resolve(opts Options, slug string) (*Chain, error) {
 
 func (r *resolver) resolve(slug string) (*Chain, error) {
 	ch := &Chain{Slug: slug, Path: r.p, Mode: ModeDefault, Injected: []Context{}, Excluded: []Excluded{}, r: r}
+	if t := r.opts.Trail; t != nil {
+		// The domains, the repository and workspace roots: what each
+		// ancestor holds (.git, .gitmodules; the agents roots are noted
+		// where they are looked at).
+		for _, a := range fsx.Ancestors(r.p) {
+			t.NoteAll(filepath.Join(a, ".git"), filepath.Join(a, ".gitmodules"))
+		}
+	}
 	domains, excluded, warns := DefaultDomains(r.p)
 	for _, w := range warns {
 		r.rep.warnf("%s", w)
@@ -69,7 +77,7 @@ func (r *resolver) resolve(slug string) (*Chain, error) {
 	ch.Excluded = append(ch.Excluded, excluded...)
 	ch.Default = []Context{}
 	for _, d := range domains {
-		ch.Default = append(ch.Default, contextsAt(d, slug, r.opts.Roots())...)
+		ch.Default = append(ch.Default, contextsAt(d, slug, r.opts.Roots(), r.opts.Trail)...)
 	}
 	for _, c := range ch.Default {
 		r.noteCandidates(c)
@@ -132,6 +140,7 @@ func (r *resolver) inject(ch *Chain, rc RootChain, slug string) error {
 		if err != nil {
 			return err
 		}
+		r.opts.Trail.Note(dir)
 		if !isDir(dir) {
 			r.rep.warnf("%s: rootChain root %q (%s) is not a directory; skipped", rc.File, root, dir)
 			ch.Excluded = append(ch.Excluded, Excluded{Dir: dir, Reason: "rootChain root is not a directory"})
@@ -142,7 +151,7 @@ func (r *resolver) inject(ch *Chain, rc RootChain, slug string) error {
 			reason = ReasonInjected + " (outside containment)"
 			foreign[dir] = true
 		}
-		cs := contextsAt(Domain{Dir: dir, Reason: reason}, slug, r.opts.Roots())
+		cs := contextsAt(Domain{Dir: dir, Reason: reason}, slug, r.opts.Roots(), r.opts.Trail)
 		if len(cs) == 0 {
 			ch.Excluded = append(ch.Excluded, Excluded{Dir: dir, Reason: "rootChain root has no context for " + slug})
 		}

@@ -74,7 +74,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 	if in.block != nil {
 		sys = append(sys, *in.block)
 	}
-	if sp := loadSkills(o, dir, counter); sp.block != nil || len(sp.warnings) > 0 {
+	if sp := o.Sources.skillsOf(o, dir, counter); sp.block != nil || len(sp.warnings) > 0 {
 		res.Warnings = append(res.Warnings, sp.warnings...)
 		res.Dropped = append(res.Dropped, sp.dropped...)
 		if sp.block != nil {
@@ -82,7 +82,7 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if o.Slug != "" {
-		pb, warnings, err := loadProfile(o, dir, counter)
+		pb, warnings, err := o.Sources.profileOf(o, dir, counter)
 		if err != nil {
 			return Result{}, err
 		}

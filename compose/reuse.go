@@ -1,9 +1,7 @@
 package compose
 
 import (
-	"io"
-	"io/fs"
-	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agentlineage/lineage/instructions"
@@ -12,14 +10,16 @@ import (
 )
 
 // Sources keeps, between the compiles of one process, what a compile read
-// for its system part — the initial AGENTS.md chain of a directory, with
-// its token counts — together with the trail of every path the reading
-// looked at ([fsx.Trail]: each file read, each directory and name probed,
-// by modification time, size and identity). A compile reuses what is kept
-// while every path of its trail is unchanged, and reads again otherwise
-// (a file edited, added or removed anywhere the chain's loading looked;
-// also a file changed too recently to tell, see [fsx.RacyWindow]), so a
-// reused part is what reading again would give.
+// for its system part — the initial AGENTS.md chain of a directory, its
+// skills catalog block and an agent's profile block, with their token
+// counts — together with the
+// trail of every path the reading looked at ([fsx.Trail]: each file read,
+// each directory listed and name probed, by modification time, size and
+// identity). A compile reuses what is kept while every path of its trail
+// is unchanged, and reads again otherwise (a file edited, added or removed
+// anywhere the reading looked; also a file changed too recently to tell,
+// see [fsx.RacyWindow]), so a reused part is what reading again would
+// give.
 //
 // One Sources serves compiles whose options differ only in the target,
 // the agent, the tract and the request's shape (budget, format, model):
@@ -27,18 +27,25 @@ import (
 // must stay the same. The MCP server keeps one per client scope. It is
 // safe for concurrent use.
 type Sources struct {
-	mu           sync.Mutex
-	instructions map[sourceKey]keptPart
-	reads        int
+	mu       sync.Mutex
+	parts    map[sourceKey]keptPart
+	profiles map[sourceKey]keptProfile
+	reads    int
 }
 
 // sourceKey is what a kept part was read for besides the options the
-// Sources is for: the chain's directory and the token encoding.
-type sourceKey struct{ dir, encoding string }
+// Sources is for: which part, the directory and the token encoding.
+type sourceKey struct{ part, dir, encoding string }
 
 type keptPart struct {
 	trail *fsx.Trail
 	part  instructionPart
+}
+
+type keptProfile struct {
+	trail    *fsx.Trail
+	block    *piece
+	warnings []string
 }
 
 // maxKeptParts bounds what a Sources keeps (a server's clients compile
@@ -46,7 +53,9 @@ type keptPart struct {
 const maxKeptParts = 64
 
 // NewSources returns an empty Sources.
-func NewSources() *Sources { return &Sources{instructions: map[sourceKey]keptPart{}} }
+func NewSources() *Sources {
+	return &Sources{parts: map[sourceKey]keptPart{}, profiles: map[sourceKey]keptProfile{}}
+}
 
 // Reads is how many times a compile read its system part's sources
 // instead of reusing them.
@@ -56,101 +65,84 @@ func (s *Sources) Reads() int {
 	return s.reads
 }
 
-// instructionsOf is loadInstructions, reused from s when the trail of the
-// last reading for dir is unchanged.
+// instructionsOf is loadInstructions, reused from s while the trail of
+// the last reading for dir is fresh.
 func (s *Sources) instructionsOf(o Options, dir string, counter tokens.Counter) instructionPart {
-	if s == nil {
+	return s.reuse(SourceInstructions, dir, counter, func(trail *fsx.Trail) instructionPart {
+		if trail != nil {
+			o.Instructions.FS = instructions.Traced(o.Instructions.FS, trail)
+		}
 		return loadInstructions(o, dir, counter)
+	})
+}
+
+// skillsOf is loadSkills, reused from s while the trail of the last
+// reading for dir is fresh.
+func (s *Sources) skillsOf(o Options, dir string, counter tokens.Counter) instructionPart {
+	if o.Skills == nil {
+		return instructionPart{}
 	}
-	key := sourceKey{dir, counter.Encoding()}
+	return s.reuse(SourceSkills, dir, counter, func(trail *fsx.Trail) instructionPart {
+		return loadSkills(o, dir, counter, trail)
+	})
+}
+
+// reuse returns the part kept for (part, dir, encoding) while its trail is
+// fresh, else reads it with load on a new trail and keeps it.
+func (s *Sources) reuse(part, dir string, counter tokens.Counter, load func(*fsx.Trail) instructionPart) instructionPart {
+	if s == nil {
+		return load(nil)
+	}
+	key := sourceKey{part, dir, counter.Encoding()}
 	s.mu.Lock()
-	kept, ok := s.instructions[key]
+	kept, ok := s.parts[key]
 	s.mu.Unlock()
 	if ok && kept.trail.Fresh() {
 		return kept.part
 	}
 	trail := fsx.NewTrail()
-	o.Instructions.FS = tracedFS(o.Instructions.FS, trail)
-	part := loadInstructions(o, dir, counter)
+	p := load(trail)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.instructions) >= maxKeptParts {
-		clear(s.instructions)
+	if len(s.parts) >= maxKeptParts {
+		clear(s.parts)
 	}
-	s.instructions[key] = keptPart{trail, part}
+	s.parts[key] = keptPart{trail, p}
 	s.reads++
-	return part
+	return p
 }
 
-// tracedFS notes on trail every path looked at through fsys (nil: the
-// operating system's) before passing the call on, keeping the optional
-// interfaces fsys has (an import opener, a directory lister) and only
-// those: the loader behaves as it does on fsys itself.
-func tracedFS(fsys instructions.FS, trail *fsx.Trail) instructions.FS {
-	if fsys == nil {
-		fsys = instructions.OS
+// profileOf is loadProfile, reused from s while the trail of the last
+// resolution and merge of the agent from the same path is fresh. A
+// refusal (no such agent, a context outside the allowed roots) is not
+// kept.
+func (s *Sources) profileOf(o Options, dir string, counter tokens.Counter) (*piece, []string, error) {
+	if s == nil {
+		return loadProfile(o, dir, counter)
 	}
-	base := traced{fsys, trail}
-	ro, isRO := fsys.(instructions.RootOpener)
-	dr, isDR := fsys.(instructions.DirReader)
-	switch {
-	case isRO && isDR:
-		return struct {
-			traced
-			tracedOpener
-			tracedLister
-		}{base, tracedOpener{ro, trail}, tracedLister{dr, trail}}
-	case isRO:
-		return struct {
-			traced
-			tracedOpener
-		}{base, tracedOpener{ro, trail}}
-	case isDR:
-		return struct {
-			traced
-			tracedLister
-		}{base, tracedLister{dr, trail}}
+	path := o.Agents.Path
+	if path == "" {
+		path = dir
 	}
-	return base
-}
-
-type traced struct {
-	fs    instructions.FS
-	trail *fsx.Trail
-}
-
-func (t traced) Stat(name string) (fs.FileInfo, error) {
-	t.trail.Note(name)
-	return t.fs.Stat(name)
-}
-
-func (t traced) Lstat(name string) (fs.FileInfo, error) {
-	t.trail.Note(name)
-	return t.fs.Lstat(name)
-}
-
-func (t traced) OpenRegular(name string) (io.ReadCloser, error) {
-	t.trail.Note(name)
-	return t.fs.OpenRegular(name)
-}
-
-type tracedOpener struct {
-	ro    instructions.RootOpener
-	trail *fsx.Trail
-}
-
-func (t tracedOpener) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
-	t.trail.Note(dir)
-	t.trail.Note(filepath.Join(dir, name))
-	return t.ro.OpenRegularIn(dir, name)
-}
-
-type tracedLister struct {
-	dr    instructions.DirReader
-	trail *fsx.Trail
-}
-
-func (t tracedLister) ReadDir(name string) ([]fs.DirEntry, error) {
-	t.trail.Note(name)
-	return t.dr.ReadDir(name)
+	key := sourceKey{SourceProfile, path + "\x00" + o.Slug + "\x00" + strings.Join(o.profileFields(), ","), counter.Encoding()}
+	s.mu.Lock()
+	kept, ok := s.profiles[key]
+	s.mu.Unlock()
+	if ok && kept.trail.Fresh() {
+		return kept.block, kept.warnings, nil
+	}
+	trail := fsx.NewTrail()
+	o.Agents.Trail = trail
+	block, warnings, err := loadProfile(o, dir, counter)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.profiles) >= maxKeptParts {
+		clear(s.profiles)
+	}
+	s.profiles[key] = keptProfile{trail, block, warnings}
+	s.reads++
+	return block, warnings, nil
 }

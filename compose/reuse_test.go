@@ -16,6 +16,7 @@ import (
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/platformtest"
+	"github.com/agentlineage/lineage/skills"
 )
 
 // countingFS counts what the instruction loader asks of the filesystem.
@@ -39,13 +40,19 @@ func (c *countingFS) OpenRegular(name string) (io.ReadCloser, error) {
 	return c.FS.OpenRegular(name)
 }
 
-// agedTree sets every file and directory under dir an hour back, out of
-// the racy window (fsx.RacyWindow) in which nothing is reused.
+// agedTree sets the files and directories under dir changed in the last
+// minute an hour back, out of the racy window (fsx.RacyWindow) in which
+// nothing is reused.
 func agedTree(t *testing.T, dir string) {
 	t.Helper()
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+	now := time.Now()
+	old := now.Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		// Only what changed lately: what did not keeps its time.
+		if fi, err := e.Info(); err != nil || fi.ModTime().Before(now.Add(-time.Minute)) {
 			return err
 		}
 		return os.Chtimes(p, old, old)
@@ -121,4 +128,155 @@ func TestSourcesReuseTheChainUntilItChanges(t *testing.T) {
 	agedTree(t, dir)
 	compile(5, "deep rules", "root rules")
 	compile(5, "deep rules", "root rules")
+}
+
+// The skills catalog block is kept the same way: reused while no skill
+// folder, skill or SKILL.md changes, and read again — giving what a
+// compile without Sources gives — after a skill is added, a SKILL.md is
+// edited, a file a skill references appears, or a skill is removed.
+func TestSourcesReuseTheSkillsUntilTheyChange(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "AGENTS.md": "Run the tests.\n",
+		".agents/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nTag it, see [notes](notes.md).",
+		".claude/skills/review/SKILL.md":  "---\nname: review\ndescription: Review a change.\n---\nRead it."})
+	agedTree(t, dir)
+	src := compose.NewSources()
+	o := compose.Options{Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
+		Skills: &skills.Options{}, Format: compose.FormatText}
+	compile := func(reads int, contains, lacks string) {
+		t.Helper()
+		plain, err := compose.Compile(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := o
+		with.Sources = src
+		res, err := compose.Compile(ctx, with)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(plain, res); diff != "" {
+			t.Fatalf("with Sources (-without +with):\n%s", diff)
+		}
+		block := res.Messages[1].Content
+		if !strings.Contains(block, contains) || (lacks != "" && strings.Contains(block, lacks)) {
+			t.Fatalf("catalog without %q or with %q:\n%s", contains, lacks, block)
+		}
+		// Two parts are read: the chain and the catalog.
+		if src.Reads() != reads {
+			t.Fatalf("sources read %d times, want %d", src.Reads(), reads)
+		}
+	}
+	compile(2, "Cut a release.", "")
+	compile(2, "Cut a release.", "")
+	if !strings.Contains(strings.Join(mustCompile(t, o).Warnings, "\n"), "1 problem") {
+		t.Fatal("the missing notes.md is not a problem")
+	}
+
+	for i, change := range []struct {
+		files          map[string]string
+		remove         string
+		contains, lack string
+	}{
+		{files: map[string]string{".agents/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Ship it.\n---\nGo."}, contains: "Ship it."},
+		{files: map[string]string{".agents/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a RELEASE.\n---\nTag it, see [notes](notes.md)."},
+			contains: "Cut a RELEASE.", lack: "Cut a release."},
+		{files: map[string]string{".agents/skills/release/notes.md": "notes\n"}, contains: "Cut a RELEASE."},
+		{remove: ".claude/skills/review", contains: "Ship it.", lack: "Review a change."},
+	} {
+		if change.files != nil {
+			platformtest.WriteTree(t, dir, change.files)
+		}
+		if change.remove != "" {
+			if err := os.RemoveAll(filepath.Join(dir, change.remove)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		agedTree(t, dir)
+		compile(3+i, change.contains, change.lack)
+		compile(3+i, change.contains, change.lack)
+	}
+	if w := mustCompile(t, o).Warnings; len(w) != 0 {
+		t.Errorf("warnings once notes.md exists: %v", w)
+	}
+}
+
+func mustCompile(t *testing.T, o compose.Options) compose.Result {
+	t.Helper()
+	res, err := compose.Compile(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// An agent's profile block is kept the same way: reused while no document
+// of its chain, no directory of its domains and no inherited document
+// changes, and read again — giving what a compile without Sources gives —
+// after the document is edited, a context appears in a nearer domain, an
+// inherited document that was missing appears, or the document goes (a
+// refusal, never kept).
+func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "sub/deep/x.go": "package x\n",
+		".clia/agents/tau/tau@ws.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["no force push"],"inherits":["./base.json"]}` + "\n"})
+	agedTree(t, dir)
+	src := compose.NewSources()
+	o := compose.Options{Target: "sub/deep", Slug: "tau", Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
+		Format: compose.FormatText}
+	compile := func(reads int, contains, lacks string) {
+		t.Helper()
+		plain, err := compose.Compile(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := o
+		with.Sources = src
+		res, err := compose.Compile(ctx, with)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(plain, res); diff != "" {
+			t.Fatalf("with Sources (-without +with):\n%s", diff)
+		}
+		block := res.Messages[len(res.Messages)-1].Content
+		if !strings.Contains(block, contains) || (lacks != "" && strings.Contains(block, lacks)) {
+			t.Fatalf("profile without %q or with %q:\n%s", contains, lacks, block)
+		}
+		// Two parts are read: the chain and the profile.
+		if src.Reads() != reads {
+			t.Fatalf("sources read %d times, want %d", src.Reads(), reads)
+		}
+	}
+	compile(2, "no force push", "")
+	compile(2, "no force push", "")
+	for i, change := range []struct {
+		files          map[string]string
+		contains, lack string
+	}{
+		{map[string]string{".clia/agents/tau/tau@ws.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["NO FORCE PUSH"],"inherits":["./base.json"]}` + "\n"},
+			"NO FORCE PUSH", "no force push"},
+		{map[string]string{"sub/.clia/agents/tau/tau@sub.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","role":"librarian"}` + "\n"},
+			"librarian", ""},
+		{map[string]string{".clia/agents/tau/base.json": `{"directives":["be brief"]}` + "\n"}, "be brief", ""},
+	} {
+		platformtest.WriteTree(t, dir, change.files)
+		agedTree(t, dir)
+		// The chain did not change: only the profile is read again.
+		compile(3+i, change.contains, change.lack)
+		compile(3+i, change.contains, change.lack)
+	}
+	for _, p := range []string{".clia/agents/tau/tau@ws.agent.triad.json", "sub/.clia/agents/tau/tau@sub.agent.triad.json"} {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agedTree(t, dir)
+	with := o
+	with.Sources = src
+	if _, err := compose.Compile(ctx, with); err == nil || !strings.Contains(err.Error(), "tau") {
+		t.Fatalf("without the agent's documents: %v", err)
+	}
 }

@@ -3,6 +3,7 @@ package compose
 import (
 	"fmt"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/skills"
 	"github.com/agentlineage/lineage/tract"
@@ -12,13 +13,13 @@ import (
 // skills list` from there) and renders their catalog block
 // ([skills.Catalog.Block]), weighed skill by skill. Skills the block's
 // size bound cut are dropped (reason cap).
-func loadSkills(o Options, dir string, counter tokens.Counter) instructionPart {
+func loadSkills(o Options, dir string, counter tokens.Counter, trail *fsx.Trail) instructionPart {
 	var out instructionPart
 	if o.Skills == nil {
 		return out
 	}
 	so := *o.Skills
-	so.Cwd = dir
+	so.Cwd, so.Trail = dir, trail
 	if so.Root.ProjectRootOverride == "" && so.Root.Markers == nil {
 		so.Root = o.Instructions.Config.Root
 	}

@@ -224,14 +224,19 @@ func contextTestDir(t *testing.T, cs *mcp.ClientSession) string {
 	return out.Dir
 }
 
-// agedTree sets every file and directory under dir an hour back, out of
-// the window in which a change could go unseen (fsx.RacyWindow) and
-// nothing is reused.
+// agedTree sets the files and directories under dir changed in the last
+// minute an hour back, out of the window in which a change could go
+// unseen (fsx.RacyWindow) and nothing is reused.
 func agedTree(t *testing.T, dir string) {
 	t.Helper()
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+	now := time.Now()
+	old := now.Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		// Only what changed lately: what did not keeps its time.
+		if fi, err := e.Info(); err != nil || fi.ModTime().Before(now.Add(-time.Minute)) {
 			return err
 		}
 		return os.Chtimes(p, old, old)

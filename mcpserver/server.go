@@ -57,7 +57,9 @@ type Options struct {
 	// Version is reported to clients.
 	Version string
 	// OpenTract opens the tract store; nil leaves the tract tools,
-	// resources and prompt out.
+	// resources and prompt out. The server has the repo write its compile
+	// checkpoints in the background (tract.Repo.BackgroundCheckpoints):
+	// call the repo's Wait before closing its store.
 	OpenTract TractOpener
 	// Tract is the tract the tract tools use when a call names none;
 	// "" means main.

@@ -38,6 +38,11 @@ func (t *tractRepo) get(ctx context.Context) (*tract.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A server compiles on every turn: a compile checkpoint coming due
+	// (the whole view written, every 64 commits) is written after the
+	// answer, not before it. The opener's owner waits for it (Repo.Wait)
+	// before closing the store.
+	r.BackgroundCheckpoints()
 	t.repo = r
 	return r, nil
 }

@@ -47,6 +47,8 @@ func newStore(t testing.TB) (string, *tract.Repo) {
 	}
 	t.Cleanup(func() { st.Close() })
 	repo := tract.New(st, tract.Options{})
+	// A server on repo may be writing a checkpoint: done before the close.
+	t.Cleanup(repo.Wait)
 	if _, _, err := repo.Init(ctx); err != nil {
 		t.Fatal(err)
 	}

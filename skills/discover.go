@@ -79,6 +79,10 @@ type Options struct {
 	// parse and count what did not change, and reads only its own
 	// project's entries.
 	CacheDir string
+	// Trail, when set, notes every path the discovery looks at (see
+	// [fsx.Trail]): a caller keeping the catalog's block reuses it while
+	// the trail is fresh.
+	Trail *fsx.Trail
 }
 
 // Folder is one skill folder that exists.
@@ -98,6 +102,8 @@ type Folder struct {
 type base struct {
 	dir  string
 	root *os.Root
+	// trail notes the paths looked at under dir (nil: none).
+	trail *fsx.Trail
 }
 
 // Skill is one skill of the catalog.
@@ -223,7 +229,11 @@ func Discover(opts Options) (*Catalog, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
-	root := instructions.EstimateRoot(instructions.OS, opts.Root, opts.Cwd, opts.Home)
+	fsys := instructions.OS
+	if opts.Trail != nil {
+		fsys = instructions.Traced(fsys, opts.Trail)
+	}
+	root := instructions.EstimateRoot(fsys, opts.Root, opts.Cwd, opts.Home)
 	d := &discovery{opts: opts, cat: &Catalog{Root: root, Cwd: opts.Cwd, maxBytes: opts.MaxFileBytes}, counter: opts.Tokens}
 	if opts.CacheDir != "" {
 		// Read here, not beside the walk: a goroutine would start a thread,
@@ -268,6 +278,7 @@ func (d *discovery) project(rootDir string) {
 
 // standalone looks in one folder opened as its own root.
 func (d *discovery) standalone(dir, kind string, scope Scope) {
+	d.opts.Trail.Note(dir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return // missing folders are ignored, as the standard's clients do
 	}
@@ -277,12 +288,13 @@ func (d *discovery) standalone(dir, kind string, scope Scope) {
 }
 
 func (d *discovery) open(dir string) *base {
+	d.opts.Trail.Note(dir)
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		d.problem(dir, fmt.Sprintf("cannot open: %v", unwrapPath(err)))
 		return nil
 	}
-	b := &base{dir: dir, root: r}
+	b := &base{dir: dir, root: r, trail: d.opts.Trail}
 	d.cat.bases = append(d.cat.bases, b)
 	return b
 }
@@ -290,8 +302,9 @@ func (d *discovery) open(dir string) *base {
 // folder walks one skill folder if it exists (a symbolic link to a folder
 // inside the same root counts; the same folder reached twice is walked once).
 func (d *discovery) folder(b *base, rel, kind string, scope Scope) {
-	fi, err := b.root.Stat(rel)
 	abs := b.abs(rel)
+	b.trail.Note(abs)
+	fi, err := b.root.Stat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
@@ -365,6 +378,9 @@ func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 		skillPath := child + "/" + SkillFile
 		var fi fs.FileInfo
 		var err error
+		if f.base.trail != nil {
+			f.base.trail.Note(f.abs(skillPath))
+		}
 		if fast, ok := fastStat(f.top, skillPath); ok && depth == 0 && e.IsDir() {
 			fi = fast
 		} else {
@@ -394,6 +410,9 @@ func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 
 // list reads the entries of dir (relative to the folder), sorted by name.
 func (d *discovery) list(f Folder, dir string) ([]fs.DirEntry, bool) {
+	if f.base.trail != nil {
+		f.base.trail.Note(f.abs(dir))
+	}
 	h, err := f.sub.Open(dir)
 	if err != nil && escapes(err) {
 		h, err = f.base.root.Open(path.Join(f.rel, dir))
@@ -418,6 +437,9 @@ func (d *discovery) list(f Folder, dir string) ([]fs.DirEntry, bool) {
 // inside the project. Asking the folder first is only cheaper (one
 // directory to walk instead of the whole path), never wider.
 func (f Folder) stat(rel string) (fs.FileInfo, error) {
+	if f.base.trail != nil {
+		f.base.trail.Note(f.abs(rel))
+	}
 	fi, err := f.sub.Stat(rel)
 	if err != nil && escapes(err) {
 		return f.base.root.Stat(path.Join(f.rel, rel))
@@ -426,6 +448,9 @@ func (f Folder) stat(rel string) (fs.FileInfo, error) {
 }
 
 func (f Folder) read(rel string, limit int64) ([]byte, fs.FileInfo, error) {
+	if f.base.trail != nil {
+		f.base.trail.Note(f.abs(rel))
+	}
 	data, fi, err := fsx.ReadRegularIn(f.sub, rel, limit)
 	if err != nil && escapes(err) {
 		return fsx.ReadRegularIn(f.base.root, path.Join(f.rel, rel), limit)
@@ -617,6 +642,9 @@ func checkRefs(b *base, dir, file string, doc *doc) []Problem {
 	defer r.Close()
 	var out []Problem
 	for _, ref := range refs {
+		if b.trail != nil {
+			b.trail.Note(filepath.Join(b.abs(dir), filepath.FromSlash(ref.target)))
+		}
 		_, err := r.Stat(ref.target)
 		switch {
 		case err == nil:

@@ -32,6 +32,12 @@ type cacheKey struct {
 type compileCache struct {
 	mu    sync.Mutex
 	views map[cacheKey][]*view
+	// background: due checkpoints are written by a goroutine from a
+	// snapshot of the view (see keep); saving is set while one is, and
+	// pending counts them for Wait.
+	background bool
+	saving     bool
+	pending    sync.WaitGroup
 }
 
 func newCompileCache() *compileCache { return &compileCache{views: map[cacheKey][]*view{}} }
@@ -73,7 +79,7 @@ func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, coun
 		}
 		if ok {
 			cc.views[key] = append([]*view{v}, append(views[:i:i], views[i+1:]...)...)
-			r.keep(ctx, v, save)
+			cc.keep(ctx, r, v, save)
 			return v, nil
 		}
 	}
@@ -85,9 +91,54 @@ func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, coun
 		views = views[:viewsPerKey-1]
 	}
 	cc.views[key] = append([]*view{v}, views...)
-	r.keep(ctx, v, save)
+	cc.keep(ctx, r, v, save)
 	return v, nil
 }
+
+// keep is r.keep for a view of the cache (the caller holds cc.mu). In
+// the background mode, a due checkpoint — the whole view encoded, hashed
+// and written: work in proportion to the history — is written by a
+// goroutine from a snapshot of v, so the compile that made it due answers
+// without waiting; one at a time (a checkpoint due meanwhile waits for the
+// next compile). What v found that the store lacks (token counts) is kept
+// at once either way.
+func (cc *compileCache) keep(ctx context.Context, r *Repo, v *view, save bool) {
+	if !cc.background || !save {
+		r.keep(ctx, v, save)
+		return
+	}
+	r.keep(ctx, v, false)
+	if cc.saving || !r.checkpointDue(v) {
+		return
+	}
+	snap := v.snapshot()
+	cc.saving = true
+	cc.pending.Add(1)
+	go func() {
+		defer cc.pending.Done()
+		r.keep(context.WithoutCancel(ctx), snap, true)
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		cc.saving = false
+		if snap.saved > v.saved {
+			v.saved = snap.saved
+		}
+	}()
+}
+
+// BackgroundCheckpoints makes the compiles of r's cache ([Repo.Compile])
+// write the compile checkpoints they make due in the background, so a
+// long-running process (the MCP server) answers a compile without waiting
+// for one; [Repo.Wait] waits for them. Call it before compiling.
+func (r *Repo) BackgroundCheckpoints() {
+	r.cache.mu.Lock()
+	defer r.cache.mu.Unlock()
+	r.cache.background = true
+}
+
+// Wait waits for the checkpoints being written in the background (see
+// [Repo.BackgroundCheckpoints]); call it before closing the store.
+func (r *Repo) Wait() { r.cache.pending.Wait() }
 
 // errNotExtendable stops a walk that cannot reuse the view.
 var errNotExtendable = errors.New("view not extendable")

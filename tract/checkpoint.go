@@ -112,7 +112,7 @@ func (r *Repo) loadCheckpoint(ctx context.Context, t Tract, counter tokens.Count
 // checkpoint is the row storing v, or nil when v's stored checkpoint is
 // recent enough (or checkpoints are off).
 func (r *Repo) checkpoint(v *view) *CompiledView {
-	if r.noCheckpoints || v.head == "" || (v.saved > 0 && len(v.lin.order)-v.saved < r.checkpointEvery) {
+	if !r.checkpointDue(v) {
 		return nil
 	}
 	data, msgs := encodeView(v), encodeMessages(v)
@@ -120,6 +120,13 @@ func (r *Repo) checkpoint(v *view) *CompiledView {
 		Tokens: v.tokens, Format: viewFormat, MessagesSum: sha256Hex(msgs), DataSum: sha256Hex(data), Messages: msgs, Data: data}
 	cv.Sum = viewSum(cv)
 	return cv
+}
+
+// checkpointDue reports whether v is to be stored as its tract's
+// checkpoint: checkpoints are on and v has grown checkpointEvery commits
+// past the one stored from it (or none was).
+func (r *Repo) checkpointDue(v *view) bool {
+	return !r.noCheckpoints && v.head != "" && (v.saved == 0 || len(v.lin.order)-v.saved >= r.checkpointEvery)
 }
 
 // storedTokens returns the compiled tokens of t at head from the stored

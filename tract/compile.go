@@ -193,6 +193,18 @@ type annKey struct {
 	commit Hash
 }
 
+// snapshot is v as it stands, for a checkpoint encoded while v goes on
+// being extended: the slices v only appends to (the linearization, the
+// entries, the rendered messages; a full render makes new ones) are
+// shared up to their current length, the maps copied, the index left to
+// be made from the shared order.
+func (v *view) snapshot() *view {
+	n, m := len(v.lin.order), len(v.rendered)
+	return &view{viewer: v.viewer, counter: v.counter, head: v.head, annSeq: v.annSeq, tokens: v.tokens, tools: v.tools,
+		lin: linearizer{order: v.lin.order[:n:n]}, entries: v.entries[:n:n], rendered: v.rendered[:m:m],
+		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved}
+}
+
 func newView(t Tract, counter tokens.Counter) *view {
 	return &view{viewer: t, counter: counter, lin: linearizer{},
 		ann: map[annKey]Priority{}, tracts: map[string]Tract{t.ID: t}}

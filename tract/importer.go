@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"iter"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -81,40 +83,92 @@ func argumentsText(v jsontext.Value) (string, error) {
 // tool_calls become tool calls, tool messages tool results. Errors name the
 // message (1-based) and what is wrong with it.
 func ParseOpenAI(data []byte) ([]CommitRequest, error) {
-	var msgs []jsontext.Value
-	if err := json.Unmarshal(data, &msgs); err != nil {
-		return nil, fmt.Errorf("not a JSON array of messages: %w", jsonerr.Describe(err))
-	}
-	out := make([]CommitRequest, 0, len(msgs))
-	for i, raw := range msgs {
-		req, err := parseImportMessage(raw)
-		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i+1, err)
+	return collect(OpenAIMessages(data))
+}
+
+// OpenAIMessages is ParseOpenAI one message at a time, for an import that
+// streams (Repo.ImportSeq): it holds one message besides data, stops at
+// the first error and starts again when ranged over again.
+func OpenAIMessages(data []byte) iter.Seq2[CommitRequest, error] {
+	return func(yield func(CommitRequest, error) bool) {
+		dec := jsontext.NewDecoder(bytes.NewReader(data))
+		fail := func(err error) {
+			// A document that is not an array of JSON values is described
+			// as a whole, as an unmarshal of the array describes it.
+			if uerr := json.Unmarshal(data, new([]jsontext.Value)); uerr != nil {
+				err = uerr
+			}
+			yield(CommitRequest{}, fmt.Errorf("not a JSON array of messages: %w", jsonerr.Describe(err)))
 		}
-		out = append(out, req)
+		tok, err := dec.ReadToken()
+		if err != nil || tok.Kind() != '[' {
+			fail(err)
+			return
+		}
+		for i := 1; dec.PeekKind() != ']'; i++ {
+			raw, err := dec.ReadValue()
+			if err != nil {
+				fail(err)
+				return
+			}
+			req, err := parseImportMessage(raw)
+			if err != nil {
+				yield(CommitRequest{}, fmt.Errorf("message %d: %w", i, err))
+				return
+			}
+			if !yield(req, nil) {
+				return
+			}
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			fail(err)
+			return
+		}
+		if _, err := dec.ReadToken(); err != io.EOF {
+			fail(err)
+		}
 	}
-	return out, nil
 }
 
 // ParseJSONL reads one OpenAI chat message per line; blank lines are
 // skipped. Errors name the line.
 func ParseJSONL(data []byte) ([]CommitRequest, error) {
-	var out []CommitRequest
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
+	return collect(JSONLMessages(data))
+}
+
+// JSONLMessages is ParseJSONL one message at a time (see OpenAIMessages).
+func JSONLMessages(data []byte) iter.Seq2[CommitRequest, error] {
+	return func(yield func(CommitRequest, error) bool) {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+		for line := 1; sc.Scan(); line++ {
+			text := bytes.TrimSpace(sc.Bytes())
+			if len(text) == 0 {
+				continue
+			}
+			req, err := parseImportMessage(text)
+			if err != nil {
+				yield(CommitRequest{}, fmt.Errorf("line %d: %w", line, err))
+				return
+			}
+			if !yield(req, nil) {
+				return
+			}
 		}
-		req, err := parseImportMessage(text)
+		if err := sc.Err(); err != nil {
+			yield(CommitRequest{}, err)
+		}
+	}
+}
+
+// collect is every request of seq, or its error.
+func collect(seq iter.Seq2[CommitRequest, error]) ([]CommitRequest, error) {
+	var out []CommitRequest
+	for req, err := range seq {
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, err
 		}
 		out = append(out, req)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

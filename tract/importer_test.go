@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestParseOpenAIErrors(t *testing.T) {
@@ -31,8 +34,18 @@ func FuzzParseOpenAI(f *testing.F) {
 	f.Add([]byte(`[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"1","content":"r"}]`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`[{"role":"user","content":null,"name":"x"}]`))
+	f.Add([]byte(`[{"role":"user","content":"a"}] [`))
+	f.Add([]byte(`[{"role":"user","content":"a"},]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reqs, err := ParseOpenAI(data)
+		// It reads the array one message at a time, yet accepts exactly
+		// the documents that unmarshal as an array.
+		var all []jsontext.Value
+		if uerr := json.Unmarshal(data, &all); uerr != nil && err == nil {
+			t.Fatalf("accepted what is not a JSON array: %v", uerr)
+		} else if err == nil && len(reqs) != len(all) {
+			t.Fatalf("%d messages of %d", len(reqs), len(all))
+		}
 		if err != nil {
 			return
 		}

@@ -25,20 +25,15 @@ const (
 
 // Words cuts text into its distinct search words, sorted.
 func Words(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}) {
-		if len(w) > maxWordBytes || seen[w] || !utf8.ValidString(w) {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-	}
+	out := strings.FieldsFunc(strings.ToLower(text), notWordRune)
+	out = slices.DeleteFunc(out, func(w string) bool {
+		return len(w) > maxWordBytes || !utf8.ValidString(w)
+	})
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
 
 // IndexWords is the word list a store indexes for a blob: the words of its
 // text, name, tool calls and tool definitions, at most maxIndexBytes of

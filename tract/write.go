@@ -3,6 +3,7 @@ package tract
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -23,11 +24,9 @@ type CommitRequest struct {
 // HEAD) and returns it. When another writer moves the branch first, the
 // append is retried on the new head.
 func (r *Repo) Commit(ctx context.Context, tractName string, req CommitRequest) (Commit, error) {
-	commits, err := r.appendAll(ctx, tractName, []CommitRequest{req})
-	if err != nil {
-		return Commit{}, err
-	}
-	return commits[0], nil
+	var out Commit
+	err := r.appendSeq(ctx, tractName, oneRequest(req), func() {}, func(cs []Commit) { out = cs[0] })
+	return out, err
 }
 
 // Import appends every request as one commit each, in one transaction.
@@ -35,8 +34,56 @@ func (r *Repo) Import(ctx context.Context, tractName string, reqs []CommitReques
 	if len(reqs) == 0 {
 		return nil, nil
 	}
-	return r.appendAll(ctx, tractName, reqs)
+	out := make([]Commit, 0, len(reqs))
+	err := r.appendSeq(ctx, tractName, allRequests(reqs), func() { out = out[:0] }, func(cs []Commit) { out = append(out, cs...) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
+
+// ImportSummary is what ImportSeq added.
+type ImportSummary struct {
+	Count int  `json:"count"`
+	Head  Hash `json:"head"` // the last commit; empty when nothing was imported
+}
+
+// ImportSeq appends every request reqs yields as one commit each, in one
+// transaction: all of them or, when one is invalid or reqs yields an error
+// (which ImportSeq returns as it is), none. It holds only importChunk
+// requests, their blobs and commits in memory at a time, so reqs can
+// stream a file of any length. reqs may be ranged over more than once
+// (another writer moving the branch makes the import start again).
+func (r *Repo) ImportSeq(ctx context.Context, tractName string, reqs iter.Seq2[CommitRequest, error]) (ImportSummary, error) {
+	var sum ImportSummary
+	err := r.appendSeq(ctx, tractName, reqs, func() { sum = ImportSummary{} }, func(cs []Commit) {
+		sum.Count += len(cs)
+		sum.Head = cs[len(cs)-1].Hash
+	})
+	if err != nil {
+		return ImportSummary{}, err
+	}
+	return sum, nil
+}
+
+func oneRequest(req CommitRequest) iter.Seq2[CommitRequest, error] {
+	return func(yield func(CommitRequest, error) bool) { yield(req, nil) }
+}
+
+func allRequests(reqs []CommitRequest) iter.Seq2[CommitRequest, error] {
+	return func(yield func(CommitRequest, error) bool) {
+		for _, req := range reqs {
+			if !yield(req, nil) {
+				return
+			}
+		}
+	}
+}
+
+// importChunk is how many requests an append prepares and writes at a
+// time: an import of any length holds one chunk's requests, blobs and
+// rows in memory, not the whole history's.
+const importChunk = 2000
 
 type preparedAppend struct {
 	req  CommitRequest
@@ -44,84 +91,174 @@ type preparedAppend struct {
 	meta jsontext.Value
 }
 
-func (r *Repo) appendAll(ctx context.Context, tractName string, reqs []CommitRequest) ([]Commit, error) {
+// prepareAppend checks req and builds its blob.
+func prepareAppend(req CommitRequest) (preparedAppend, error) {
+	c, err := req.Content.Normalize()
+	if err != nil {
+		return preparedAppend{}, err
+	}
+	if len(req.Message) > MaxMessageBytes {
+		return preparedAppend{}, &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(req.Message), MaxMessageBytes)}
+	}
+	if req.Priority != "" {
+		if _, err := ParsePriority(string(req.Priority)); err != nil {
+			return preparedAppend{}, err
+		}
+	}
+	var meta jsontext.Value
+	if req.Meta != nil {
+		if meta, err = ParseMeta(req.Meta); err != nil {
+			return preparedAppend{}, err
+		}
+	}
+	req.Content = c
+	b, err := NewBlob(c)
+	if err != nil {
+		return preparedAppend{}, err
+	}
+	return preparedAppend{req: req, blob: b, meta: meta}, nil
+}
+
+// appendSeq appends reqs in one transaction, a chunk at a time, each
+// chunk's commits on the previous chunk's last; emit receives each chunk's
+// commits as they are written, reset is called before every attempt. The
+// first chunk (all of a short append) is checked and prepared before the
+// transaction; an invalid request of several is named by its 1-based
+// position.
+func (r *Repo) appendSeq(ctx context.Context, tractName string, reqs iter.Seq2[CommitRequest, error], reset func(), emit func([]Commit)) error {
 	t, err := r.Tract(ctx, tractName)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	prepared := make([]preparedAppend, len(reqs))
-	counter, count := r.eager()
-	count = count && len(reqs) <= eagerCountMax
-	for i, req := range reqs {
-		c, err := req.Content.Normalize()
+	var first []preparedAppend
+	var badFirst error // the first request's error, when it is invalid
+	more := false
+	for req, err := range reqs {
+		if badFirst != nil || len(first) == importChunk {
+			more = true
+			break
+		}
 		if err != nil {
-			if len(reqs) > 1 {
-				return nil, fmt.Errorf("message %d: %w", i+1, err)
-			}
-			return nil, err
+			return err
 		}
-		if len(req.Message) > MaxMessageBytes {
-			return nil, &ValidationError{Field: "commit message", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(req.Message), MaxMessageBytes)}
+		p, err := prepareAppend(req)
+		switch {
+		case err != nil && len(first) > 0:
+			return fmt.Errorf("message %d: %w", len(first)+1, err)
+		case err != nil:
+			// Several requests name the bad one: look for a second.
+			badFirst = err
+			continue
 		}
-		if req.Priority != "" {
-			if _, err := ParsePriority(string(req.Priority)); err != nil {
-				return nil, err
-			}
-		}
-		var meta jsontext.Value
-		if req.Meta != nil {
-			if meta, err = ParseMeta(req.Meta); err != nil {
-				return nil, err
-			}
-		}
-		b, err := NewBlob(c)
-		if err != nil {
-			return nil, err
-		}
-		if count {
-			b.Tokens, b.Encoding = counter.Count(c.RenderedText()), counter.Encoding()
-		}
-		prepared[i] = preparedAppend{req: req, blob: b, meta: meta}
+		first = append(first, p)
 	}
-	var out []Commit
-	err = r.retry(ctx, func() error {
+	if badFirst != nil && more {
+		return fmt.Errorf("message 1: %w", badFirst)
+	} else if badFirst != nil {
+		return badFirst
+	}
+	if len(first) == 0 {
+		return nil
+	}
+	if counter, count := r.eager(); count && !more && len(first) <= eagerCountMax {
+		for i := range first {
+			b := &first[i].blob
+			b.Tokens, b.Encoding = counter.Count(first[i].req.Content.RenderedText()), counter.Encoding()
+		}
+	}
+	return r.retry(ctx, func() error {
+		reset()
 		now := r.clock()
 		return r.store.Update(ctx, func(tx Tx) error {
 			h, err := readHead(ctx, tx, t.ID)
 			if err != nil {
 				return err
 			}
-			out = chainAppends(t.ID, h.Commit, prepared, now)
-			blobs := make([]Blob, len(prepared))
-			for i, p := range prepared {
-				blobs[i] = p.blob
-			}
-			if err := tx.PutBlobs(ctx, blobs...); err != nil {
+			w := chunkWriter{tx: tx, tract: t.ID, parent: h.Commit, now: now, emit: emit}
+			if err := w.write(ctx, first); err != nil {
 				return err
 			}
-			if err := putCommits(ctx, tx, out...); err != nil {
-				return err
-			}
-			for i, p := range prepared {
-				if p.req.Priority == "" {
-					continue
+			if more {
+				chunk := make([]preparedAppend, 0, importChunk)
+				i := 0
+				for req, err := range reqs {
+					if err != nil {
+						return err
+					}
+					if i++; i <= len(first) {
+						continue
+					}
+					p, err := prepareAppend(req)
+					if err != nil {
+						return fmt.Errorf("message %d: %w", i, err)
+					}
+					if chunk = append(chunk, p); len(chunk) == importChunk {
+						if err := w.write(ctx, chunk); err != nil {
+							return err
+						}
+						clear(chunk)
+						chunk = chunk[:0]
+					}
 				}
-				a := Annotation{Viewer: t.ID, Commit: out[i].Hash, Priority: p.req.Priority, Reason: p.req.Reason, Time: now, Head: out[i].Hash}
-				if err := tx.AddAnnotation(ctx, a); err != nil {
+				if err := w.write(ctx, chunk); err != nil {
 					return err
 				}
 			}
-			return moveHead(ctx, tx, t.ID, h, out[len(out)-1].Hash, "commit", now)
+			return moveHead(ctx, tx, t.ID, h, w.parent, "commit", now)
 		})
 	})
-	return out, err
 }
 
-// chainAppends builds the commits of prepared appends, each on the previous.
+// chunkWriter writes an append's chunks, each on the last commit written.
+type chunkWriter struct {
+	tx     Tx
+	tract  string
+	parent Hash
+	now    time.Time
+	emit   func([]Commit)
+	// written counts the commits written before this chunk.
+	written int
+}
+
+func (w *chunkWriter) write(ctx context.Context, chunk []preparedAppend) error {
+	if len(chunk) == 0 {
+		return nil
+	}
+	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.written)))
+	w.written += len(chunk)
+	blobs := make([]Blob, len(chunk))
+	for i, p := range chunk {
+		blobs[i] = p.blob
+	}
+	if err := w.tx.PutBlobs(ctx, blobs...); err != nil {
+		return err
+	}
+	if err := putCommits(ctx, w.tx, out...); err != nil {
+		return err
+	}
+	for i, p := range chunk {
+		if p.req.Priority == "" {
+			continue
+		}
+		a := Annotation{Viewer: w.tract, Commit: out[i].Hash, Priority: p.req.Priority, Reason: p.req.Reason, Time: w.now, Head: out[i].Hash}
+		if err := w.tx.AddAnnotation(ctx, a); err != nil {
+			return err
+		}
+	}
+	w.parent = out[len(out)-1].Hash
+	w.emit(out)
+	return nil
+}
+
+// chainAppends builds the commits of prepared appends, each on the
+// previous; the first is stamped now, each next one a nanosecond later, so
+// the commits of an import are in time order as they are in the file (find
+// -n gives its first messages, and the store's time index grows at its
+// end instead of taking each commit at a random place among the import's).
 func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
 	out := make([]Commit, len(prepared))
 	for i, p := range prepared {
-		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now, Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
+		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now.Add(time.Duration(i)), Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
 		if parent != "" {
 			c.Parents = []Hash{parent}
 		}

@@ -23,6 +23,7 @@ type mcpTractStore struct {
 	store string
 	mu    sync.Mutex
 	open  io.Closer
+	repo  *tract.Repo
 }
 
 func newMCPTractStore(env *Env, f *mcpFlags, cwd string) *mcpTractStore {
@@ -49,7 +50,7 @@ func (m *mcpTractStore) opener() mcpserver.TractOpener {
 			return nil, err
 		}
 		m.mu.Lock()
-		m.open = repo.Store()
+		m.open, m.repo = repo.Store(), repo
 		m.mu.Unlock()
 		return repo, nil
 	}
@@ -61,6 +62,8 @@ func (m *mcpTractStore) Close() error {
 	if m.open == nil {
 		return nil
 	}
+	// The checkpoint the server may be writing in the background first.
+	m.repo.Wait()
 	return m.open.Close()
 }
 

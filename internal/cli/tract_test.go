@@ -36,7 +36,7 @@ func TestTractVerifyDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE commits SET message = 'forged' WHERE first_parent IS NULL`); err != nil {
+	if _, err := db.Exec(`UPDATE commits SET message = 'forged' WHERE length(parents) = 0`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"time"
 
@@ -177,33 +179,38 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			if format == "lineage" {
 				return tractImportExport(cmd, env, f, name, data, asJSON)
 			}
-			var reqs []tract.CommitRequest
+			var msgs iter.Seq2[tract.CommitRequest, error]
 			switch format {
 			case tract.ImportOpenAI:
-				reqs, err = tract.ParseOpenAI(data)
+				msgs = tract.OpenAIMessages(data)
 			case tract.ImportJSONL:
-				reqs, err = tract.ParseJSONL(data)
+				msgs = tract.JSONLMessages(data)
 			default:
 				return usageError("unknown --format %q (want openai, jsonl or lineage)", format)
-			}
-			if err != nil {
-				return findingError(fmt.Errorf("%s: %w", name, err))
 			}
 			s, err := f.session(cmd, env)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			commits, err := s.repo.Import(cmd.Context(), s.tract, reqs)
-			if err != nil {
+			// The messages stream into the transaction: a bad one found
+			// late rolls it back (nothing is written) and is a finding.
+			var bad error
+			res, err := s.repo.ImportSeq(cmd.Context(), s.tract, func(yield func(tract.CommitRequest, error) bool) {
+				for req, err := range msgs {
+					if err != nil {
+						bad = err
+					}
+					if !yield(req, err) || err != nil {
+						return
+					}
+				}
+			})
+			switch {
+			case err != nil && bad != nil && errors.Is(err, bad):
+				return findingError(fmt.Errorf("%s: %w", name, err))
+			case err != nil:
 				return inputErr(fmt.Errorf("%s: %w", name, err))
-			}
-			res := struct {
-				Count int        `json:"count"`
-				Head  tract.Hash `json:"head"`
-			}{Count: len(commits)}
-			if len(commits) > 0 {
-				res.Head = commits[len(commits)-1].Hash
 			}
 			if asJSON.set {
 				return writeJSON(env.Stdout, res)

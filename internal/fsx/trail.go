@@ -16,10 +16,12 @@ import (
 //
 // A path's state is what lstat says (and, for a symbolic link, stat too):
 // whether it exists, its type and permission bits, size, modification time,
-// change time (Linux) and identity (device and inode). A path that does not exist is recorded
-// with its parent directory, so creating it (which changes the parent's
-// modification time) makes the trail stale. Writing a file changes its
-// modification time, replacing it its identity.
+// change time (Linux) and identity (device and inode). Writing a file
+// changes its modification time, replacing it its identity, making a name
+// that was missing its existence; a directory listed changes its
+// modification time when an entry is added, removed or renamed. A missing
+// name is looked at itself again, not through its parent directory, whose
+// other entries may come and go all the time (a home directory, /tmp).
 //
 // Modification times have a coarse granularity on some filesystems (two
 // writes within one tick leave the same time): like git's "racily clean"
@@ -81,11 +83,6 @@ func (t *Trail) Note(path string) {
 		t.racy = t.racy || s.self.recent(since) || s.target.recent(since)
 	}
 	t.mu.Unlock()
-	if !s.self.exists {
-		if dir := filepath.Dir(path); dir != path {
-			t.Note(dir)
-		}
-	}
 }
 
 // NoteAll notes each path.
@@ -107,10 +104,7 @@ func (t *Trail) Fresh() bool {
 		return false
 	}
 	for p, s := range t.stamps {
-		// A path that did not exist has its parent noted, whose
-		// modification time changes when it is made: only existing
-		// paths are looked at again.
-		if s.self.exists && stampOf(p) != s {
+		if stampOf(p) != s {
 			return false
 		}
 	}

@@ -5,10 +5,11 @@
 // Write transactions begin IMMEDIATE, so writers from several processes
 // queue on the database lock instead of failing half way; a commit is one
 // such transaction (blob insert-or-ignore, commit insert, ref
-// compare-and-swap). Parents are foreign keys to commits (first parent in
-// the commit row, further ones in merge_parents), so a commit another commit
-// of any tract builds on cannot be deleted. The schema is versioned in
-// schema_version and migrated forward on open.
+// compare-and-swap). A commit's further parents are foreign keys to commits
+// (merge_parents); its first parent is checked at the end of the
+// transaction that stores it or deletes commits (txn.checkParent), so a
+// commit another commit of any tract builds on cannot be deleted. The
+// schema is versioned in schema_version and migrated forward on open.
 //
 // Layout for fast compiles: hashes are 32 raw bytes; commits are clustered
 // by (author tract, per-tract sequence number) and blobs by insertion order,

@@ -69,25 +69,50 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 // statements make fewer, larger index segments.
 const wordRows = 2000
 
-// indexNewBlobs adds the words of blobs PutBlobs has just inserted (rows
-// of id, hash, data, …): their ids are new, so none is indexed yet
-// (DeleteUnusedBlobs drops a deleted blob's words with it).
-func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any) error {
+// blobWords cuts the words of blobs (rows of id, hash, data, …) on
+// another goroutine, while SQLite stores them: wait returns them.
+func blobWords(rows [][]any) (wait func() []string) {
+	texts := make([]string, len(rows))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, r := range rows {
+			texts[i] = strings.Join(tract.IndexWords(r[2].([]byte)), " ")
+		}
+	}()
+	return func() []string {
+		<-done
+		return texts
+	}
+}
+
+// indexNewBlobs adds the words (texts) of blobs PutBlobs has just
+// inserted (rows of id, hash, data, …): their ids are new, so none is
+// indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
+func (t *txn) indexNewBlobs(ctx context.Context, rows [][]any, texts []string) error {
 	words := make([][]any, len(rows))
 	for i, r := range rows {
-		words[i] = []any{r[0], strings.Join(tract.IndexWords(r[2].([]byte)), " ")}
+		words[i] = []any{r[0], texts[i]}
 	}
 	if _, err := t.insertBatches(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
-	if len(rows) >= mergeAfter {
-		// One big write leaves the index in several segments (FTS5 flushes
-		// about every megabyte), and every lookup seeks each of them: find
-		// -n 5 after a 100k import costs 0.76x with them merged. Merging is
-		// bounded by the pages this write added (62 ms for 100k blobs).
-		if _, err := t.exec(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('merge', ?)`, -(len(rows)/50 + 64)); err != nil {
-			return fmt.Errorf("index blobs: merge: %w", err)
-		}
+	t.indexed += len(rows)
+	return nil
+}
+
+// mergeWords merges the index segments a transaction's writes of at least
+// mergeAfter blobs added: one big write leaves the index in several
+// segments (FTS5 flushes about every megabyte, and at every statement), and
+// every lookup seeks each of them: find -n 5 after a 100k import costs
+// 0.76x with them merged. Merging is bounded by the pages the writes added
+// (62 ms for 100k blobs).
+func (t *txn) mergeWords(ctx context.Context) error {
+	if t.indexed < mergeAfter {
+		return nil
+	}
+	if _, err := t.exec(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('merge', ?)`, -(t.indexed/50 + 64)); err != nil {
+		return fmt.Errorf("index blobs: merge: %w", err)
 	}
 	return nil
 }

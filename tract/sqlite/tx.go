@@ -92,12 +92,14 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
+	if len(blobs) >= bulkRows {
+		if err := t.startBulk(ctx); err != nil {
+			return err
+		}
+	}
 	var next int64
 	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&next); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
-	}
-	if t.blobIDs == nil {
-		t.blobIDs = map[tract.Hash]int64{}
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
 	rows := make([][]any, 0, len(blobs))
@@ -130,13 +132,18 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	// rolling back its earlier rows, which spares SQLite a statement journal
 	// (a copy of every page a multi-row insert touches); the failed call
 	// fails its whole transaction anyway.
+	words := blobWords(rows)
 	inserted, err := t.insertRows(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`, `ON CONFLICT DO NOTHING`, 6, rows)
+	texts := words()
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	if inserted == int64(len(rows)) {
-		maps.Copy(t.blobIDs, ids)
-		return t.indexNewBlobs(ctx, rows)
+		// Only the latest call's ids are kept: an import calls once per
+		// chunk, and a commit whose blob an earlier call stored finds it
+		// by hash.
+		t.blobIDs = ids
+		return t.indexNewBlobs(ctx, rows, texts)
 	}
 	if err := t.indexBlobs(ctx, blobs); err != nil {
 		return err
@@ -155,6 +162,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	next := map[string]int64{}
 	var rows, parentRows [][]any
+	written := make(map[tract.Hash]bool, len(commits))
+	for _, c := range commits {
+		written[c.Hash] = true
+	}
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
 		if !ok {
@@ -164,10 +175,11 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		}
 		seq++
 		next[c.Tract] = seq
-		var first any
 		for i, p := range c.Parents {
 			if i == 0 {
-				first = rowform.Raw(p)
+				if !written[p] {
+					t.checkParent(p)
+				}
 				continue
 			}
 			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
@@ -183,12 +195,13 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		}
 		content := nullHash(c.Content)
 		rows = append(rows, []any{c.Tract, seq, rowform.Raw(c.Hash), content, contentID, content, string(c.Operation),
-			nullHash(c.EditTarget), nanos(c.Time), c.Message, first, rowform.Pack(c.Parents), gen, depth, jump, meta})
+			nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta})
 	}
 	// OR FAIL as in PutBlobs; a content id this transaction did not assign
-	// is looked up by hash.
-	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, first_parent, parents, gen, depth, jump, meta)`,
-		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 16, rows); err != nil {
+	// is looked up by hash. The first_parent column stays NULL (see
+	// checkParent).
+	if _, err := t.insertRowsTuple(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, parents, gen, depth, jump, meta)`,
+		"(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ON CONFLICT DO NOTHING", 15, rows); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
@@ -261,6 +274,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 	if len(hashes) == 0 {
 		return nil
 	}
+	t.deleted = append(t.deleted, hashes...)
 	list := hashList(hashes)
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,

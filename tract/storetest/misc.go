@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,6 +19,7 @@ func init() {
 		{"ConcurrentBudgetedCompiles", testConcurrentBudgetedCompiles},
 		{"VerifyClean", testVerifyClean},
 		{"ImportAndLog", testImportLog},
+		{"ImportStreamsInChunks", testImportSeq},
 		{"ReopenResumes", testReopen},
 		{"ReadOnlyHandle", testReadOnly},
 	})
@@ -161,6 +165,80 @@ func testImportLog(t *testing.T, newStore Factory) {
 	e.must(err)
 	if len(log) != 2 || log[0].Hash != cs[4].Hash || log[0].Summary != "m4" || len(log[0].Refs) != 2 {
 		t.Fatalf("log %+v", log)
+	}
+}
+
+// testImportSeq: a streamed import longer than several chunks is one
+// chain in one transaction, blobs shared across chunks included; a bad
+// message or a failing source late in it writes nothing.
+func testImportSeq(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	const n, distinct = 4500, 2500
+	msg := func(i int) tract.CommitRequest {
+		return tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d word%d", i%distinct, i%distinct)}}
+	}
+	seq := func(bad int, fail error) iter.Seq2[tract.CommitRequest, error] {
+		return func(yield func(tract.CommitRequest, error) bool) {
+			for i := range n {
+				req := msg(i)
+				if i == bad {
+					req.Content.Role = "robot"
+				}
+				if i == bad && fail != nil {
+					yield(tract.CommitRequest{}, fail)
+					return
+				}
+				if !yield(req, nil) {
+					return
+				}
+			}
+		}
+	}
+	before := e.user("main", "before")
+	stored := func() int {
+		rep, err := e.repo.Verify(e.ctx)
+		e.must(err)
+		if len(rep.Damage) != 0 {
+			t.Fatalf("damage %+v", rep.Damage)
+		}
+		return rep.Commits
+	}
+	_, err := e.repo.ImportSeq(e.ctx, "main", seq(4001, nil))
+	var ve *tract.ValidationError
+	if !errors.As(err, &ve) || !strings.HasPrefix(err.Error(), "message 4002: ") {
+		t.Fatalf("bad message 4002: got %v", err)
+	}
+	source := errors.New("source failed")
+	if _, err := e.repo.ImportSeq(e.ctx, "main", seq(3000, source)); err != source {
+		t.Fatalf("failing source: got %v, want its error as it is", err)
+	}
+	if e.head("main") != before || stored() != 1 || len(e.find("main", tract.FindOptions{Text: "word7"})) != 0 {
+		t.Fatal("a failed import wrote something")
+	}
+	sum, err := e.repo.ImportSeq(e.ctx, "main", seq(-1, nil))
+	e.must(err)
+	if sum.Count != n || sum.Head != e.head("main") || stored() != n+1 {
+		t.Fatalf("import %+v, head %s, %d commits stored", sum, e.head("main"), stored())
+	}
+	log, err := e.repo.Log(e.ctx, "main", tract.LogOptions{})
+	e.must(err)
+	if len(log) != n+1 || log[n].Hash != before || log[0].Summary != "message 1999 word1999" {
+		t.Fatalf("log: %d commits, oldest %s, newest %q", len(log), log[len(log)-1].Hash.Short(), log[0].Summary)
+	}
+	res, err := e.repo.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	if len(res.Messages) != n+1 || res.Messages[n].Content != "message 1999 word1999" || res.Messages[2001].Content != "message 2000 word2000" {
+		t.Fatalf("compile: %d messages", len(res.Messages))
+	}
+	// An import's commits are in time order as in the file: the first
+	// matches by time are its first messages.
+	first := e.find("main", tract.FindOptions{Text: "message", Limit: 3})
+	if want := []tract.Hash{log[n-1].Hash, log[n-2].Hash, log[n-3].Hash}; !slices.Equal(first, want) {
+		t.Fatalf("find -n 3: %v, want the first three imported %v", first, want)
+	}
+	// Messages 7 and 2507 share a blob (written in different chunks).
+	if got := e.find("main", tract.FindOptions{Text: "word7"}); len(got) != 2 {
+		t.Fatalf("find word7: %d hits, want 2", len(got))
 	}
 }
 

@@ -1,0 +1,128 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+func init() {
+	suites = append(suites, []testCase{{"BackgroundCheckpoints", testBackgroundCheckpoints}})
+}
+
+// gated is a store whose transactions wait at a checkpoint write until
+// released.
+type gated struct {
+	tract.Store
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (g *gated) Update(ctx context.Context, fn func(tract.Tx) error) error {
+	return g.Store.Update(ctx, func(tx tract.Tx) error { return fn(gatedTx{tx, g}) })
+}
+
+type gatedTx struct {
+	tract.Tx
+	g *gated
+}
+
+func (t gatedTx) PutCompiledView(ctx context.Context, cv tract.CompiledView) error {
+	t.g.reached <- struct{}{}
+	<-t.g.release
+	return t.Tx.PutCompiledView(ctx, cv)
+}
+
+// testBackgroundCheckpoints: with BackgroundCheckpoints, a compile that
+// makes a checkpoint due answers while the checkpoint is still being
+// written (the write is held until the compile has returned), and so does
+// the next compile; after Wait the checkpoint is stored at the head that
+// made it due and a fresh process compiles from it. Compiles and commits
+// interleaved from two goroutines, checkpoints coming due all along, give
+// what a cold compile gives.
+func testBackgroundCheckpoints(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	reqs := make([]tract.CommitRequest, 100)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	_, err := e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
+	g := &gated{Store: e.store, reached: make(chan struct{}), release: make(chan struct{})}
+	repo := tract.New(g, tract.Options{Now: e.clock.Now, CheckpointEvery: 8})
+	repo.BackgroundCheckpoints()
+	// What a cold compile from the history gives (it writes nothing: the
+	// gate may hold the store's write lock).
+	ref := tract.New(e.store, tract.Options{Now: e.clock.Now, NoCheckpoints: true})
+	same := func(got tract.Result, budget int) {
+		t.Helper()
+		want, err := ref.CompileCold(e.ctx, "main", tract.CompileOptions{Budget: budget})
+		e.must(err)
+		if got.Head != want.Head || got.Tokens != want.Tokens || !slices.Equal(messageTexts(got), messageTexts(want)) {
+			t.Fatalf("compile at %s: %d tokens, %d messages; cold: %s, %d, %d", got.Head.Short(), got.Tokens, len(got.Messages),
+				want.Head.Short(), want.Tokens, len(want.Messages))
+		}
+	}
+
+	// No checkpoint of this view yet: the first compile makes one due.
+	first, err := repo.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	same(first, 0)
+	<-g.reached // the write started after the compile returned
+	again, err := repo.Compile(e.ctx, "main", tract.CompileOptions{Budget: 200})
+	e.must(err)
+	same(again, 200)
+	close(g.release)
+	repo.Wait()
+	main, err := e.repo.Tract(e.ctx, "main")
+	e.must(err)
+	cv, err := storedView(e.ctx, e.store, main.ID)
+	e.must(err)
+	if cv.Head != first.Head || cv.Tokens+tract.PrimerTokens != first.Tokens {
+		t.Fatalf("checkpoint at %s with %d tokens, want %s with %d", cv.Head.Short(), cv.Tokens, first.Head.Short(), first.Tokens-tract.PrimerTokens)
+	}
+
+	// Writes pass the gate from now on.
+	go func() {
+		for range g.reached {
+		}
+	}()
+	defer close(g.reached)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				if w == 0 {
+					if _, err := e.repo.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant",
+						Text: fmt.Sprintf("reply %d", i)}}); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := repo.Compile(e.ctx, "main", tract.CompileOptions{Budget: 100 + 10*w}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		e.must(err)
+	}
+	last, err := repo.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	same(last, 0)
+	repo.Wait()
+	fresh, err := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Now: e.clock.Now}).CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	same(fresh, 0)
+}
