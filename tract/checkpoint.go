@@ -311,6 +311,15 @@ func (w *viewWriter) str(s string) {
 	w.b = append(w.b, s...)
 }
 
+func (w *viewWriter) toolCalls(calls []ToolCall) {
+	w.uint(uint64(len(calls)))
+	for _, tc := range calls {
+		w.str(tc.ID)
+		w.str(tc.Name)
+		w.str(tc.Arguments)
+	}
+}
+
 // enum writes s as its place in known (from 1), or 0 and s.
 func (w *viewWriter) enum(s string, known []string) {
 	if i := slices.Index(known, s); i >= 0 {
@@ -448,12 +457,7 @@ func encodeView(v *view) []byte {
 		w.str(ct.Name)
 		w.str(ct.Text)
 		w.str(ct.ToolCallID)
-		w.uint(uint64(len(ct.ToolCalls)))
-		for _, tc := range ct.ToolCalls {
-			w.str(tc.ID)
-			w.str(tc.Name)
-			w.str(tc.Arguments)
-		}
+		w.toolCalls(ct.ToolCalls)
 		w.uint(uint64(len(ct.Tools)))
 		for _, td := range ct.Tools {
 			w.str(td.Name)
@@ -525,6 +529,19 @@ func (r *viewReader) str() string {
 	s := r.s[:n]
 	r.s = r.s[n:]
 	return s
+}
+
+// toolCalls reads what viewWriter.toolCalls wrote (nil for none).
+func (r *viewReader) toolCalls() []ToolCall {
+	k := r.count()
+	if k == 0 {
+		return nil
+	}
+	calls := make([]ToolCall, k)
+	for j := range calls {
+		calls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
+	}
+	return calls
 }
 
 // enum reads what viewWriter.enum wrote: the known string itself (no
@@ -695,12 +712,7 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		e.tokens = int(r.int())
 		ct := &e.content
 		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
-		if k := r.count(); k > 0 {
-			ct.ToolCalls = make([]ToolCall, k)
-			for j := range ct.ToolCalls {
-				ct.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
-			}
-		}
+		ct.ToolCalls = r.toolCalls()
 		if k := r.count(); k > 0 {
 			ct.Tools = make([]ToolDef, k)
 			for j := range ct.Tools {
@@ -764,12 +776,7 @@ func encodeMessages(v *view) []byte {
 		w.str(m.Content)
 		w.str(m.Name)
 		w.str(m.ToolCallID)
-		w.uint(uint64(len(m.ToolCalls)))
-		for _, tc := range m.ToolCalls {
-			w.str(tc.ID)
-			w.str(tc.Name)
-			w.str(tc.Arguments)
-		}
+		w.toolCalls(m.ToolCalls)
 		w.enum(string(m.Type), storedTypes)
 		w.enum(string(m.Priority), storedPriorities)
 		w.int(int64(m.Tokens))
@@ -826,12 +833,7 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 	for i := range sm.messages {
 		m := &sm.messages[i]
 		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
-		if k := r.count(); k > 0 {
-			m.ToolCalls = make([]ToolCall, k)
-			for j := range m.ToolCalls {
-				m.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
-			}
-		}
+		m.ToolCalls = r.toolCalls()
 		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
 		m.Tokens = int(r.int())
 		m.Commit = Hash(r.str())
