@@ -177,7 +177,7 @@ func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, 
 	if err != nil {
 		return 0, false, err
 	}
-	msgs, ok, err := r.appendsAfter(ctx, t, counter, base, head, statusWalk)
+	msgs, ok, err := r.appendsAfter(ctx, t, counter, base, head, statusWalk, false)
 	sum := 0
 	for _, m := range msgs {
 		sum += m.Tokens
@@ -190,9 +190,11 @@ func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, 
 // a warm compile renders one by one (extendRendered's rule: no merge, edit,
 // compression, named instruction, tools or selection; no seed of another
 // tract; no annotation on them). The messages' slots count from the first
-// appended commit. It reads base, those commits, their blobs and their
-// annotations, nothing older; ok is false when only a compile can tell.
-func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter, base, head Hash, limit int) ([]Message, bool, error) {
+// appended commit; uncounted leaves contents without a stored count
+// uncounted (Tokens -1). It reads base, those commits, their blobs and
+// their annotations, nothing older; ok is false when only a compile can
+// tell.
+func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter, base, head Hash, limit int, uncounted bool) ([]Message, bool, error) {
 	// Positions tell at once whether head can extend base by so few
 	// commits (an --at an ancestor cannot).
 	depth := int64(-1)
@@ -229,6 +231,7 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 	slices.Reverse(chain)
 	v := newView(t, counter)
 	v.lin.order = chain
+	v.uncounted = uncounted
 	if err := r.loadEntries(ctx, v, 0); err != nil {
 		return nil, false, err
 	}
@@ -254,8 +257,9 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 // fewer than checkpointEvery plain appends (appendsAfter), the result is
 // the stored messages and the appended ones', budget applied. It reads
 // neither the history nor the checkpoint's data; ok is false when only a
-// full compile can tell.
-func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int) (Result, bool, error) {
+// full compile can tell. With uncounted, an appended content the store
+// has no count for is left uncounted, and so is the result (Tokens -1).
+func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
 	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewMessages)
 	if errors.Is(err, ErrNotFound) {
 		return Result{}, false, nil
@@ -276,7 +280,7 @@ func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counte
 	var more []Message
 	if head != cv.Head {
 		var ok bool
-		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1)
+		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1, uncounted)
 		if err != nil || !ok {
 			return Result{}, false, err
 		}
@@ -289,7 +293,12 @@ func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counte
 	for _, m := range more {
 		m.Slot += sm.slots
 		res.Messages = append(res.Messages, m)
-		res.Tokens += m.Tokens
+		switch {
+		case m.Tokens < 0:
+			res.Tokens = -1
+		case res.Tokens >= 0:
+			res.Tokens += m.Tokens
+		}
 	}
 	if budget > 0 {
 		res.Budget = &budget

@@ -179,6 +179,10 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON.set {
 				format = string(tract.FormatJSON)
 			}
+			// Only --json prints token figures: the other formats do not
+			// load the tokenizer just to count a message committed by a
+			// process that never loaded it (a budget counts anyway).
+			o.Uncounted = tract.Format(format) != tract.FormatJSON
 			// One compile per process: a cached view would only hold the
 			// whole history in memory while the result is printed.
 			res, err := s.repo.CompileCold(cmd.Context(), s.tract, o)
