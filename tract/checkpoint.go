@@ -177,7 +177,7 @@ func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, 
 	if err != nil {
 		return 0, false, err
 	}
-	msgs, ok, err := r.appendsAfter(ctx, t, counter, base, head, statusWalk)
+	msgs, ok, err := r.appendsAfter(ctx, t, counter, base, head, statusWalk, false)
 	sum := 0
 	for _, m := range msgs {
 		sum += m.Tokens
@@ -190,9 +190,11 @@ func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, 
 // a warm compile renders one by one (extendRendered's rule: no merge, edit,
 // compression, named instruction, tools or selection; no seed of another
 // tract; no annotation on them). The messages' slots count from the first
-// appended commit. It reads base, those commits, their blobs and their
-// annotations, nothing older; ok is false when only a compile can tell.
-func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter, base, head Hash, limit int) ([]Message, bool, error) {
+// appended commit; uncounted leaves contents without a stored count
+// uncounted (Tokens -1). It reads base, those commits, their blobs and
+// their annotations, nothing older; ok is false when only a compile can
+// tell.
+func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter, base, head Hash, limit int, uncounted bool) ([]Message, bool, error) {
 	// Positions tell at once whether head can extend base by so few
 	// commits (an --at an ancestor cannot).
 	depth := int64(-1)
@@ -229,6 +231,7 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 	slices.Reverse(chain)
 	v := newView(t, counter)
 	v.lin.order = chain
+	v.uncounted = uncounted
 	if err := r.loadEntries(ctx, v, 0); err != nil {
 		return nil, false, err
 	}
@@ -254,8 +257,9 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 // fewer than checkpointEvery plain appends (appendsAfter), the result is
 // the stored messages and the appended ones', budget applied. It reads
 // neither the history nor the checkpoint's data; ok is false when only a
-// full compile can tell.
-func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int) (Result, bool, error) {
+// full compile can tell. With uncounted, an appended content the store
+// has no count for is left uncounted, and so is the result (Tokens -1).
+func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
 	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewMessages)
 	if errors.Is(err, ErrNotFound) {
 		return Result{}, false, nil
@@ -276,7 +280,7 @@ func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counte
 	var more []Message
 	if head != cv.Head {
 		var ok bool
-		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1)
+		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1, uncounted)
 		if err != nil || !ok {
 			return Result{}, false, err
 		}
@@ -289,7 +293,12 @@ func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counte
 	for _, m := range more {
 		m.Slot += sm.slots
 		res.Messages = append(res.Messages, m)
-		res.Tokens += m.Tokens
+		switch {
+		case m.Tokens < 0:
+			res.Tokens = -1
+		case res.Tokens >= 0:
+			res.Tokens += m.Tokens
+		}
 	}
 	if budget > 0 {
 		res.Budget = &budget
@@ -309,6 +318,15 @@ func (w *viewWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
 func (w *viewWriter) str(s string) {
 	w.uint(uint64(len(s)))
 	w.b = append(w.b, s...)
+}
+
+func (w *viewWriter) toolCalls(calls []ToolCall) {
+	w.uint(uint64(len(calls)))
+	for _, tc := range calls {
+		w.str(tc.ID)
+		w.str(tc.Name)
+		w.str(tc.Arguments)
+	}
 }
 
 // enum writes s as its place in known (from 1), or 0 and s.
@@ -448,12 +466,7 @@ func encodeView(v *view) []byte {
 		w.str(ct.Name)
 		w.str(ct.Text)
 		w.str(ct.ToolCallID)
-		w.uint(uint64(len(ct.ToolCalls)))
-		for _, tc := range ct.ToolCalls {
-			w.str(tc.ID)
-			w.str(tc.Name)
-			w.str(tc.Arguments)
-		}
+		w.toolCalls(ct.ToolCalls)
 		w.uint(uint64(len(ct.Tools)))
 		for _, td := range ct.Tools {
 			w.str(td.Name)
@@ -525,6 +538,19 @@ func (r *viewReader) str() string {
 	s := r.s[:n]
 	r.s = r.s[n:]
 	return s
+}
+
+// toolCalls reads what viewWriter.toolCalls wrote (nil for none).
+func (r *viewReader) toolCalls() []ToolCall {
+	k := r.count()
+	if k == 0 {
+		return nil
+	}
+	calls := make([]ToolCall, k)
+	for j := range calls {
+		calls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
+	}
+	return calls
 }
 
 // enum reads what viewWriter.enum wrote: the known string itself (no
@@ -695,12 +721,7 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		e.tokens = int(r.int())
 		ct := &e.content
 		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
-		if k := r.count(); k > 0 {
-			ct.ToolCalls = make([]ToolCall, k)
-			for j := range ct.ToolCalls {
-				ct.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
-			}
-		}
+		ct.ToolCalls = r.toolCalls()
 		if k := r.count(); k > 0 {
 			ct.Tools = make([]ToolDef, k)
 			for j := range ct.Tools {
@@ -764,12 +785,7 @@ func encodeMessages(v *view) []byte {
 		w.str(m.Content)
 		w.str(m.Name)
 		w.str(m.ToolCallID)
-		w.uint(uint64(len(m.ToolCalls)))
-		for _, tc := range m.ToolCalls {
-			w.str(tc.ID)
-			w.str(tc.Name)
-			w.str(tc.Arguments)
-		}
+		w.toolCalls(m.ToolCalls)
 		w.enum(string(m.Type), storedTypes)
 		w.enum(string(m.Priority), storedPriorities)
 		w.int(int64(m.Tokens))
@@ -826,12 +842,7 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 	for i := range sm.messages {
 		m := &sm.messages[i]
 		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
-		if k := r.count(); k > 0 {
-			m.ToolCalls = make([]ToolCall, k)
-			for j := range m.ToolCalls {
-				m.ToolCalls[j] = ToolCall{ID: r.str(), Name: r.str(), Arguments: r.str()}
-			}
-		}
+		m.ToolCalls = r.toolCalls()
 		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
 		m.Tokens = int(r.int())
 		m.Commit = Hash(r.str())

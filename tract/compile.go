@@ -18,6 +18,14 @@ type CompileOptions struct {
 	Budget int
 	// Encoding names the token encoding; "" means o200k_base.
 	Encoding string
+	// Uncounted is for output that prints no token figure: a compile
+	// that would load the tokenizer only to count contents the store has
+	// no count for yet (commits made by a process that never loaded it)
+	// may leave them uncounted instead — their messages' Tokens and the
+	// result's Tokens are then -1. Loading the vocabulary costs more than
+	// the rest of a compile of 10k messages. A budget needs every count:
+	// with Budget set, Uncounted is ignored.
+	Uncounted bool
 }
 
 // Message is one compiled message with where it came from.
@@ -135,7 +143,7 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	} else {
 		ok := false
 		if !r.noCheckpoints && head != "" {
-			res, ok, err = r.compileStored(ctx, t, counter, head, o.Budget)
+			res, ok, err = r.compileStored(ctx, t, counter, head, o.Budget, o.Uncounted && o.Budget == 0)
 		}
 		if !ok && err == nil {
 			var v *view
@@ -175,6 +183,9 @@ type view struct {
 	// counted are token counts made for blobs the store has no count
 	// for, not yet kept.
 	counted map[Hash]int
+	// uncounted leaves contents the store has no count for uncounted
+	// (tokens -1) instead of counting them (CompileOptions.Uncounted).
+	uncounted bool
 	// gen counts full renders: rendered was only appended to while it
 	// stays the same.
 	gen int
@@ -380,7 +391,7 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 				b.Data = nil
 			}
 			e.tokens = b.Tokens
-			if e.tokens < 0 {
+			if e.tokens < 0 && !v.uncounted {
 				e.tokens = v.counter.Count(e.content.RenderedText())
 				b.Tokens = e.tokens
 				counted[c.Content] = e.tokens

@@ -416,13 +416,27 @@ func WriteOpenAI(w io.Writer, res Result, indent string) error {
 		return fmt.Errorf("tract %s: %w", res.Tract, ErrEmptyContext)
 	}
 	msgs := apiMessages(res.Messages)
+	return writeJSONArray(w, len(msgs), indent, func(a *jsonAppender, i int) {
+		om := openAIMessage(&msgs[i])
+		a.message(&om, 1)
+	})
+}
+
+// WriteOpenAIJSON writes what AppendOpenAIJSON appends, and a newline,
+// through one small buffer.
+func WriteOpenAIJSON(w io.Writer, msgs []OpenAIMessage, indent string) error {
+	return writeJSONArray(w, len(msgs), indent, func(a *jsonAppender, i int) { a.message(&msgs[i], 1) })
+}
+
+// writeJSONArray writes an array of n elements, each appended by elem at
+// depth 1, and a newline, flushing its buffer as it fills.
+func writeJSONArray(w io.Writer, n int, indent string, elem func(a *jsonAppender, i int)) error {
 	const flushAt = 32 << 10
 	a := jsonAppender{b: make([]byte, 0, flushAt+4<<10), indent: indent}
 	a.b = append(a.b, '[')
-	for i := range msgs {
+	for i := range n {
 		a.sep(i, 1)
-		om := openAIMessage(&msgs[i])
-		a.message(&om, 1)
+		elem(&a, i)
 		if len(a.b) >= flushAt {
 			if _, err := w.Write(a.b); err != nil {
 				return err
@@ -430,7 +444,7 @@ func WriteOpenAI(w io.Writer, res Result, indent string) error {
 			a.b = a.b[:0]
 		}
 	}
-	a.end(']', true, 0)
+	a.end(']', n > 0, 0)
 	a.b = append(a.b, '\n')
 	_, err := w.Write(a.b)
 	return err

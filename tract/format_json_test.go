@@ -62,6 +62,10 @@ func TestOpenAIMessageJSON(t *testing.T) {
 			if got := AppendOpenAIJSON(prefix, msgs, indent); string(got) != "x"+string(want) {
 				t.Fatalf("AppendOpenAIJSON(%q):\n%s\nencoder:\n%s", indent, got, want)
 			}
+			var w strings.Builder
+			if err := WriteOpenAIJSON(&w, msgs, indent); err != nil || w.String() != string(want)+"\n" {
+				t.Fatalf("WriteOpenAIJSON(%q): %v\n%s\nencoder:\n%s", indent, err, w.String(), want)
+			}
 		}
 	})
 }

@@ -55,9 +55,9 @@ func (v *view) message(i int, content *Content, tokens int, p Priority) Message 
 	m := Message{Role: content.Role, Content: content.Text, Name: content.Name, ToolCallID: content.ToolCallID,
 		ToolCalls: content.ToolCalls, Type: content.Type, Priority: p, Commit: c.Hash,
 		Tract: v.tracts[c.Tract].Name, TractID: c.Tract, Slot: i}
-	m.Tokens = tokensPerMessage + tokens
-	if m.Name != "" {
-		m.Tokens += tokensPerName
+	m.Tokens = MessageTokens(tokens, m.Name != "")
+	if tokens < 0 {
+		m.Tokens = -1 // uncounted (CompileOptions.Uncounted)
 	}
 	return m
 }

@@ -119,6 +119,11 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 				_, err := io.WriteString(env.Stdout, text)
 				return err
 			}
+			if msgs, ok := res.Request.([]tract.OpenAIMessage); ok {
+				// The same bytes as writeJSON, without the encoder's work
+				// per token.
+				return tract.WriteOpenAIJSON(env.Stdout, msgs, jsonIndent)
+			}
 			return writeJSON(env.Stdout, res.Request)
 		},
 	}

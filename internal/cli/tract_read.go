@@ -179,25 +179,20 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			if asJSON.set {
 				format = string(tract.FormatJSON)
 			}
+			// Only --json prints token figures: the other formats do not
+			// load the tokenizer just to count a message committed by a
+			// process that never loaded it (a budget counts anyway).
+			o.Uncounted = tract.Format(format) != tract.FormatJSON
 			// One compile per process: a cached view would only hold the
 			// whole history in memory while the result is printed.
 			res, err := s.repo.CompileCold(cmd.Context(), s.tract, o)
 			if err != nil {
 				return tractErr(err)
 			}
-			var out tract.Rendered
-			if tract.Format(format) != tract.FormatOpenAI {
-				out, err = tract.Render(res, tract.Format(format))
-			} else if len(res.Messages) == 0 {
-				err = tract.WriteOpenAI(env.Stdout, res, jsonIndent) // ErrEmptyContext
-			}
-			if errors.Is(err, tract.ErrEmptyContext) {
-				return findingError(err)
-			}
-			if err != nil {
-				return err
-			}
-			if len(res.Dropped) > 0 && !asJSON.set {
+			dropped := func() {
+				if len(res.Dropped) == 0 || asJSON.set {
+					return
+				}
 				var short []string
 				tokens := 0
 				for _, d := range res.Dropped {
@@ -207,10 +202,25 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
 			}
 			if tract.Format(format) == tract.FormatOpenAI {
-				// Shaped and written message by message: the same bytes
-				// as writeJSON of the rendered list.
-				return tract.WriteOpenAI(env.Stdout, res, jsonIndent)
+				// Shaped and written message by message: the bytes
+				// writeJSON prints of the rendered list.
+				if len(res.Messages) > 0 {
+					dropped()
+				}
+				err := tract.WriteOpenAI(env.Stdout, res, jsonIndent)
+				if errors.Is(err, tract.ErrEmptyContext) {
+					return findingError(err)
+				}
+				return err
 			}
+			out, err := tract.Render(res, tract.Format(format))
+			if errors.Is(err, tract.ErrEmptyContext) {
+				return findingError(err)
+			}
+			if err != nil {
+				return err
+			}
+			dropped()
 			if v, ok := out.JSON(); ok {
 				return writeJSON(env.Stdout, v)
 			}

@@ -2,7 +2,6 @@ package fsx
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -122,22 +121,3 @@ func (t *Trail) Len() int {
 }
 
 func (i info) recent(since int64) bool { return i.exists && i.mtime >= since }
-
-func stampOf(path string) stamp {
-	fi, err := os.Lstat(path)
-	s := stamp{self: infoOf(path, fi, err)}
-	if s.self.exists && fi.Mode()&fs.ModeSymlink != 0 {
-		ti, err := os.Stat(path)
-		s.target = infoOf(path, ti, err)
-	}
-	return s
-}
-
-func infoOf(path string, fi fs.FileInfo, err error) info {
-	if err != nil {
-		return info{}
-	}
-	i := info{exists: true, mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(fi)}
-	i.id, _ = IDOf(path, fi)
-	return i
-}

@@ -85,9 +85,11 @@ func TestTrailNoticesEveryChange(t *testing.T) {
 			}
 		}, false},
 		{"mode", func(t *testing.T, w world) {
-			if err := os.Chmod(w.file, 0o600); err != nil {
+			// Read-only: the one mode bit Windows has too.
+			if err := os.Chmod(w.file, 0o444); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = os.Chmod(w.file, 0o644) }) // Windows removes no read-only file
 		}, false},
 		{"probed name made", func(t *testing.T, w world) {
 			if err := os.WriteFile(w.missing, []byte("sub rules\n"), 0o644); err != nil {
@@ -154,5 +156,26 @@ func TestTrailRacyAndNil(t *testing.T) {
 	none.Note(p)
 	if none.Fresh() || none.Len() != 0 {
 		t.Error("a nil trail is fresh or holds paths")
+	}
+}
+
+// BenchmarkTrailFresh checks a trail of 60 paths, a third of them
+// existing (an AGENTS.md chain's probes, as a context compile makes).
+func BenchmarkTrailFresh(b *testing.B) {
+	dir := b.TempDir()
+	tr := NewTrail()
+	tr.now = func() time.Time { return time.Now().Add(time.Hour) }
+	for i := range 20 {
+		p := filepath.Join(dir, "d"+string(rune('a'+i)))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		tr.NoteAll(p, filepath.Join(p, "AGENTS.md"), filepath.Join(p, ".git"))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !tr.Fresh() {
+			b.Fatal("stale")
+		}
 	}
 }

@@ -33,6 +33,7 @@ func Bench(b *testing.B, newStore func(*testing.B) tract.Store) {
 		{"GC100kNothingToCollect", benchGC100kNothingToCollect},
 		{"History10k", benchHistory10k},
 		{"Touched100k", benchTouched100k},
+		{"Fresh100k", benchFresh100k},
 		{"Compress10k", benchCompress10k},
 		{"CompressDryRun10k", benchCompressDryRun10k},
 		{"CompressPlan10k", benchCompressPlan10k},
@@ -320,6 +321,43 @@ func benchTouched100k(b *testing.B, newStore func(*testing.B) tract.Store) {
 		for b.Loop() {
 			if res, err := r.MergeFrom(ctx, "kid", ""); err != nil || res.Kind != tract.MergeUpToDate {
 				b.Fatal(res, err)
+			}
+		}
+	})
+}
+
+// benchFresh100k: what a fresh process's status and find cost on 100k
+// messages one commit past the compile checkpoint (a new Repo each time:
+// no in-memory cache). Status takes its figure from the checkpoint's
+// header and the commit after it; a rare word is found through the
+// index; a common one in time order, stopping at the limit.
+func benchFresh100k(b *testing.B, newStore func(*testing.B) tract.Store) {
+	ctx := context.Background()
+	r := filled(b, newStore, 100_000)
+	if _, err := r.Commit(ctx, "main", benchMessages(1, 100_000)[0]); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Status", func(b *testing.B) {
+		for b.Loop() {
+			st, err := tract.New(r.Store(), tract.Options{}).Status(ctx, "main")
+			if err != nil || st.Tokens == 0 {
+				b.Fatal(st.Tokens, err)
+			}
+		}
+	})
+	b.Run("FindRare", func(b *testing.B) {
+		for b.Loop() {
+			found, err := tract.New(r.Store(), tract.Options{}).Find(ctx, "main", tract.FindOptions{Text: "4242"})
+			if err != nil || len(found) != 1 {
+				b.Fatal(len(found), err)
+			}
+		}
+	})
+	b.Run("FindCommon5", func(b *testing.B) {
+		for b.Loop() {
+			found, err := tract.New(r.Store(), tract.Options{}).Find(ctx, "main", tract.FindOptions{Text: "fox", Limit: 5})
+			if err != nil || len(found) != 5 {
+				b.Fatal(len(found), err)
 			}
 		}
 	})

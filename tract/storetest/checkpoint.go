@@ -5,15 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract"
 )
 
 func init() {
-	suites = append(suites, []testCase{{"CompileCheckpoints", testCheckpoints}})
+	suites = append(suites, []testCase{{"CompileCheckpoints", testCheckpoints}, {"UncountedCompile", testUncounted}})
 }
 
 // noHistory is a store that refuses to read a whole history: what a
@@ -233,4 +236,59 @@ func messageTexts(res tract.Result) []string {
 		texts[i] = m.Content
 	}
 	return texts
+}
+
+// testUncounted: a commit made by a process that never loaded the
+// tokenizer has no stored count; a cold compile from the checkpoint that
+// prints no token figure (Uncounted) leaves it uncounted — no tokenizer
+// call, Tokens -1 for it and the result, every message as a cold compile
+// has it — while a budget still counts it, and a compile without
+// Uncounted counts it as always.
+func testUncounted(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	reqs := make([]tract.CommitRequest, 20)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	_, err := e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
+	_, err = e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{}) // the checkpoint
+	e.must(err)
+	var calls atomic.Int64
+	counting := func(enc string) (tokens.Counter, error) {
+		c, err := tokens.Get(enc)
+		if err != nil {
+			return nil, err
+		}
+		return tokens.Func{Name: c.Encoding(), Fn: func(s string) int { calls.Add(1); return c.Count(s) }}, nil
+	}
+	writer := tract.New(e.store, tract.Options{Tokenizer: counting, Now: e.clock.Now})
+	_, err = writer.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: "one more"}})
+	e.must(err)
+	if calls.Load() != 0 {
+		t.Fatalf("the commit counted tokens (%d calls): the test needs an uncounted blob", calls.Load())
+	}
+
+	fresh := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Tokenizer: counting})
+	got, err := fresh.CompileCold(e.ctx, "main", tract.CompileOptions{Uncounted: true})
+	e.must(err)
+	last := got.Messages[len(got.Messages)-1]
+	if calls.Load() != 0 || got.Tokens != -1 || last.Tokens != -1 || last.Content != "one more" {
+		t.Fatalf("uncounted compile: %d tokenizer calls, tokens %d, last message %q with %d tokens; want 0, -1, \"one more\" with -1",
+			calls.Load(), got.Tokens, last.Content, last.Tokens)
+	}
+	// A budget needs the count.
+	budgeted, err := fresh.CompileCold(e.ctx, "main", tract.CompileOptions{Uncounted: true, Budget: 100_000})
+	e.must(err)
+	if calls.Load() == 0 || budgeted.Tokens <= 0 || budgeted.Messages[len(budgeted.Messages)-1].Tokens <= 0 {
+		t.Fatalf("budgeted compile: %d tokenizer calls, tokens %d", calls.Load(), budgeted.Tokens)
+	}
+	// Everything else as a cold compile has it.
+	cold, err := tract.New(e.store, tract.Options{NoCheckpoints: true}).CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	got.Messages[len(got.Messages)-1].Tokens = cold.Messages[len(cold.Messages)-1].Tokens
+	got.Tokens = cold.Tokens
+	if !reflect.DeepEqual(got, cold) {
+		t.Fatalf("uncounted compile differs from cold beyond its counts:\n%+v\n%+v", got, cold)
+	}
 }
