@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -40,28 +39,6 @@ func (c *countingFS) OpenRegular(name string) (io.ReadCloser, error) {
 	return c.FS.OpenRegular(name)
 }
 
-// agedTree sets the files and directories under dir changed in the last
-// minute an hour back, out of the racy window (fsx.RacyWindow) in which
-// nothing is reused.
-func agedTree(t *testing.T, dir string) {
-	t.Helper()
-	now := time.Now()
-	old := now.Add(-time.Hour)
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		// Only what changed lately: what did not keeps its time.
-		if fi, err := e.Info(); err != nil || fi.ModTime().Before(now.Add(-time.Minute)) {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // With Sources, a second compile for the same directory asks the
 // filesystem nothing through the loader (the chain is reused, its trail
 // checked by stat alone) and gives what a compile without Sources gives;
@@ -73,7 +50,7 @@ func TestSourcesReuseTheChainUntilItChanges(t *testing.T) {
 	dir := t.TempDir()
 	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "AGENTS.md": "root rules\n",
 		"sub/AGENTS.md": "sub rules\n", "sub/deep/AGENTS.md": "deep rules\n"})
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	counting := &countingFS{FS: instructions.OS}
 	src := compose.NewSources()
 	o := compose.Options{Target: "sub/deep", Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir, FS: counting}}
@@ -113,19 +90,19 @@ func TestSourcesReuseTheChainUntilItChanges(t *testing.T) {
 
 	platformtest.WriteTree(t, dir, map[string]string{"sub/AGENTS.md": "SUB RULES\n"})
 	compile(2, "SUB RULES", "sub rules")
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	compile(3, "SUB RULES", "")
 	compile(3, "SUB RULES", "")
 
 	if err := os.Remove(filepath.Join(dir, "sub", "AGENTS.md")); err != nil {
 		t.Fatal(err)
 	}
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	compile(4, "deep rules", "SUB RULES")
 	compile(4, "root rules", "SUB RULES")
 
 	platformtest.WriteTree(t, dir, map[string]string{"sub/deep/.git": "gitdir: ../../.git/modules/deep\n"})
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	compile(5, "deep rules", "root rules")
 	compile(5, "deep rules", "root rules")
 }
@@ -140,7 +117,7 @@ func TestSourcesReuseTheSkillsUntilTheyChange(t *testing.T) {
 	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "AGENTS.md": "Run the tests.\n",
 		".agents/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nTag it, see [notes](notes.md).",
 		".claude/skills/review/SKILL.md":  "---\nname: review\ndescription: Review a change.\n---\nRead it."})
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	src := compose.NewSources()
 	o := compose.Options{Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
 		Skills: &skills.Options{}, Format: compose.FormatText}
@@ -193,7 +170,7 @@ func TestSourcesReuseTheSkillsUntilTheyChange(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		agedTree(t, dir)
+		platformtest.AgeTree(t, dir)
 		compile(3+i, change.contains, change.lack)
 		compile(3+i, change.contains, change.lack)
 	}
@@ -222,7 +199,7 @@ func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
 	dir := t.TempDir()
 	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "sub/deep/x.go": "package x\n",
 		".clia/agents/tau/tau@ws.agent.triad.json": `{"schemaVersion":"0.4.0","slug":"tau","guardrails":["no force push"],"inherits":["./base.json"]}` + "\n"})
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	src := compose.NewSources()
 	o := compose.Options{Target: "sub/deep", Slug: "tau", Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
 		Format: compose.FormatText}
@@ -263,7 +240,7 @@ func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
 		{map[string]string{".clia/agents/tau/base.json": `{"directives":["be brief"]}` + "\n"}, "be brief", ""},
 	} {
 		platformtest.WriteTree(t, dir, change.files)
-		agedTree(t, dir)
+		platformtest.AgeTree(t, dir)
 		// The chain did not change: only the profile is read again.
 		compile(3+i, change.contains, change.lack)
 		compile(3+i, change.contains, change.lack)
@@ -273,7 +250,7 @@ func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	with := o
 	with.Sources = src
 	if _, err := compose.Compile(ctx, with); err == nil || !strings.Contains(err.Error(), "tau") {

@@ -3,18 +3,17 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlineage/lineage/compose"
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -182,7 +181,7 @@ func TestContextCompileSeesInstructionEdits(t *testing.T) {
 	ctx := context.Background()
 	srv, _ := contextTestServers(t, Options{})
 	dir := contextTestDir(t, srv)
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	text := func() string {
 		t.Helper()
 		res, err := srv.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: map[string]any{"target": "sub/deep", "format": "text"}})
@@ -200,7 +199,7 @@ func TestContextCompileSeesInstructionEdits(t *testing.T) {
 	if got := text(); !strings.Contains(got, "SUB RULES") || strings.Contains(got, "sub rules") {
 		t.Fatalf("after the edit: %s", got)
 	}
-	agedTree(t, dir)
+	platformtest.AgeTree(t, dir)
 	text()
 	if err := os.Remove(filepath.Join(dir, "sub", "AGENTS.md")); err != nil {
 		t.Fatal(err)
@@ -222,26 +221,4 @@ func contextTestDir(t *testing.T, cs *mcp.ClientSession) string {
 		t.Fatal(err)
 	}
 	return out.Dir
-}
-
-// agedTree sets the files and directories under dir changed in the last
-// minute an hour back, out of the window in which a change could go
-// unseen (fsx.RacyWindow) and nothing is reused.
-func agedTree(t *testing.T, dir string) {
-	t.Helper()
-	now := time.Now()
-	old := now.Add(-time.Hour)
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		// Only what changed lately: what did not keeps its time.
-		if fi, err := e.Info(); err != nil || fi.ModTime().Before(now.Add(-time.Minute)) {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -5,10 +5,12 @@
 package platformtest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"time"
 )
 
 // TB is what the helpers need of a test: *testing.T, *testing.B and
@@ -76,5 +78,28 @@ func WriteTree(t TB, root string, files map[string]string) {
 		if err := os.WriteFile(full, []byte(files[p]), 0o644); err != nil {
 			t.Fatalf("%v", err)
 		}
+	}
+}
+
+// AgeTree sets the modification times of the files and directories under
+// root that changed in the last minute an hour back: out of the window in
+// which a change could go unseen by a stat (fsx.RacyWindow), so a cache
+// keyed by stats may reuse what was read. What did not change lately
+// keeps its time.
+func AgeTree(t TB, root string) {
+	t.Helper()
+	now := time.Now()
+	old := now.Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi, err := e.Info(); err != nil || fi.ModTime().Before(now.Add(-time.Minute)) {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatalf("age %s: %v", root, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentlineage/lineage/tract"
@@ -25,6 +26,8 @@ type Store struct {
 	// from and to are the schema versions Open found and left.
 	from, to int
 	reader
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Options tune [Open].
@@ -178,12 +181,16 @@ func (s *Store) Path() string { return s.path }
 // closes before its read-only handle, which cannot. A WAL left behind
 // costs every later process a read of all of it (with no connection
 // open, the first one rebuilds the WAL index from the whole file).
+// Close closes the store; closing it again does nothing.
 func (s *Store) Close() error {
-	s.stmts.close()
-	if !s.readOnly {
-		checkpointWAL(s.db, s.path, 0)
-	}
-	return s.db.Close()
+	s.closeOnce.Do(func() {
+		s.stmts.close()
+		if !s.readOnly {
+			checkpointWAL(s.db, s.path, 0)
+		}
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
 }
 
 // walLimit is the WAL size from which a read-only open truncates it (it

@@ -46,12 +46,7 @@ func (t gatedTx) PutCompiledView(ctx context.Context, cv tract.CompiledView) err
 // what a cold compile gives.
 func testBackgroundCheckpoints(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
-	reqs := make([]tract.CommitRequest, 100)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-	}
-	_, err := e.repo.Import(e.ctx, "main", reqs)
-	e.must(err)
+	e.importNumbered(100)
 	g := &gated{Store: e.store, reached: make(chan struct{}), release: make(chan struct{})}
 	repo := tract.New(g, tract.Options{Now: e.clock.Now, CheckpointEvery: 8})
 	repo.BackgroundCheckpoints()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -74,12 +73,7 @@ func storedView(ctx context.Context, s tract.Store, viewer string) (tract.Compil
 // (gc) and its viewer (tract rm) and is never exported.
 func testCheckpoints(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
-	reqs := make([]tract.CommitRequest, 100)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-	}
-	_, err := e.repo.Import(e.ctx, "main", reqs)
-	e.must(err)
+	e.importNumbered(100)
 	want, err := e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
 	main, err := e.repo.Tract(e.ctx, "main")
@@ -246,13 +240,8 @@ func messageTexts(res tract.Result) []string {
 // Uncounted counts it as always.
 func testUncounted(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
-	reqs := make([]tract.CommitRequest, 20)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-	}
-	_, err := e.repo.Import(e.ctx, "main", reqs)
-	e.must(err)
-	_, err = e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{}) // the checkpoint
+	e.importNumbered(20)
+	_, err := e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{}) // the checkpoint
 	e.must(err)
 	var calls atomic.Int64
 	counting := func(enc string) (tokens.Counter, error) {

@@ -68,6 +68,9 @@ func testCompressOverlapRefused(t *testing.T, newStore Factory) {
 func testCompressNeverLoses(t *testing.T, newStore Factory) {
 	rapid.Check(t, func(rt *rapid.T) {
 		e := setup(t, newStore)
+		// Closed with each case, not with the test: a hundred open stores
+		// hold a hundred PostgreSQL connections.
+		defer e.store.Close()
 		n := rapid.IntRange(3, 9).Draw(rt, "messages")
 		var chain []tract.Hash // first-parent history, oldest first
 		pos := map[tract.Hash]int{}

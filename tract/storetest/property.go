@@ -28,6 +28,7 @@ func testWarmEqualsCold(t *testing.T, newStore Factory) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
 		s := newStore(t)
+		defer s.Close() // with each case (each holds a PostgreSQL connection)
 		clk := newClock()
 		every := rapid.SampledFrom([]int{1, 3, 0}).Draw(rt, "checkpoint every")
 		warm := tract.New(s, tract.Options{Now: clk.Now, CheckpointEvery: every})

@@ -12,7 +12,9 @@ import (
 	"github.com/agentlineage/lineage/tract"
 )
 
-// Factory returns a new, empty store; it registers its own cleanup.
+// Factory returns a new, empty store; it registers its own cleanup, which
+// closes the store when the test ends. A property that makes a store per
+// case closes it with the case too: closing a store twice must do nothing.
 type Factory func(t *testing.T) tract.Store
 
 // Reopener is a store that can open a second handle on its own data.
@@ -92,6 +94,18 @@ func (e *env) add(tractName string, typ tract.Type, role, text string) tract.Has
 	c, err := e.repo.Commit(e.ctx, tractName, tract.CommitRequest{Content: tract.Content{Type: typ, Role: role, Text: text}})
 	e.must(err)
 	return c.Hash
+}
+
+// importNumbered imports n user messages "message 0" … "message n-1"
+// into main in one transaction.
+func (e *env) importNumbered(n int) {
+	e.t.Helper()
+	reqs := make([]tract.CommitRequest, n)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	_, err := e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
 }
 
 func (e *env) user(tractName, text string) tract.Hash {
