@@ -112,7 +112,6 @@ func TestSourcesReuseTheChainUntilItChanges(t *testing.T) {
 // compile without Sources gives — after a skill is added, a SKILL.md is
 // edited, a file a skill references appears, or a skill is removed.
 func TestSourcesReuseTheSkillsUntilTheyChange(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	platformtest.WriteTree(t, dir, map[string]string{".git/HEAD": "x", "AGENTS.md": "Run the tests.\n",
 		".agents/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nTag it, see [notes](notes.md).",
@@ -123,23 +122,7 @@ func TestSourcesReuseTheSkillsUntilTheyChange(t *testing.T) {
 		Skills: &skills.Options{}, Format: compose.FormatText}
 	compile := func(reads int, contains, lacks string) {
 		t.Helper()
-		plain, err := compose.Compile(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		with := o
-		with.Sources = src
-		res, err := compose.Compile(ctx, with)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(plain, res); diff != "" {
-			t.Fatalf("with Sources (-without +with):\n%s", diff)
-		}
-		block := res.Messages[1].Content
-		if !strings.Contains(block, contains) || (lacks != "" && strings.Contains(block, lacks)) {
-			t.Fatalf("catalog without %q or with %q:\n%s", contains, lacks, block)
-		}
+		reuseCompile(t, o, src, "catalog", func(r compose.Result) string { return r.Messages[1].Content }, contains, lacks)
 		// Two parts are read: the chain and the catalog.
 		if src.Reads() != reads {
 			t.Fatalf("sources read %d times, want %d", src.Reads(), reads)
@@ -205,23 +188,7 @@ func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
 		Format: compose.FormatText}
 	compile := func(reads int, contains, lacks string) {
 		t.Helper()
-		plain, err := compose.Compile(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		with := o
-		with.Sources = src
-		res, err := compose.Compile(ctx, with)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(plain, res); diff != "" {
-			t.Fatalf("with Sources (-without +with):\n%s", diff)
-		}
-		block := res.Messages[len(res.Messages)-1].Content
-		if !strings.Contains(block, contains) || (lacks != "" && strings.Contains(block, lacks)) {
-			t.Fatalf("profile without %q or with %q:\n%s", contains, lacks, block)
-		}
+		reuseCompile(t, o, src, "profile", func(r compose.Result) string { return r.Messages[len(r.Messages)-1].Content }, contains, lacks)
 		// Two parts are read: the chain and the profile.
 		if src.Reads() != reads {
 			t.Fatalf("sources read %d times, want %d", src.Reads(), reads)
@@ -255,5 +222,27 @@ func TestSourcesReuseTheProfileUntilItChanges(t *testing.T) {
 	with.Sources = src
 	if _, err := compose.Compile(ctx, with); err == nil || !strings.Contains(err.Error(), "tau") {
 		t.Fatalf("without the agent's documents: %v", err)
+	}
+}
+
+// reuseCompile compiles o without and with src, fails unless both give the
+// same result, and checks that the text block picks holds contains and
+// not lacks (what names the block in a failure).
+func reuseCompile(t *testing.T, o compose.Options, src *compose.Sources, what string, block func(compose.Result) string, contains, lacks string) {
+	t.Helper()
+	plain, err := compose.Compile(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Sources = src
+	res, err := compose.Compile(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plain, res); diff != "" {
+		t.Fatalf("with Sources (-without +with):\n%s", diff)
+	}
+	if text := block(res); !strings.Contains(text, contains) || (lacks != "" && strings.Contains(text, lacks)) {
+		t.Fatalf("%s without %q or with %q:\n%s", what, contains, lacks, text)
 	}
 }
