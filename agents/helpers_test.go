@@ -1,43 +1,23 @@
 package agents
 
 import (
-	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/triad"
 )
 
 // tree writes files (relative path → content) under root; a content of
-// "<dir>" makes a directory.
+// "<dir>" (platformtest.Dir) makes a directory.
 func tree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		writeOne(t, root, n, files[n])
-	}
+	platformtest.WriteTree(t, root, files)
 }
 
 func writeOne(t testing.TB, root, name, content string) {
 	t.Helper()
-	p := filepath.Join(root, name)
-	if content == "<dir>" {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	platformtest.WriteTree(t, root, map[string]string{name: content})
 }
 
 func tempRoot(t testing.TB) string {

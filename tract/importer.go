@@ -111,12 +111,7 @@ func OpenAIMessages(data []byte) iter.Seq2[CommitRequest, error] {
 				fail(err)
 				return
 			}
-			req, err := parseImportMessage(raw)
-			if err != nil {
-				yield(CommitRequest{}, fmt.Errorf("message %d: %w", i, err))
-				return
-			}
-			if !yield(req, nil) {
+			if !yieldMessage(yield, raw, "message", i) {
 				return
 			}
 		}
@@ -128,6 +123,17 @@ func OpenAIMessages(data []byte) iter.Seq2[CommitRequest, error] {
 			fail(err)
 		}
 	}
+}
+
+// yieldMessage parses one message and yields it, or the error naming it
+// (kind and place: "message 3", "line 7"); it reports whether to go on.
+func yieldMessage(yield func(CommitRequest, error) bool, raw []byte, kind string, n int) bool {
+	req, err := parseImportMessage(raw)
+	if err != nil {
+		yield(CommitRequest{}, fmt.Errorf("%s %d: %w", kind, n, err))
+		return false
+	}
+	return yield(req, nil)
 }
 
 // ParseJSONL reads one OpenAI chat message per line; blank lines are
@@ -146,12 +152,7 @@ func JSONLMessages(data []byte) iter.Seq2[CommitRequest, error] {
 			if len(text) == 0 {
 				continue
 			}
-			req, err := parseImportMessage(text)
-			if err != nil {
-				yield(CommitRequest{}, fmt.Errorf("line %d: %w", line, err))
-				return
-			}
-			if !yield(req, nil) {
+			if !yieldMessage(yield, text, "line", line) {
 				return
 			}
 		}

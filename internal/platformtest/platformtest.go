@@ -60,9 +60,12 @@ func Perm(t interface {
 	}
 }
 
+// Dir, as a content in WriteTree's files, makes the path a directory.
+const Dir = "<dir>"
+
 // WriteTree writes files (slash-separated paths relative to root →
-// content) with the platform's separators, making the directories they
-// need, in sorted order.
+// content; [Dir] for a directory) with the platform's separators, making
+// the directories they need, in sorted order.
 func WriteTree(t TB, root string, files map[string]string) {
 	t.Helper()
 	names := make([]string, 0, len(files))
@@ -72,6 +75,12 @@ func WriteTree(t TB, root string, files map[string]string) {
 	sort.Strings(names)
 	for _, p := range names {
 		full := filepath.Join(root, filepath.FromSlash(p))
+		if files[p] == Dir {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatalf("%v", err)
+			}
+			continue
+		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatalf("%v", err)
 		}

@@ -1,0 +1,54 @@
+package tract
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// seedView is a small view with a rendered message of every kind the
+// messages layout writes (a name, a tool call, a summary's range, a
+// tools definition), for the checkpoint decoders' seeds.
+func seedView() *view {
+	counter := tokens.Func{Name: "o200k_base", Fn: func(s string) int { return len(s) }}
+	v := newView(Tract{ID: "t1", Name: "main"}, counter)
+	v.head = "h1"
+	v.tools = []ToolDef{{Name: "f", Description: "d", Parameters: []byte(`{"type":"object"}`)}}
+	v.rendered = []Message{
+		{Role: RoleSystem, Content: "rules", Type: TypeInstruction, Priority: Pinned, Tokens: 4, Commit: "c1", Tract: "main", TractID: "t1"},
+		{Role: RoleAssistant, Name: "bob", ToolCalls: []ToolCall{{ID: "x", Name: "f", Arguments: "{}"}}, Type: TypeToolCall, Priority: Normal, Tokens: 9, Commit: "c2", Tract: "kid", TractID: "t2", Slot: 1},
+		{Role: RoleUser, Content: "summary", Type: TypeSummary, Priority: Important, Tokens: 5, Commit: "c3", Tract: "main", TractID: "t1", Slot: 3, Summarizes: []Hash{"c4", "c5"}},
+	}
+	v.tokens = 18
+	return v
+}
+
+// A stored checkpoint is checked against its sums before it is decoded,
+// so its bytes are ours; still, a decoder never panics or reads past its
+// data whatever the bytes, and what it accepts is what was written.
+func FuzzDecodeMessages(f *testing.F) {
+	v := seedView()
+	good := encodeMessages(v)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sm, err := decodeMessages(data, v.viewer, v.head, 1)
+		if string(data) == string(good) && (err != nil || !reflect.DeepEqual(sm.messages, v.rendered) || sm.tokens != v.tokens ||
+			!reflect.DeepEqual(sm.tools, v.tools)) {
+			t.Fatalf("decoded %+v (%d tokens, %v); wrote %+v (%d)", sm.messages, sm.tokens, err, v.rendered, v.tokens)
+		}
+	})
+}
+
+func FuzzDecodeView(f *testing.F) {
+	v := seedView()
+	good := encodeView(v)
+	f.Add(good)
+	f.Add(good[:len(good)-1])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = decodeView(data, v.viewer, v.counter)
+	})
+}
