@@ -48,6 +48,42 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 // batchRows is how many rows one multi-row INSERT carries.
 const batchRows = 100
 
+// sparseColumns leaves out of names, and of rows (len(names) values a row,
+// laid end to end), every column that is NULL in every row: a column left
+// out of an INSERT takes its default, NULL, and a NULL bound costs a call
+// into SQLite a row (an import's blobs carry no token counts). It reuses
+// rows' array.
+func sparseColumns(names []string, rows []any) ([]string, []any) {
+	cols := len(names)
+	used := make([]bool, cols)
+	for i, v := range rows {
+		if v != nil {
+			used[i%cols] = true
+		}
+	}
+	if !slices.Contains(used, false) {
+		return names, rows
+	}
+	var kept []string
+	for c, name := range names {
+		if used[c] {
+			kept = append(kept, name)
+		}
+	}
+	out := rows[:0]
+	for i, v := range rows {
+		if used[i%cols] {
+			out = append(out, v)
+		}
+	}
+	return kept, out
+}
+
+// tuple is "(?, ?, …)" with n parameters.
+func tuple(n int) string {
+	return "(" + strings.Repeat("?, ", n-1) + "?)"
+}
+
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
 // batches, reusing one prepared statement per batch size.
 func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) (int64, error) {
@@ -93,7 +129,7 @@ func (a *rawArena) raw(h tract.Hash) any {
 	if len(h) != 64 || cap(*a)-len(*a) < 32 {
 		return rowform.Raw(h)
 	}
-	b := (*a)[len(*a) : len(*a)+32 : len(*a)+32]
+	b := []byte((*a)[len(*a) : len(*a)+32 : len(*a)+32])
 	if _, err := hex.Decode(b, []byte(h)); err != nil {
 		return rowform.Raw(h)
 	}
@@ -115,22 +151,23 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			return err
 		}
 	}
-	var next int64
-	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&next); err != nil {
+	var last int64
+	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
-	const cols = 6 // id, hash, data, tokens_o200k, tokens_cl100k, tokens
+	const cols = 5 // hash, data, tokens_o200k, tokens_cl100k, tokens
 	rows := make([]any, 0, cols*len(blobs))
 	arena := make(rawArena, 0, 32*len(blobs))
 	counted := map[string]map[tract.Hash]int{}
+	next := last
 	for _, b := range blobs {
 		if _, dup := ids[b.Hash]; dup {
 			continue
 		}
 		next++
 		ids[b.Hash] = next
-		rows = append(rows, next, arena.raw(b.Hash), b.Data, nil, nil, nil)
+		rows = append(rows, arena.raw(b.Hash), b.Data, nil, nil, nil)
 		row := rows[len(rows)-cols:]
 		if b.Tokens >= 0 && b.Encoding != "" {
 			if counted[b.Encoding] == nil {
@@ -138,33 +175,44 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			}
 			counted[b.Encoding][b.Hash] = b.Tokens
 			if slot, ok := rowform.TokenSlot(b.Encoding); ok {
-				row[3+slot] = b.Tokens
+				row[2+slot] = b.Tokens
 			} else {
 				obj, err := json.Marshal(map[string]int{b.Encoding: b.Tokens})
 				if err != nil {
 					return err
 				}
-				row[5] = string(obj)
+				row[4] = string(obj)
 			}
 		}
 	}
+	data := make([][]byte, 0, len(rows)/cols)
+	for i := 1; i < len(rows); i += cols {
+		data = append(data, rows[i].([]byte))
+	}
+	words := blobWords(data)
+	// The ids are SQLite's (the largest one plus one, row by row): an id
+	// bound by the statement would make it keep a statement journal (a
+	// copy of every page it touches, and a flush of the search index's
+	// pending words at its start), as OR FAIL spares it below. A row
+	// skipped as already stored shifts the ids after it: then none is
+	// trusted (see below).
+	//
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
-	// rolling back its earlier rows, which spares SQLite a statement journal
-	// (a copy of every page a multi-row insert touches); the failed call
-	// fails its whole transaction anyway.
-	words := blobWords(rows, cols)
-	inserted, err := t.insertFlat(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`,
-		"(?, ?, ?, ?, ?, ?)", `ON CONFLICT DO NOTHING`, cols, batchRows, rows)
+	// rolling back its earlier rows, which spares SQLite a statement
+	// journal; the failed call fails its whole transaction anyway.
+	names, rows := sparseColumns([]string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"}, rows)
+	inserted, err := t.insertFlat(ctx, `INSERT OR FAIL INTO blobs (`+strings.Join(names, ", ")+`)`,
+		tuple(len(names)), `ON CONFLICT DO NOTHING`, len(names), batchRows, rows)
 	texts := words()
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
-	if inserted == int64(len(rows)/cols) {
+	if inserted == int64(len(data)) {
 		// Only the latest call's ids are kept: an import calls once per
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, rows, cols, texts)
+		return t.indexNewBlobs(ctx, last+1, texts)
 	}
 	if err := t.indexBlobs(ctx, blobs); err != nil {
 		return err
