@@ -332,7 +332,10 @@ func (t *txn) startBulk(ctx context.Context) error {
 		return nil
 	}
 	t.bulk = true
-	_, err := t.q.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, bulkCacheKiB))
+	if _, err := t.q.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, bulkCacheKiB)); err != nil {
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('automerge', 0), ('crisismerge', 64)`)
 	return err
 }
 
@@ -355,6 +358,11 @@ func (t *txn) finish(ctx context.Context) error {
 	}
 	if err := t.mergeWords(ctx); err != nil {
 		return err
+	}
+	if t.bulk {
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('automerge', 4), ('crisismerge', 16)`); err != nil {
+			return err
+		}
 	}
 	return t.endBulk(ctx)
 }

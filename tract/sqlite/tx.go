@@ -48,40 +48,104 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 // batchRows is how many rows one multi-row INSERT carries.
 const batchRows = 100
 
-// sparseColumns leaves out of names, and of rows (len(names) values a row,
-// laid end to end), every column that is NULL in every row: a column left
-// out of an INSERT takes its default, NULL, and a NULL bound costs a call
-// into SQLite a row (an import's blobs carry no token counts). It reuses
-// rows' array.
-func sparseColumns(names []string, rows []any) ([]string, []any) {
+// insertColumns runs "head (columns) VALUES (…), (…) suffix" over rows
+// (len(names) values a row, laid end to end), per rows a statement, and
+// returns how many rows the statements changed. Binding a value is a call
+// into SQLite, and a text or a blob is copied for it; so a column that is
+// NULL in every row is left out (it takes its default, NULL), and one
+// that holds the same text or number in every row (an import's commits
+// share their tract, operation and message) is bound once a statement:
+// those come first in the column list, as ?1, ?2, …, and the rest are
+// numbered on from there. It reuses rows' array.
+func (t *txn) insertColumns(ctx context.Context, head string, names []string, suffix string, per int, rows []any) (int64, error) {
 	cols := len(names)
-	used := make([]bool, cols)
-	for i, v := range rows {
-		if v != nil {
-			used[i%cols] = true
+	if cols == 0 || len(rows) == 0 {
+		return 0, nil
+	}
+	const (
+		varying = iota
+		null
+		constant
+	)
+	kind := make([]int, cols)
+	for c := range cols {
+		kind[c] = null
+		if rows[c] != nil {
+			kind[c] = constant
 		}
 	}
-	if !slices.Contains(used, false) {
-		return names, rows
+	for i := cols; i < len(rows); i++ {
+		c := i % cols
+		switch {
+		case kind[c] == null && rows[i] != nil:
+			kind[c] = varying
+		case kind[c] == constant && !sameScalar(rows[c], rows[i]):
+			kind[c] = varying
+		}
 	}
-	var kept []string
+	var consts []any
+	var constNames, varNames []string
+	var tupleParts []string
 	for c, name := range names {
-		if used[c] {
-			kept = append(kept, name)
+		switch kind[c] {
+		case constant:
+			consts = append(consts, rows[c])
+			constNames = append(constNames, name)
+			tupleParts = append(tupleParts, fmt.Sprintf("?%d", len(consts)))
+		case varying:
+			varNames = append(varNames, name)
 		}
 	}
-	out := rows[:0]
+	for range varNames {
+		tupleParts = append(tupleParts, "?")
+	}
+	// Compact the varying values in place (never ahead of the reads).
+	flat := rows[:0]
 	for i, v := range rows {
-		if used[i%cols] {
-			out = append(out, v)
+		if kind[i%cols] == varying {
+			flat = append(flat, v)
 		}
 	}
-	return kept, out
+	head += " (" + strings.Join(append(constNames, varNames...), ", ") + ")"
+	tuple := "(" + strings.Join(tupleParts, ", ") + ")"
+	n := len(rows) / cols
+	vcols := len(varNames)
+	args := make([]any, len(consts), len(consts)+min(n, per)*vcols)
+	copy(args, consts)
+	var changed int64
+	for done := 0; done < n; {
+		k := min(n-done, per)
+		query := head + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
+		args = append(args[:len(consts)], flat[done*vcols:(done+k)*vcols]...)
+		res, err := t.exec(ctx, query, args...)
+		if err != nil {
+			return changed, err
+		}
+		m, err := res.RowsAffected()
+		if err != nil {
+			return changed, err
+		}
+		changed += m
+		done += k
+	}
+	return changed, nil
 }
 
-// tuple is "(?, ?, …)" with n parameters.
-func tuple(n int) string {
-	return "(" + strings.Repeat("?, ", n-1) + "?)"
+// sameScalar reports whether a and b are the same text or number (a
+// blob never counts as the same).
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	}
+	return false
 }
 
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
@@ -200,9 +264,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
 	// rolling back its earlier rows, which spares SQLite a statement
 	// journal; the failed call fails its whole transaction anyway.
-	names, rows := sparseColumns([]string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"}, rows)
-	inserted, err := t.insertFlat(ctx, `INSERT OR FAIL INTO blobs (`+strings.Join(names, ", ")+`)`,
-		tuple(len(names)), `ON CONFLICT DO NOTHING`, len(names), batchRows, rows)
+	inserted, err := t.insertColumns(ctx, `INSERT OR FAIL INTO blobs`, []string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"},
+		`ON CONFLICT DO NOTHING`, batchRows, rows)
 	texts := words()
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
@@ -232,20 +295,15 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	next := map[string]int64{}
 	var parentRows [][]any
 	written := make(map[tract.Hash]bool, len(commits))
-	known := true // every content id assigned by PutBlobs
 	for _, c := range commits {
 		written[c.Hash] = true
-		if _, ok := t.blobIDs[c.Content]; c.Content != "" && !ok {
-			known = false
-		}
 	}
-	cols, tuple := 14, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	if !known {
-		// A content id this transaction did not assign is looked up by
-		// hash.
-		cols, tuple = 15, "(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	contentIDs, err := t.contentIDs(ctx, commits)
+	if err != nil {
+		return fmt.Errorf("store commits: %w", err)
 	}
-	flat := make([]any, 0, len(commits)*cols)
+	names := []string{"tract", "seq", "hash", "content", "content_id", "operation", "edit_target", "time", "message", "parents", "gen", "depth", "jump", "meta"}
+	flat := make([]any, 0, len(commits)*len(names))
 	arena := make(rawArena, 0, 32*4*len(commits))
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
@@ -266,7 +324,7 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
 		}
 		var contentID any
-		if id, ok := t.blobIDs[c.Content]; ok {
+		if id, ok := contentIDs[c.Content]; ok {
 			contentID = id
 		}
 		var gen, depth, jump any
@@ -277,23 +335,51 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		if len(c.Meta) > 0 {
 			meta = string(c.Meta)
 		}
-		content := arena.raw(c.Content)
-		flat = append(flat, c.Tract, seq, arena.raw(c.Hash), content, contentID)
-		if !known {
-			flat = append(flat, content)
-		}
-		flat = append(flat, string(c.Operation), nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta)
+		flat = append(flat, c.Tract, seq, arena.raw(c.Hash), arena.raw(c.Content), contentID,
+			string(c.Operation), nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta)
 	}
 	// OR FAIL as in PutBlobs. The first_parent column stays NULL (see
-	// checkParent).
-	if _, err := t.insertFlat(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, parents, gen, depth, jump, meta)`,
-		tuple, "ON CONFLICT DO NOTHING", cols, batchRows, flat); err != nil {
+	// checkParent). A content whose blob is not stored gets no id, which
+	// the table's CHECK refuses.
+	if _, err := t.insertColumns(ctx, `INSERT OR FAIL INTO commits`, names, "ON CONFLICT DO NOTHING", batchRows, flat); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
 		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
+}
+
+// contentIDs are the blob ids of the commits' contents: those the latest
+// PutBlobs assigned, and the others looked up by hash in one query.
+func (t *txn) contentIDs(ctx context.Context, commits []tract.Commit) (map[tract.Hash]int64, error) {
+	var missing []tract.Hash
+	seen := map[tract.Hash]bool{}
+	for _, c := range commits {
+		if _, ok := t.blobIDs[c.Content]; c.Content != "" && !ok && !seen[c.Content] {
+			seen[c.Content] = true
+			missing = append(missing, c.Content)
+		}
+	}
+	if len(missing) == 0 {
+		return t.blobIDs, nil
+	}
+	ids := make(map[tract.Hash]int64, len(t.blobIDs)+len(missing))
+	maps.Copy(ids, t.blobIDs)
+	rows, err := t.q.QueryContext(ctx, `SELECT b.hash, b.id FROM json_each(?) j JOIN blobs b ON b.hash = unhex(j.value)`, hashList(missing))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h []byte
+		var id int64
+		if err := rows.Scan(&h, &id); err != nil {
+			return nil, err
+		}
+		ids[rowform.Hash(h)] = id
+	}
+	return ids, rows.Err()
 }
 
 func nullable(s string) any {
