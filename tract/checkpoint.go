@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ import (
 
 // viewFormat is the version of a checkpoint's layout (and of what it
 // means: bump it when compile's rules change).
-const viewFormat = 4
+const viewFormat = 5
 
 // checkpointEvery is how many commits a view may grow past its stored
 // checkpoint before it is stored again (Options.CheckpointEvery).
@@ -252,45 +253,70 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 	return msgs, true, nil
 }
 
-// compileStored is a cold compile from the stored checkpoint's messages:
-// when no annotation came after it and head is its head or extends it by
-// fewer than checkpointEvery plain appends (appendsAfter), the result is
-// the stored messages and the appended ones', budget applied. It reads
-// neither the history nor the checkpoint's data; ok is false when only a
-// full compile can tell. With uncounted, an appended content the store
-// has no count for is left uncounted, and so is the result (Tokens -1).
-func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
+// storedCompile is what a cold compile from the stored checkpoint's
+// messages starts from: the checkpoint's messages part, checked, and the
+// messages of the plain appends after it (appendsAfter).
+type storedCompile struct {
+	cv   CompiledView
+	more []Message
+}
+
+// planStored finds whether the stored checkpoint serves a cold compile of
+// t at head: no annotation came after it, and head is its head or extends
+// it by fewer than checkpointEvery plain appends. It reads neither the
+// history nor the checkpoint's data; ok is false when only a full compile
+// can tell. With uncounted, an appended content the store has no count for
+// is left uncounted (Tokens -1).
+func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool) (storedCompile, bool, error) {
 	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewMessages)
 	if errors.Is(err, ErrNotFound) {
-		return Result{}, false, nil
+		return storedCompile{}, false, nil
 	}
 	if err != nil {
-		return Result{}, false, err
+		return storedCompile{}, false, err
 	}
 	if err := checkView(&cv); err != nil {
-		return Result{}, false, err
+		return storedCompile{}, false, err
 	}
 	if cv.Format != viewFormat {
-		return Result{}, false, nil
+		return storedCompile{}, false, nil
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
 	if err != nil || len(anns) > 0 {
-		return Result{}, false, err
+		return storedCompile{}, false, err
 	}
-	var more []Message
+	sc := storedCompile{cv: cv}
 	if head != cv.Head {
 		var ok bool
-		more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1, uncounted)
+		sc.more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1, uncounted)
 		if err != nil || !ok {
-			return Result{}, false, err
+			return storedCompile{}, false, err
 		}
 	}
-	sm, err := decodeMessages(cv.Messages, t, cv.Head, len(more))
+	return sc, true, nil
+}
+
+// compileStored is a cold compile from the stored checkpoint's messages
+// (planStored): the stored messages and the appended ones', budget
+// applied; ok is false when only a full compile can tell. With uncounted,
+// so is the result of an uncounted append (Tokens -1).
+func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
+	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	return sc.result(t, budget)
+}
+
+// result is the compile sc plans: the stored messages and the appended
+// ones, budget applied; ok is false when the part does not decode.
+func (sc storedCompile) result(t Tract, budget int) (Result, bool, error) {
+	sm, err := decodeMessages(sc.cv.Messages, t, sc.cv.Head, len(sc.more))
 	if err != nil {
 		return Result{}, false, nil // a layout this build reads differently: rebuild
 	}
 	res := Result{Tokens: sm.tokens + tokensPrimer, Messages: sm.messages, Tools: sm.tools}
-	for _, m := range more {
+	for _, m := range sc.more {
 		m.Slot += sm.slots
 		res.Messages = append(res.Messages, m)
 		switch {
@@ -305,6 +331,39 @@ func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counte
 		err = applyBudget(&res, budget)
 	}
 	return res, true, err
+}
+
+// writeStoredOpenAI writes the openai format of the stored checkpoint's
+// messages and the appended ones (planStored) as WriteOpenAI writes a
+// result, one message at a time: when neither needs the APIs' repair,
+// nothing of the context is held in memory but the part itself. ok is
+// false, with nothing written, when they do or the part does not decode.
+func writeStoredOpenAI(w io.Writer, t Tract, sc storedCompile, indent string) (bool, error) {
+	mr, sm, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	if err != nil || sm.repair || needsRepair(sc.more) {
+		return false, nil
+	}
+	stored := mr.left
+	n := stored + len(sc.more)
+	if n == 0 {
+		return true, fmt.Errorf("tract %s: %w", t.Name, ErrEmptyContext)
+	}
+	var m Message
+	err = writeJSONArray(w, n, indent, func(a *jsonAppender, i int) {
+		if i < stored {
+			mr.next(&m)
+		} else {
+			m = sc.more[i-stored]
+		}
+		om := openAIMessage(&m)
+		a.message(&om, 1)
+	})
+	if err == nil && mr.err() != nil {
+		// The part matched its sum, so only a layout this build reads
+		// differently gets here, half-written: say so.
+		err = fmt.Errorf("compile checkpoint of tract %s (%s, head %s): %w", t.Name, sc.cv.Encoding, sc.cv.Head.Short(), errViewData)
+	}
+	return true, err
 }
 
 // The data layout: unsigned varints, strings as a varint length and their
@@ -743,12 +802,13 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 
 // The messages layout: the view's rendered messages as compile returns
 // them, with the tracts they name and the tools in force, in the data
-// layout's encoding (commit hashes as their hex strings: decoding slices
-// them out of the data).
+// layout's encoding. A header says whether the messages need the chat
+// APIs' repair (needsRepair), so a compile that only writes them in the
+// openai format can stream them; a commit hash is its 32 bytes (hashRef).
 func encodeMessages(v *view) []byte {
 	size := 64
 	for i := range v.rendered {
-		size += 96 + len(v.rendered[i].Content)
+		size += 64 + len(v.rendered[i].Content)
 	}
 	w := &viewWriter{b: make([]byte, 0, size)}
 	w.uint(viewFormat)
@@ -756,6 +816,7 @@ func encodeMessages(v *view) []byte {
 	w.str(string(v.head))
 	w.uint(uint64(len(v.lin.order)))
 	w.int(int64(v.tokens))
+	w.bool(needsRepair(v.rendered))
 	w.uint(uint64(len(v.tools)))
 	for _, td := range v.tools {
 		w.str(td.Name)
@@ -789,16 +850,53 @@ func encodeMessages(v *view) []byte {
 		w.enum(string(m.Type), storedTypes)
 		w.enum(string(m.Priority), storedPriorities)
 		w.int(int64(m.Tokens))
-		w.str(string(m.Commit))
+		w.hashRef(m.Commit)
 		w.uint(uint64(index[m.TractID]))
 		w.int(int64(m.Slot - slot))
 		slot = m.Slot
 		w.uint(uint64(len(m.Summarizes)))
 		for _, h := range m.Summarizes {
-			w.str(string(h))
+			w.hashRef(h)
 		}
 	}
 	return w.b
+}
+
+// hashRef writes a commit hash of the messages layout: 1 and its 32
+// bytes, or (not a lowercase hex SHA-256, which no commit has) 0 and the
+// string.
+func (w *viewWriter) hashRef(h Hash) {
+	var raw [32]byte
+	if len(h) == 64 {
+		if _, err := hex.Decode(raw[:], []byte(h)); err == nil && hex.EncodeToString(raw[:]) == string(h) {
+			w.uint(1)
+			w.b = append(w.b, raw[:]...)
+			return
+		}
+	}
+	w.uint(0)
+	w.str(string(h))
+}
+
+// hashRef reads what viewWriter.hashRef wrote; with a nil arena a hash
+// written as bytes is skipped ("").
+func (r *viewReader) hashRef(a *hexArena) Hash {
+	switch r.uint() {
+	case 0:
+		return Hash(r.str())
+	case 1:
+		if a != nil {
+			return a.hash(r)
+		}
+		if len(r.s) < 32 {
+			r.fail()
+			return ""
+		}
+		r.s = r.s[32:]
+		return ""
+	}
+	r.fail()
+	return ""
 }
 
 // storedMessages are a checkpoint's messages decoded.
@@ -808,21 +906,37 @@ type storedMessages struct {
 	tokens   int
 	// slots is the length of the view's linearization.
 	slots int
+	// repair tells whether the messages need the APIs' repair.
+	repair bool
 }
 
-// decodeMessages reads what encodeMessages wrote for viewer at head, with
-// room for extra messages after them; strings share data's memory.
-func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMessages, error) {
+// messagesReader reads a messages part one message at a time; strings
+// share the part's memory.
+type messagesReader struct {
+	r       viewReader
+	authors [][2]string
+	// arena makes the commit hashes (nil: they are skipped).
+	arena *hexArena
+	slot  int
+	// left is how many messages are still to be read.
+	left int
+}
+
+// openMessages reads the header of what encodeMessages wrote for viewer
+// at head, up to the first message.
+func openMessages(data []byte, viewer Tract, head Hash) (*messagesReader, storedMessages, error) {
 	var sm storedMessages
 	if len(data) == 0 {
-		return sm, errViewData
+		return nil, sm, errViewData
 	}
-	r := &viewReader{s: unsafe.String(&data[0], len(data))}
+	mr := &messagesReader{r: viewReader{s: unsafe.String(&data[0], len(data))}}
+	r := &mr.r
 	if r.uint() != viewFormat || r.str() != viewer.ID || Hash(r.str()) != head {
-		return sm, errViewData
+		return nil, sm, errViewData
 	}
 	sm.slots = int(r.uint())
 	sm.tokens = int(r.int())
+	sm.repair = r.bool()
 	if k := r.count(); k > 0 {
 		sm.tools = make([]ToolDef, k)
 		for j := range sm.tools {
@@ -832,41 +946,71 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 			}
 		}
 	}
-	authors := make([][2]string, r.count())
-	for i := range authors {
-		authors[i] = [2]string{r.str(), r.str()}
+	mr.authors = make([][2]string, r.count())
+	for i := range mr.authors {
+		mr.authors[i] = [2]string{r.str(), r.str()}
 	}
-	n := r.count()
+	mr.left = r.count()
+	if r.err != nil {
+		return nil, sm, r.err
+	}
+	return mr, sm, nil
+}
+
+// next reads the next message into m (every field), false at the end or
+// at damage (err).
+func (mr *messagesReader) next(m *Message) bool {
+	if mr.left == 0 || mr.r.err != nil {
+		return false
+	}
+	mr.left--
+	r := &mr.r
+	m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
+	m.ToolCalls = r.toolCalls()
+	m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
+	m.Tokens = int(r.int())
+	m.Commit = r.hashRef(mr.arena)
+	if a := r.uint(); a < uint64(len(mr.authors)) {
+		m.TractID, m.Tract = mr.authors[a][0], mr.authors[a][1]
+	} else {
+		r.fail()
+	}
+	mr.slot += int(r.int())
+	m.Slot = mr.slot
+	m.Summarizes = nil
+	if k := r.count(); k > 0 {
+		m.Summarizes = make([]Hash, k)
+		for j := range m.Summarizes {
+			m.Summarizes[j] = r.hashRef(mr.arena)
+		}
+	}
+	return r.err == nil
+}
+
+// err is the damage found, or the data's end not where the messages end.
+func (mr *messagesReader) err() error {
+	if mr.r.err != nil || mr.left != 0 || mr.r.s != "" {
+		return errViewData
+	}
+	return nil
+}
+
+// decodeMessages reads what encodeMessages wrote for viewer at head, with
+// room for extra messages after them; strings share data's memory.
+func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMessages, error) {
+	mr, sm, err := openMessages(data, viewer, head)
+	if err != nil {
+		return sm, err
+	}
+	n := mr.left
+	mr.arena = newHexArena(n)
 	sm.messages = make([]Message, n, n+extra)
-	slot := 0
 	for i := range sm.messages {
-		m := &sm.messages[i]
-		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
-		m.ToolCalls = r.toolCalls()
-		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
-		m.Tokens = int(r.int())
-		m.Commit = Hash(r.str())
-		if a := r.uint(); a < uint64(len(authors)) {
-			m.TractID, m.Tract = authors[a][0], authors[a][1]
-		} else {
-			r.fail()
-		}
-		slot += int(r.int())
-		m.Slot = slot
-		if k := r.count(); k > 0 {
-			m.Summarizes = make([]Hash, k)
-			for j := range m.Summarizes {
-				m.Summarizes[j] = Hash(r.str())
-			}
-		}
-		if r.err != nil {
-			return sm, r.err
+		if !mr.next(&sm.messages[i]) {
+			break
 		}
 	}
-	if r.err != nil || r.s != "" {
-		return sm, errViewData
-	}
-	return sm, nil
+	return sm, mr.err()
 }
 
 // The strings the messages layout writes as numbers. Append only: a

@@ -1,7 +1,9 @@
 package tract
 
 import (
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/internal/tokens"
@@ -19,8 +21,10 @@ func seedView() *view {
 		{Role: RoleSystem, Content: "rules", Type: TypeInstruction, Priority: Pinned, Tokens: 4, Commit: "c1", Tract: "main", TractID: "t1"},
 		{Role: RoleAssistant, Name: "bob", ToolCalls: []ToolCall{{ID: "x", Name: "f", Arguments: "{}"}}, Type: TypeToolCall, Priority: Normal, Tokens: 9, Commit: "c2", Tract: "kid", TractID: "t2", Slot: 1},
 		{Role: RoleUser, Content: "summary", Type: TypeSummary, Priority: Important, Tokens: 5, Commit: "c3", Tract: "main", TractID: "t1", Slot: 3, Summarizes: []Hash{"c4", "c5"}},
+		{Role: RoleUser, Content: "hashed", Type: TypeSummary, Priority: Normal, Tokens: 3, Commit: Hash(strings.Repeat("0a", 32)), Tract: "main", TractID: "t1", Slot: 4,
+			Summarizes: []Hash{Hash(strings.Repeat("b1", 32)), Hash(strings.Repeat("B1", 32))}},
 	}
-	v.tokens = 18
+	v.tokens = 21
 	return v
 }
 
@@ -36,8 +40,13 @@ func FuzzDecodeMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sm, err := decodeMessages(data, v.viewer, v.head, 1)
 		if string(data) == string(good) && (err != nil || !reflect.DeepEqual(sm.messages, v.rendered) || sm.tokens != v.tokens ||
-			!reflect.DeepEqual(sm.tools, v.tools)) {
+			!reflect.DeepEqual(sm.tools, v.tools) || !sm.repair) {
 			t.Fatalf("decoded %+v (%d tokens, %v); wrote %+v (%d)", sm.messages, sm.tokens, err, v.rendered, v.tokens)
+		}
+		// Written as it is read: never a panic, and damage is an error.
+		sc := storedCompile{cv: CompiledView{Messages: data, Head: v.head}}
+		if done, werr := writeStoredOpenAI(io.Discard, v.viewer, sc, ""); done && werr == nil && err != nil {
+			t.Fatalf("streamed what does not decode (%v)", err)
 		}
 	})
 }

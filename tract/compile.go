@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
@@ -113,17 +114,56 @@ func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptio
 	return r.compile(ctx, tractName, o, false)
 }
 
-func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, cached bool) (Result, error) {
+// CompileOpenAI writes the openai format of tractName's cold compile
+// under o to w: the bytes WriteOpenAI writes of CompileCold's result. When
+// the stored checkpoint serves the compile, no budget applies and no
+// message needs the APIs' repair, the messages are read from the
+// checkpoint and written one at a time, never all held as Messages (what
+// a process that prints a long context once wants).
+func (r *Repo) CompileOpenAI(ctx context.Context, w io.Writer, tractName string, o CompileOptions, indent string) error {
+	t, counter, head, err := r.compileTarget(ctx, tractName, o)
+	if err != nil {
+		return err
+	}
+	if o.Budget == 0 && !r.noCheckpoints && head != "" {
+		sc, ok, err := r.planStored(ctx, t, counter, head, o.Uncounted)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if done, err := writeStoredOpenAI(w, t, sc, indent); done {
+				return err
+			}
+			// Messages the APIs' repair reorders: all of them at once.
+			if res, ok, err := sc.result(t, 0); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
+				return WriteOpenAI(w, res, indent)
+			}
+		}
+	}
+	res, err := r.compileAt(ctx, t, counter, head, o, false)
+	if err != nil {
+		return err
+	}
+	return WriteOpenAI(w, res, indent)
+}
+
+// compileTarget checks o and finds what it compiles: the tract, the
+// encoding's counter and the head ("" for a tract without commits).
+func (r *Repo) compileTarget(ctx context.Context, tractName string, o CompileOptions) (Tract, tokens.Counter, Hash, error) {
 	if err := o.Validate(); err != nil {
-		return Result{}, err
+		return Tract{}, nil, "", err
 	}
 	counter, err := r.counter(o.Encoding)
 	if err != nil {
-		return Result{}, &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
+		return Tract{}, nil, "", &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
 	}
 	t, err := r.Tract(ctx, tractName)
 	if err != nil {
-		return Result{}, err
+		return Tract{}, nil, "", err
 	}
 	ref := o.At
 	if ref == "" {
@@ -133,9 +173,24 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	if errors.Is(err, ErrNoCommits) && o.At == "" {
 		head, err = "", nil
 	} else if err != nil {
+		return Tract{}, nil, "", err
+	}
+	return t, counter, head, nil
+}
+
+func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, cached bool) (Result, error) {
+	t, counter, head, err := r.compileTarget(ctx, tractName, o)
+	if err != nil {
 		return Result{}, err
 	}
-	var res Result
+	return r.compileAt(ctx, t, counter, head, o, cached)
+}
+
+func (r *Repo) compileAt(ctx context.Context, t Tract, counter tokens.Counter, head Hash, o CompileOptions, cached bool) (Result, error) {
+	var (
+		res Result
+		err error
+	)
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
 	if cached {

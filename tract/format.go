@@ -495,7 +495,34 @@ func (a *jsonAppender) name(i, d int, n string) {
 
 // str appends s quoted; invalid UTF-8 becomes U+FFFD, as
 // jsontext.AllowInvalidUTF8 has it.
-func (a *jsonAppender) str(s string) { a.b, _ = jsontext.AppendQuote(a.b, s) }
+func (a *jsonAppender) str(s string) { a.b = appendQuote(a.b, s) }
+
+// appendQuote is jsontext.AppendQuote's output for s (invalid UTF-8 as
+// U+FFFD). Most text a context holds is printable ASCII with nothing to
+// escape: that is found eight bytes at a time and copied as it is.
+func appendQuote(dst []byte, s string) []byte {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		// A byte ≥ 0x80, below 0x20, or a quote or backslash (zero after
+		// the xor): the high bit of its lane is set.
+		if (x|(x-ones*0x20)|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			dst, _ = jsontext.AppendQuote(dst, s)
+			return dst
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
 
 func (a *jsonAppender) message(m *OpenAIMessage, d int) {
 	a.b = append(a.b, '{')

@@ -113,3 +113,17 @@ func checkWriteOpenAI(t interface{ Fatalf(string, ...any) }, msgs []Message) {
 		t.Fatalf("WriteOpenAI: %v\n%s\nencoder:\n%s", err, w.String(), want)
 	}
 }
+
+// appendQuote writes what jsontext.AppendQuote writes, whatever the bytes.
+func FuzzAppendQuote(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text of some length", "tab\there", `quote " and \ backslash`,
+		"émoji 🎉 and ünïcode", "bad \xff utf8 \xc3", "\x7f\x00\x1f", "eight by", "<html> & 'js'\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := jsontext.AppendQuote([]byte("x"), s)
+		if got := appendQuote([]byte("x"), s); string(got) != string(want) {
+			t.Fatalf("appendQuote(%q) = %s, jsontext %s", s, got, want)
+		}
+	})
+}

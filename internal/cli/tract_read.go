@@ -183,6 +183,14 @@ func newTractCompileCmd(env *Env, f *tractFlags) *cobra.Command {
 			// load the tokenizer just to count a message committed by a
 			// process that never loaded it (a budget counts anyway).
 			o.Uncounted = tract.Format(format) != tract.FormatJSON
+			if tract.Format(format) == tract.FormatOpenAI && o.Budget == 0 {
+				// Nothing dropped to report: written as it is read.
+				err := s.repo.CompileOpenAI(cmd.Context(), env.Stdout, s.tract, o, jsonIndent)
+				if errors.Is(err, tract.ErrEmptyContext) {
+					return findingError(err)
+				}
+				return tractErr(err)
+			}
 			// One compile per process: a cached view would only hold the
 			// whole history in memory while the result is printed.
 			res, err := s.repo.CompileCold(cmd.Context(), s.tract, o)

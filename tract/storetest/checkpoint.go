@@ -104,6 +104,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if st.Tokens != want.Tokens {
 		t.Fatalf("status: %d tokens, want %d", st.Tokens, want.Tokens)
 	}
+	sameOpenAI(t, fresh, want)
 	// One more commit: the checkpoint is extended, still no history read.
 	e.add("main", tract.TypeMessage, "user", "one more")
 	got, err = fresh.CompileCold(e.ctx, "main", tract.CompileOptions{})
@@ -111,6 +112,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if len(got.Messages) != len(want.Messages)+1 {
 		t.Fatalf("compile one commit past the checkpoint: %d messages, want %d", len(got.Messages), len(want.Messages)+1)
 	}
+	sameOpenAI(t, fresh, got)
 	st, err = tract.New(headerOnly{noHistory{e.store}}, tract.Options{}).Status(e.ctx, "main")
 	e.must(err)
 	if st.Tokens != got.Tokens {
@@ -150,6 +152,16 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 			}
 		} else if !errors.Is(err, tract.ErrDamaged) {
 			t.Fatalf("cold compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
+		}
+		// So does one written as it is read, and it writes nothing then.
+		var streamed bytes.Buffer
+		err = r.CompileOpenAI(e.ctx, &streamed, "main", tract.CompileOptions{}, "  ")
+		if i == dataDamage {
+			if err != nil {
+				t.Fatalf("openai compile beside damaged checkpoint data: %v", err)
+			}
+		} else if !errors.Is(err, tract.ErrDamaged) || streamed.Len() > 0 {
+			t.Fatalf("openai compile with a damaged checkpoint (%d): %v and %d bytes written, want ErrDamaged and none", i, err, streamed.Len())
 		}
 		warm, err := r.Compile(e.ctx, "main", tract.CompileOptions{})
 		if i == messagesDamage {
@@ -220,6 +232,22 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	e.must(e.repo.RemoveTract(e.ctx, "main"))
 	if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatalf("checkpoint of a removed tract survived: %v", err)
+	}
+}
+
+// sameOpenAI checks that r's CompileOpenAI of main writes what WriteOpenAI
+// writes of want.
+func sameOpenAI(t *testing.T, r *tract.Repo, want tract.Result) {
+	t.Helper()
+	var got, exp bytes.Buffer
+	if err := r.CompileOpenAI(context.Background(), &got, "main", tract.CompileOptions{}, "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := tract.WriteOpenAI(&exp, want, "  "); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), exp.Bytes()) {
+		t.Fatalf("CompileOpenAI wrote %d bytes unlike WriteOpenAI's %d:\n%.400s\nwant\n%.400s", got.Len(), exp.Len(), got.Bytes(), exp.Bytes())
 	}
 }
 

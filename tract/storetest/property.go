@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -198,6 +199,19 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		st, err := tract.New(r.Store(), tract.Options{}).Status(ctx, name)
 		if err != nil || st.Tokens != c.Tokens {
 			rt.Fatalf("status: %d tokens (%v), cold compile %d", st.Tokens, err, c.Tokens)
+		}
+	}
+	// Written as it is read: the bytes WriteOpenAI writes of the cold
+	// compile, or its error.
+	if o.At == "" {
+		var streamed, want bytes.Buffer
+		serr := fresh.CompileOpenAI(ctx, &streamed, name, o, "  ")
+		werr := cerr
+		if werr == nil {
+			werr = tract.WriteOpenAI(&want, c, "  ")
+		}
+		if (serr == nil) != (werr == nil) || serr != nil && serr.Error() != werr.Error() || !bytes.Equal(streamed.Bytes(), want.Bytes()) {
+			rt.Fatalf("CompileOpenAI: %v\n%s\nwant %v\n%s", serr, streamed.Bytes(), werr, want.Bytes())
 		}
 	}
 	for _, x := range []struct {
