@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
@@ -125,10 +124,10 @@ func benchCompileCold(b *testing.B, newStore func(*testing.B) tract.Store) {
 }
 
 // benchCompileFresh: the compile of a fresh process (a new Repo, no
-// in-memory cache) on a history whose compile checkpoint is stored: one
-// row read, checked and rendered, then the format's JSON written as `tract
-// compile --format openai` writes it, with the same history one commit
-// further (the checkpoint extended by one commit).
+// in-memory cache) on a history whose compile checkpoint is stored, written
+// as `tract compile --format openai` writes it (CompileOpenAI: one row
+// read and checked, each message written as it is decoded), with the same
+// history one commit further (the checkpoint extended by one commit).
 func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -153,20 +152,33 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 							b.ReportMetric((cpu1-cpu0)*1e6/float64(b.N), "cpu-µs/op")
 						}
 					}()
+					res, err := r.CompileCold(ctx, "main", tract.CompileOptions{})
+					if err != nil || len(res.Messages) != n+added {
+						b.Fatal(err, len(res.Messages))
+					}
+					var want countWriter
+					if err := tract.WriteOpenAI(&want, res, "  "); err != nil {
+						b.Fatal(err)
+					}
 					for b.Loop() {
 						fresh := tract.New(r.Store(), tract.Options{})
-						res, err := fresh.CompileCold(ctx, "main", tract.CompileOptions{})
-						if err != nil || len(res.Messages) != n+added {
-							b.Fatal(err, len(res.Messages))
-						}
-						if err := tract.WriteOpenAI(io.Discard, res, "  "); err != nil {
-							b.Fatal(err)
+						var out countWriter
+						if err := fresh.CompileOpenAI(ctx, &out, "main", tract.CompileOptions{Uncounted: true}, "  "); err != nil || out != want {
+							b.Fatal(err, out, want)
 						}
 					}
 				})
 			}
 		})
 	}
+}
+
+// countWriter counts what is written to it.
+type countWriter int
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	*w += countWriter(len(p))
+	return len(p), nil
 }
 
 // benchCompileFirst: a cold compile that also has to count every
