@@ -42,11 +42,19 @@ func Words(text string) []string {
 // asciiWords is strings.FieldsFunc(text, notWordRune) for ASCII text
 // (most of what an import indexes), a byte at a time.
 func asciiWords(text string) []string {
-	out := make([]string, 0, len(text)/6+1)
+	n := 0
+	in := false
+	for i := 0; i < len(text); i++ {
+		w := asciiWord(text[i])
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	out := make([]string, 0, n)
 	start := -1
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		word := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+		word := asciiWord(text[i])
 		switch {
 		case word && start < 0:
 			start = i
@@ -59,6 +67,10 @@ func asciiWords(text string) []string {
 		out = append(out, text[start:])
 	}
 	return out
+}
+
+func asciiWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
 }
 
 func ascii(s string) bool {

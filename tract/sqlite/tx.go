@@ -117,11 +117,7 @@ func (t *txn) insertColumns(ctx context.Context, head string, names []string, su
 		k := min(n-done, per)
 		query := head + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
 		args = append(args[:len(consts)], flat[done*vcols:(done+k)*vcols]...)
-		res, err := t.exec(ctx, query, args...)
-		if err != nil {
-			return changed, err
-		}
-		m, err := res.RowsAffected()
+		m, err := t.execRaw(ctx, query, args)
 		if err != nil {
 			return changed, err
 		}
@@ -129,6 +125,25 @@ func (t *txn) insertColumns(ctx context.Context, head string, names []string, su
 		done += k
 	}
 	return changed, nil
+}
+
+// buffers are the transaction's row values and hash arena, emptied, with
+// room for n values and size bytes: an import's chunks reuse them (see
+// release).
+func (t *txn) buffers(n, size int) ([]any, rawArena) {
+	if cap(t.vals) < n {
+		t.vals = make([]any, 0, n)
+	}
+	if cap(t.arena) < size {
+		t.arena = make(rawArena, 0, size)
+	}
+	return t.vals[:0], t.arena[:0]
+}
+
+// release forgets the values of vals (taken from buffers), so that a
+// chunk's contents are not kept alive by the next one's buffer.
+func (t *txn) release(vals []any) {
+	clear(vals[:cap(vals)])
 }
 
 // sameScalar reports whether a and b are the same text or number (a
@@ -166,11 +181,7 @@ func (t *txn) insertFlat(ctx context.Context, prefix, tuple, suffix string, cols
 	for len(flat) > 0 {
 		k := min(len(flat)/cols, per)
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
-		res, err := t.exec(ctx, query, flat[:k*cols]...)
-		if err != nil {
-			return changed, err
-		}
-		n, err := res.RowsAffected()
+		n, err := t.execRaw(ctx, query, flat[:k*cols])
 		if err != nil {
 			return changed, err
 		}
@@ -221,8 +232,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
 	const cols = 5 // hash, data, tokens_o200k, tokens_cl100k, tokens
-	rows := make([]any, 0, cols*len(blobs))
-	arena := make(rawArena, 0, 32*len(blobs))
+	rows, arena := t.buffers(cols*len(blobs), 32*len(blobs))
+	defer t.release(rows)
 	counted := map[string]map[tract.Hash]int{}
 	next := last
 	for _, b := range blobs {
@@ -303,8 +314,8 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	names := []string{"tract", "seq", "hash", "content", "content_id", "operation", "edit_target", "time", "message", "parents", "gen", "depth", "jump", "meta"}
-	flat := make([]any, 0, len(commits)*len(names))
-	arena := make(rawArena, 0, 32*4*len(commits))
+	flat, arena := t.buffers(len(commits)*len(names), 32*4*len(commits))
+	defer t.release(flat)
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
 		if !ok {
