@@ -339,12 +339,14 @@ func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now ti
 		out = make([]Commit, len(prepared))
 	}
 	out = out[:len(prepared)]
+	var scratch []byte // one buffer for every commit's canonical form
 	for i, p := range prepared {
 		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now.Add(time.Duration(i)), Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
 		if parent != "" {
 			c.Parents = []Hash{parent}
 		}
-		c.Hash = c.ComputeHash()
+		scratch = appendCanonicalCommit(scratch[:0], &c)
+		c.Hash = sha256Hex(scratch)
 		out[i] = c
 		parent = c.Hash
 	}
