@@ -25,12 +25,61 @@ const (
 
 // Words cuts text into its distinct search words, sorted.
 func Words(text string) []string {
-	out := strings.FieldsFunc(strings.ToLower(text), notWordRune)
+	text = strings.ToLower(text)
+	var out []string
+	if ascii(text) {
+		out = asciiWords(text)
+	} else {
+		out = strings.FieldsFunc(text, notWordRune)
+	}
 	out = slices.DeleteFunc(out, func(w string) bool {
 		return len(w) > maxWordBytes || !utf8.ValidString(w)
 	})
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// asciiWords is strings.FieldsFunc(text, notWordRune) for ASCII text
+// (most of what an import indexes), a byte at a time.
+func asciiWords(text string) []string {
+	n := 0
+	in := false
+	for i := 0; i < len(text); i++ {
+		w := asciiWord(text[i])
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	out := make([]string, 0, n)
+	start := -1
+	for i := 0; i < len(text); i++ {
+		word := asciiWord(text[i])
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			out = append(out, text[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+func asciiWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }

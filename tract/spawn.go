@@ -69,7 +69,7 @@ func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptio
 			if p.blob, err = NewBlob(c); err != nil {
 				return err
 			}
-			commits := chainAppends(t.ID, "", []preparedAppend{p}, now)
+			commits := chainAppends(t.ID, "", []preparedAppend{p}, now, nil)
 			if err := tx.PutBlobs(ctx, p.blob); err != nil {
 				return err
 			}

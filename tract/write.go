@@ -121,7 +121,8 @@ func prepareAppend(req CommitRequest) (preparedAppend, error) {
 
 // appendSeq appends reqs in one transaction, a chunk at a time, each
 // chunk's commits on the previous chunk's last; emit receives each chunk's
-// commits as they are written, reset is called before every attempt. The
+// commits as they are written (their slice is reused once emit returns:
+// emit copies what it keeps), reset is called before every attempt. The
 // first chunk (all of a short append) is checked and prepared before the
 // transaction; an invalid request of several is named by its 1-based
 // position.
@@ -175,7 +176,7 @@ func (r *Repo) appendSeq(ctx context.Context, tractName string, reqs iter.Seq2[C
 				return err
 			}
 			w := chunkWriter{tx: tx, tract: t.ID, parent: h.Commit, now: now, emit: emit}
-			if err := w.store(ctx, w.chain(first)); err != nil {
+			if err := w.store(ctx, w.chain(first, nil)); err != nil {
 				return err
 			}
 			if more {
@@ -207,12 +208,13 @@ type chainedChunk struct {
 	err     error
 }
 
-// chain builds the commits of a chunk on the last one chained.
-func (w *chunkWriter) chain(chunk []preparedAppend) chainedChunk {
+// chain builds the commits of a chunk on the last one chained, in buf's
+// array when it has room.
+func (w *chunkWriter) chain(chunk []preparedAppend, buf []Commit) chainedChunk {
 	if len(chunk) == 0 {
 		return chainedChunk{}
 	}
-	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.chained)))
+	out := chainAppends(w.tract, w.parent, chunk, w.now.Add(time.Duration(w.chained)), buf)
 	w.chained += len(chunk)
 	w.parent = out[len(out)-1].Hash
 	return chainedChunk{chunk: chunk, commits: out}
@@ -225,6 +227,17 @@ func (w *chunkWriter) chain(chunk []preparedAppend) chainedChunk {
 func (w *chunkWriter) storeAll(ctx context.Context, reqs iter.Seq2[CommitRequest, error], skip int) error {
 	chunks := make(chan chainedChunk, 1)
 	stop := make(chan struct{})
+	// free holds the arrays of chunks stored, for the producer to reuse
+	// (at most three chunks are in flight).
+	free := make(chan chainedChunk, 3)
+	next := func() chainedChunk {
+		select {
+		case c := <-free:
+			return c
+		default:
+			return chainedChunk{chunk: make([]preparedAppend, 0, importChunk)}
+		}
+	}
 	go func() {
 		defer close(chunks)
 		send := func(c chainedChunk) bool {
@@ -235,7 +248,8 @@ func (w *chunkWriter) storeAll(ctx context.Context, reqs iter.Seq2[CommitRequest
 				return false
 			}
 		}
-		chunk := make([]preparedAppend, 0, importChunk)
+		buf := next()
+		chunk := buf.chunk[:0]
 		i := 0
 		for req, err := range reqs {
 			if err != nil {
@@ -251,13 +265,14 @@ func (w *chunkWriter) storeAll(ctx context.Context, reqs iter.Seq2[CommitRequest
 				return
 			}
 			if chunk = append(chunk, p); len(chunk) == importChunk {
-				if !send(w.chain(chunk)) {
+				if !send(w.chain(chunk, buf.commits)) {
 					return
 				}
-				chunk = make([]preparedAppend, 0, importChunk)
+				buf = next()
+				chunk = buf.chunk[:0]
 			}
 		}
-		send(w.chain(chunk))
+		send(w.chain(chunk, buf.commits))
 	}()
 	defer func() {
 		// Stop the producer and wait for it: it shares w and reqs.
@@ -271,6 +286,14 @@ func (w *chunkWriter) storeAll(ctx context.Context, reqs iter.Seq2[CommitRequest
 		}
 		if err := w.store(ctx, c); err != nil {
 			return err
+		}
+		// Stored and emitted (emit copies what it keeps): the arrays
+		// go back, emptied so they hold nothing alive.
+		clear(c.chunk)
+		clear(c.commits)
+		select {
+		case free <- chainedChunk{chunk: c.chunk[:0], commits: c.commits[:0]}:
+		default:
 		}
 	}
 	return nil
@@ -310,14 +333,20 @@ func (w *chunkWriter) store(ctx context.Context, c chainedChunk) error {
 // the commits of an import are in time order as they are in the file (find
 // -n gives its first messages, and the store's time index grows at its
 // end instead of taking each commit at a random place among the import's).
-func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time) []Commit {
-	out := make([]Commit, len(prepared))
+func chainAppends(tractID string, parent Hash, prepared []preparedAppend, now time.Time, buf []Commit) []Commit {
+	out := buf[:0]
+	if cap(out) < len(prepared) {
+		out = make([]Commit, len(prepared))
+	}
+	out = out[:len(prepared)]
+	var scratch []byte // one buffer for every commit's canonical form
 	for i, p := range prepared {
 		c := Commit{Content: p.blob.Hash, Operation: OpAppend, Tract: tractID, Time: now.Add(time.Duration(i)), Message: p.req.Message, Meta: p.meta, Parents: []Hash{}}
 		if parent != "" {
 			c.Parents = []Hash{parent}
 		}
-		c.Hash = c.ComputeHash()
+		scratch = appendCanonicalCommit(scratch[:0], &c)
+		c.Hash = sha256Hex(scratch)
 		out[i] = c
 		parent = c.Hash
 	}

@@ -102,3 +102,11 @@ func (e *Env) serving() {
 		e.Serving()
 	}
 }
+
+// streaming tells the process that this command streams its input
+// through a bounded heap (tract import): what it allocates is garbage a
+// chunk later, so it collects as Go does by default, as a server does. A
+// 100k-message import otherwise peaked at 2.0 KiB of RSS a message (the
+// heap grown to gcFloor on top of SQLite's page cache), 1.3 KiB so, for
+// the same CPU.
+func (e *Env) streaming() { e.serving() }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -41,8 +42,10 @@ func signalContext(parent context.Context) (ctx context.Context, received func()
 	var got os.Signal
 	done := make(chan struct{})
 	var once sync.Once
+	ac := &armingContext{Context: inner}
 	arm := func() {
 		once.Do(func() {
+			ac.armed.Store(true)
 			notifySignals(ch, stopSignals...)
 			go func() {
 				select {
@@ -70,13 +73,45 @@ func signalContext(parent context.Context) (ctx context.Context, received func()
 		signal.Stop(ch)
 		cancel(nil)
 	}
-	return &armingContext{Context: inner, arm: arm}, received, stop
+	ac.arm = arm
+	return ac, received, stop
 }
 
 // armingContext arms the signal handling the first time Done is asked for.
 type armingContext struct {
 	context.Context
-	arm func()
+	arm   func()
+	armed atomic.Bool
+}
+
+// pollingContext is ctx for a read command's store calls. The SQLite
+// driver and database/sql start a goroutine to watch the Done channel of
+// every query and every result set; on a short read command those
+// goroutines, and the signal handling that asking for Done arms, cost
+// about a tenth of its run. So until the signals are armed (by the timer,
+// after armSignalsAfter, or by anything that does wait on Done) its Done
+// is nil: a query started then is not watched, as the signal would end
+// the process anyway. Once armed, Done is ctx's: a later query stops at a
+// signal as before. Err is always ctx's. Only a context from
+// signalContext is changed; a read command never derives a context from
+// it, which would miss its cancellation.
+func pollingContext(ctx context.Context) context.Context {
+	if a, ok := ctx.(*armingContext); ok {
+		return polling{a}
+	}
+	return ctx
+}
+
+type polling struct{ a *armingContext }
+
+func (p polling) Deadline() (time.Time, bool) { return p.a.Deadline() }
+func (p polling) Err() error                  { return p.a.Err() }
+func (p polling) Value(key any) any           { return p.a.Value(key) }
+func (p polling) Done() <-chan struct{} {
+	if p.a.armed.Load() {
+		return p.a.Context.Done()
+	}
+	return nil
 }
 
 func (c *armingContext) Done() <-chan struct{} {

@@ -55,3 +55,34 @@ func TestSignalContextArmsLazily(t *testing.T) {
 		t.Fatalf("a stopped context armed %d times", n)
 	}
 }
+
+// A read command's store calls get a polling context: its Done is nil,
+// and arms nothing, until the signals are armed; then it is the command's.
+func TestPollingContext(t *testing.T) {
+	var calls atomic.Int32
+	notifySignals = func(chan<- os.Signal, ...os.Signal) { calls.Add(1) }
+	t.Cleanup(func() { notifySignals = defaultNotify })
+
+	ctx, _, stop := signalContext(context.Background())
+	defer stop()
+	p := pollingContext(ctx)
+	if p.Done() != nil {
+		t.Fatal("a polling context has a Done channel before the signals are armed")
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("asking a polling context for Done armed the handler (%d)", n)
+	}
+	if p.Err() != nil || p.Value("k") != nil {
+		t.Fatal("Err or Value differ from the command's context")
+	}
+	done := ctx.Done() // arms
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("armed %d times, want 1", n)
+	}
+	if p.Done() != done {
+		t.Fatal("once armed, a polling context's Done is not the command's")
+	}
+	if plain := context.Background(); pollingContext(plain) != plain {
+		t.Fatal("a context not from signalContext was changed")
+	}
+}

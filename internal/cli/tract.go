@@ -294,9 +294,14 @@ func (f *tractFlags) withSession(env *Env, fn func(cmd *cobra.Command, args []st
 	return f.runSession(env, f.session, fn, valid)
 }
 
-// withReadSession is withSession on a read-only store.
+// withReadSession is withSession on a read-only store, its calls made
+// with a polling context (see pollingContext).
 func (f *tractFlags) withReadSession(env *Env, fn func(cmd *cobra.Command, args []string, s *tractSession) error, valid ...validator) func(*cobra.Command, []string) error {
-	return f.runSession(env, f.readSession, fn, valid)
+	run := f.runSession(env, f.readSession, fn, valid)
+	return func(cmd *cobra.Command, args []string) error {
+		cmd.SetContext(pollingContext(cmd.Context()))
+		return run(cmd, args)
+	}
 }
 
 func (f *tractFlags) runSession(env *Env, open func(*cobra.Command, *Env) (*tractSession, error), fn func(cmd *cobra.Command, args []string, s *tractSession) error, valid []validator) func(*cobra.Command, []string) error {

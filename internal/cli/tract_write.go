@@ -164,6 +164,7 @@ already exists exits 1 and writes nothing. The store is created if needed,
 so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			env.streaming()
 			name := args[0]
 			var data []byte
 			var err error

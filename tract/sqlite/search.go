@@ -69,16 +69,15 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
 // statements make fewer, larger index segments.
 const wordRows = 2000
 
-// blobWords cuts the words of blobs (rows of cols values laid end to end:
-// id, hash, data, …) on another goroutine, while SQLite stores them: wait
-// returns them.
-func blobWords(rows []any, cols int) (wait func() []string) {
-	texts := make([]string, len(rows)/cols)
+// blobWords cuts the words of blobs (their data) on another goroutine,
+// while SQLite stores them: wait returns them.
+func blobWords(data [][]byte) (wait func() []string) {
+	texts := make([]string, len(data))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range texts {
-			texts[i] = strings.Join(tract.IndexWords(rows[i*cols+2].([]byte)), " ")
+			texts[i] = strings.Join(tract.IndexWords(data[i]), " ")
 		}
 	}()
 	return func() []string {
@@ -87,13 +86,13 @@ func blobWords(rows []any, cols int) (wait func() []string) {
 	}
 }
 
-// indexNewBlobs adds the words (texts) of blobs PutBlobs has just
-// inserted (rows as blobWords has them): their ids are new, so none is
+// indexNewBlobs adds the words (texts) of the blobs PutBlobs has just
+// inserted, with ids first, first+1, …: their ids are new, so none is
 // indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
-func (t *txn) indexNewBlobs(ctx context.Context, rows []any, cols int, texts []string) error {
+func (t *txn) indexNewBlobs(ctx context.Context, first int64, texts []string) error {
 	words := make([]any, 0, 2*len(texts))
 	for i, text := range texts {
-		words = append(words, rows[i*cols], text)
+		words = append(words, first+int64(i), text)
 	}
 	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"maps"
@@ -222,12 +223,18 @@ func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("store %s: %w", s.path, tract.ErrReadOnly)
 	}
-	sqlTx, err := s.db.BeginTx(ctx, nil)
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	t := &txn{reader: reader{q: sqlTx, stmts: newStmtCache(sqlTx)}}
+	defer conn.Close()
+	sqlTx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	t := &txn{reader: reader{q: sqlTx, stmts: newStmtCache(sqlTx)}, conn: conn}
 	defer t.stmts.close()
+	defer t.closeRaw()
 	if err := fn(t); err != nil {
 		t.endBulk(ctx)
 		sqlTx.Rollback()
@@ -254,6 +261,14 @@ type querier interface {
 
 type txn struct {
 	reader
+	// conn is the transaction's connection, raw its statements prepared
+	// on the driver connection (see execRaw).
+	conn  *sql.Conn
+	raw   map[string]driver.Stmt
+	named []driver.NamedValue
+	// vals and arena are buffers PutBlobs and PutCommits reuse.
+	vals  []any
+	arena rawArena
 	// blobIDs are the ids the latest PutBlobs gave the blobs it inserted.
 	blobIDs map[tract.Hash]int64
 	// indexed counts the blobs indexNewBlobs added (see mergeWords).
@@ -332,7 +347,10 @@ func (t *txn) startBulk(ctx context.Context) error {
 		return nil
 	}
 	t.bulk = true
-	_, err := t.q.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, bulkCacheKiB))
+	if _, err := t.q.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, bulkCacheKiB)); err != nil {
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('automerge', 0), ('crisismerge', 64)`)
 	return err
 }
 
@@ -356,7 +374,86 @@ func (t *txn) finish(ctx context.Context) error {
 	if err := t.mergeWords(ctx); err != nil {
 		return err
 	}
+	if t.bulk {
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO blob_words (blob_words, rank) VALUES ('automerge', 4), ('crisismerge', 16)`); err != nil {
+			return err
+		}
+	}
 	return t.endBulk(ctx)
+}
+
+// execRaw runs a statement of the transaction, prepared once, on the
+// driver connection, with vals (string, int, int64, []byte or nil)
+// bound as they are: an import binds some 25 values a message, and
+// database/sql's checks and conversions of each, and its argument list a
+// statement, cost it several per cent. It returns the rows changed.
+func (t *txn) execRaw(ctx context.Context, query string, vals []any) (int64, error) {
+	if t.conn == nil {
+		res, err := t.exec(ctx, query, vals...)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	named := t.named[:0]
+	for i, v := range vals {
+		switch x := v.(type) {
+		case int:
+			v = int64(x)
+		case string, int64, []byte, nil:
+		default:
+			var err error
+			if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
+				return 0, err
+			}
+		}
+		named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	t.named = named
+	var changed int64
+	err := t.conn.Raw(func(dc any) error {
+		st, ok := t.raw[query]
+		if !ok {
+			pc, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return errors.New("sqlite driver: no PrepareContext")
+			}
+			var err error
+			if st, err = pc.PrepareContext(ctx, query); err != nil {
+				return err
+			}
+			if t.raw == nil {
+				t.raw = map[string]driver.Stmt{}
+			}
+			t.raw[query] = st
+		}
+		se, ok := st.(driver.StmtExecContext)
+		if !ok {
+			return errors.New("sqlite driver: no StmtExecContext")
+		}
+		res, err := se.ExecContext(ctx, named)
+		if err != nil {
+			return err
+		}
+		changed, err = res.RowsAffected()
+		return err
+	})
+	clear(named) // keep no value alive
+	return changed, err
+}
+
+// closeRaw closes the statements execRaw prepared.
+func (t *txn) closeRaw() {
+	if len(t.raw) == 0 {
+		return
+	}
+	_ = t.conn.Raw(func(any) error {
+		for q, st := range t.raw {
+			st.Close()
+			delete(t.raw, q)
+		}
+		return nil
+	})
 }
 
 // exec runs a statement prepared once per transaction (imports run the

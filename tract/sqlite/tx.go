@@ -48,6 +48,121 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 // batchRows is how many rows one multi-row INSERT carries.
 const batchRows = 100
 
+// insertColumns runs "head (columns) VALUES (…), (…) suffix" over rows
+// (len(names) values a row, laid end to end), per rows a statement, and
+// returns how many rows the statements changed. Binding a value is a call
+// into SQLite, and a text or a blob is copied for it; so a column that is
+// NULL in every row is left out (it takes its default, NULL), and one
+// that holds the same text or number in every row (an import's commits
+// share their tract, operation and message) is bound once a statement:
+// those come first in the column list, as ?1, ?2, …, and the rest are
+// numbered on from there. It reuses rows' array.
+func (t *txn) insertColumns(ctx context.Context, head string, names []string, suffix string, per int, rows []any) (int64, error) {
+	cols := len(names)
+	if cols == 0 || len(rows) == 0 {
+		return 0, nil
+	}
+	const (
+		varying = iota
+		null
+		constant
+	)
+	kind := make([]int, cols)
+	for c := range cols {
+		kind[c] = null
+		if rows[c] != nil {
+			kind[c] = constant
+		}
+	}
+	for i := cols; i < len(rows); i++ {
+		c := i % cols
+		switch {
+		case kind[c] == null && rows[i] != nil:
+			kind[c] = varying
+		case kind[c] == constant && !sameScalar(rows[c], rows[i]):
+			kind[c] = varying
+		}
+	}
+	var consts []any
+	var constNames, varNames []string
+	var tupleParts []string
+	for c, name := range names {
+		switch kind[c] {
+		case constant:
+			consts = append(consts, rows[c])
+			constNames = append(constNames, name)
+			tupleParts = append(tupleParts, fmt.Sprintf("?%d", len(consts)))
+		case varying:
+			varNames = append(varNames, name)
+		}
+	}
+	for range varNames {
+		tupleParts = append(tupleParts, "?")
+	}
+	// Compact the varying values in place (never ahead of the reads).
+	flat := rows[:0]
+	for i, v := range rows {
+		if kind[i%cols] == varying {
+			flat = append(flat, v)
+		}
+	}
+	head += " (" + strings.Join(append(constNames, varNames...), ", ") + ")"
+	tuple := "(" + strings.Join(tupleParts, ", ") + ")"
+	n := len(rows) / cols
+	vcols := len(varNames)
+	args := make([]any, len(consts), len(consts)+min(n, per)*vcols)
+	copy(args, consts)
+	var changed int64
+	for done := 0; done < n; {
+		k := min(n-done, per)
+		query := head + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
+		args = append(args[:len(consts)], flat[done*vcols:(done+k)*vcols]...)
+		m, err := t.execRaw(ctx, query, args)
+		if err != nil {
+			return changed, err
+		}
+		changed += m
+		done += k
+	}
+	return changed, nil
+}
+
+// buffers are the transaction's row values and hash arena, emptied, with
+// room for n values and size bytes: an import's chunks reuse them (see
+// release).
+func (t *txn) buffers(n, size int) ([]any, rawArena) {
+	if cap(t.vals) < n {
+		t.vals = make([]any, 0, n)
+	}
+	if cap(t.arena) < size {
+		t.arena = make(rawArena, 0, size)
+	}
+	return t.vals[:0], t.arena[:0]
+}
+
+// release forgets the values of vals (taken from buffers), so that a
+// chunk's contents are not kept alive by the next one's buffer.
+func (t *txn) release(vals []any) {
+	clear(vals[:cap(vals)])
+}
+
+// sameScalar reports whether a and b are the same text or number (a
+// blob never counts as the same).
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	}
+	return false
+}
+
 // insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
 // batches, reusing one prepared statement per batch size.
 func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) (int64, error) {
@@ -66,11 +181,7 @@ func (t *txn) insertFlat(ctx context.Context, prefix, tuple, suffix string, cols
 	for len(flat) > 0 {
 		k := min(len(flat)/cols, per)
 		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
-		res, err := t.exec(ctx, query, flat[:k*cols]...)
-		if err != nil {
-			return changed, err
-		}
-		n, err := res.RowsAffected()
+		n, err := t.execRaw(ctx, query, flat[:k*cols])
 		if err != nil {
 			return changed, err
 		}
@@ -93,7 +204,7 @@ func (a *rawArena) raw(h tract.Hash) any {
 	if len(h) != 64 || cap(*a)-len(*a) < 32 {
 		return rowform.Raw(h)
 	}
-	b := (*a)[len(*a) : len(*a)+32 : len(*a)+32]
+	b := []byte((*a)[len(*a) : len(*a)+32 : len(*a)+32])
 	if _, err := hex.Decode(b, []byte(h)); err != nil {
 		return rowform.Raw(h)
 	}
@@ -115,22 +226,23 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			return err
 		}
 	}
-	var next int64
-	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&next); err != nil {
+	var last int64
+	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last); err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	ids := make(map[tract.Hash]int64, len(blobs))
-	const cols = 6 // id, hash, data, tokens_o200k, tokens_cl100k, tokens
-	rows := make([]any, 0, cols*len(blobs))
-	arena := make(rawArena, 0, 32*len(blobs))
+	const cols = 5 // hash, data, tokens_o200k, tokens_cl100k, tokens
+	rows, arena := t.buffers(cols*len(blobs), 32*len(blobs))
+	defer t.release(rows)
 	counted := map[string]map[tract.Hash]int{}
+	next := last
 	for _, b := range blobs {
 		if _, dup := ids[b.Hash]; dup {
 			continue
 		}
 		next++
 		ids[b.Hash] = next
-		rows = append(rows, next, arena.raw(b.Hash), b.Data, nil, nil, nil)
+		rows = append(rows, arena.raw(b.Hash), b.Data, nil, nil, nil)
 		row := rows[len(rows)-cols:]
 		if b.Tokens >= 0 && b.Encoding != "" {
 			if counted[b.Encoding] == nil {
@@ -138,33 +250,43 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			}
 			counted[b.Encoding][b.Hash] = b.Tokens
 			if slot, ok := rowform.TokenSlot(b.Encoding); ok {
-				row[3+slot] = b.Tokens
+				row[2+slot] = b.Tokens
 			} else {
 				obj, err := json.Marshal(map[string]int{b.Encoding: b.Tokens})
 				if err != nil {
 					return err
 				}
-				row[5] = string(obj)
+				row[4] = string(obj)
 			}
 		}
 	}
+	data := make([][]byte, 0, len(rows)/cols)
+	for i := 1; i < len(rows); i += cols {
+		data = append(data, rows[i].([]byte))
+	}
+	words := blobWords(data)
+	// The ids are SQLite's (the largest one plus one, row by row): an id
+	// bound by the statement would make it keep a statement journal (a
+	// copy of every page it touches, and a flush of the search index's
+	// pending words at its start), as OR FAIL spares it below. A row
+	// skipped as already stored shifts the ids after it: then none is
+	// trusted (see below).
+	//
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
-	// rolling back its earlier rows, which spares SQLite a statement journal
-	// (a copy of every page a multi-row insert touches); the failed call
-	// fails its whole transaction anyway.
-	words := blobWords(rows, cols)
-	inserted, err := t.insertFlat(ctx, `INSERT OR FAIL INTO blobs (id, hash, data, tokens_o200k, tokens_cl100k, tokens)`,
-		"(?, ?, ?, ?, ?, ?)", `ON CONFLICT DO NOTHING`, cols, batchRows, rows)
+	// rolling back its earlier rows, which spares SQLite a statement
+	// journal; the failed call fails its whole transaction anyway.
+	inserted, err := t.insertColumns(ctx, `INSERT OR FAIL INTO blobs`, []string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"},
+		`ON CONFLICT DO NOTHING`, batchRows, rows)
 	texts := words()
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
-	if inserted == int64(len(rows)/cols) {
+	if inserted == int64(len(data)) {
 		// Only the latest call's ids are kept: an import calls once per
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, rows, cols, texts)
+		return t.indexNewBlobs(ctx, last+1, texts)
 	}
 	if err := t.indexBlobs(ctx, blobs); err != nil {
 		return err
@@ -184,21 +306,16 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	next := map[string]int64{}
 	var parentRows [][]any
 	written := make(map[tract.Hash]bool, len(commits))
-	known := true // every content id assigned by PutBlobs
 	for _, c := range commits {
 		written[c.Hash] = true
-		if _, ok := t.blobIDs[c.Content]; c.Content != "" && !ok {
-			known = false
-		}
 	}
-	cols, tuple := 14, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	if !known {
-		// A content id this transaction did not assign is looked up by
-		// hash.
-		cols, tuple = 15, "(?, ?, ?, ?, IFNULL(?, (SELECT id FROM blobs WHERE hash = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	contentIDs, err := t.contentIDs(ctx, commits)
+	if err != nil {
+		return fmt.Errorf("store commits: %w", err)
 	}
-	flat := make([]any, 0, len(commits)*cols)
-	arena := make(rawArena, 0, 32*4*len(commits))
+	names := []string{"tract", "seq", "hash", "content", "content_id", "operation", "edit_target", "time", "message", "parents", "gen", "depth", "jump", "meta"}
+	flat, arena := t.buffers(len(commits)*len(names), 32*4*len(commits))
+	defer t.release(flat)
 	for _, c := range commits {
 		seq, ok := next[c.Tract]
 		if !ok {
@@ -218,7 +335,7 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 			parentRows = append(parentRows, []any{rowform.Raw(c.Hash), i, rowform.Raw(p)})
 		}
 		var contentID any
-		if id, ok := t.blobIDs[c.Content]; ok {
+		if id, ok := contentIDs[c.Content]; ok {
 			contentID = id
 		}
 		var gen, depth, jump any
@@ -229,23 +346,51 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		if len(c.Meta) > 0 {
 			meta = string(c.Meta)
 		}
-		content := arena.raw(c.Content)
-		flat = append(flat, c.Tract, seq, arena.raw(c.Hash), content, contentID)
-		if !known {
-			flat = append(flat, content)
-		}
-		flat = append(flat, string(c.Operation), nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta)
+		flat = append(flat, c.Tract, seq, arena.raw(c.Hash), arena.raw(c.Content), contentID,
+			string(c.Operation), nullHash(c.EditTarget), nanos(c.Time), c.Message, rowform.Pack(c.Parents), gen, depth, jump, meta)
 	}
 	// OR FAIL as in PutBlobs. The first_parent column stays NULL (see
-	// checkParent).
-	if _, err := t.insertFlat(ctx, `INSERT OR FAIL INTO commits (tract, seq, hash, content, content_id, operation, edit_target, time, message, parents, gen, depth, jump, meta)`,
-		tuple, "ON CONFLICT DO NOTHING", cols, batchRows, flat); err != nil {
+	// checkParent). A content whose blob is not stored gets no id, which
+	// the table's CHECK refuses.
+	if _, err := t.insertColumns(ctx, `INSERT OR FAIL INTO commits`, names, "ON CONFLICT DO NOTHING", batchRows, flat); err != nil {
 		return fmt.Errorf("store commits: %w", err)
 	}
 	if _, err := t.insertRows(ctx, `INSERT INTO merge_parents (child, position, parent)`, "ON CONFLICT DO NOTHING", 3, parentRows); err != nil {
 		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
+}
+
+// contentIDs are the blob ids of the commits' contents: those the latest
+// PutBlobs assigned, and the others looked up by hash in one query.
+func (t *txn) contentIDs(ctx context.Context, commits []tract.Commit) (map[tract.Hash]int64, error) {
+	var missing []tract.Hash
+	seen := map[tract.Hash]bool{}
+	for _, c := range commits {
+		if _, ok := t.blobIDs[c.Content]; c.Content != "" && !ok && !seen[c.Content] {
+			seen[c.Content] = true
+			missing = append(missing, c.Content)
+		}
+	}
+	if len(missing) == 0 {
+		return t.blobIDs, nil
+	}
+	ids := make(map[tract.Hash]int64, len(t.blobIDs)+len(missing))
+	maps.Copy(ids, t.blobIDs)
+	rows, err := t.q.QueryContext(ctx, `SELECT b.hash, b.id FROM json_each(?) j JOIN blobs b ON b.hash = unhex(j.value)`, hashList(missing))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h []byte
+		var id int64
+		if err := rows.Scan(&h, &id); err != nil {
+			return nil, err
+		}
+		ids[rowform.Hash(h)] = id
+	}
+	return ids, rows.Err()
 }
 
 func nullable(s string) any {
