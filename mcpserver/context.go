@@ -116,8 +116,15 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		out.Inline = false
 		text = fmt.Sprintf("The request (%s, %d tokens, %d messages) is too long for one result: read it from the resource %s (its \"request\").",
 			res.Format, res.Tokens, len(res.Blocks), out.Resource)
+		if b, err = marshalResult(out); err != nil {
+			return nil, ContextOutput{}, err
+		}
 	}
-	return textResult(text), out, nil
+	res2 := &mcp.CallToolResult{StructuredContent: b}
+	if text != "" {
+		res2.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	}
+	return res2, out, nil
 }
 
 // compileContext compiles what in asks for within sc.

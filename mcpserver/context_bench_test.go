@@ -109,6 +109,12 @@ func BenchmarkContextCompileServerFloor(b *testing.B) {
 	}
 }
 
+// fataler is testing.TB or *rapid.T.
+type fataler interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // rawClient speaks JSON-RPC to a server over a pipe, in bytes.
 type rawClient struct {
 	conn net.Conn
@@ -120,24 +126,12 @@ type rawClient struct {
 // newline-delimited JSON connection (what mcp.NewInMemoryTransports does)
 // and initializes a session from the other end, in bytes.
 func rawConnect(tb testing.TB, srv *Server) *rawClient {
-	ctx := context.Background()
-	c, s := net.Pipe()
-	ss, err := srv.MCP().Connect(ctx, &mcp.IOTransport{Reader: s, Writer: s}, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ss.Close(); c.Close() })
-	rc := &rawClient{conn: c, r: bufio.NewReaderSize(c, 1<<16)}
-	rc.call(tb, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}`)
-	if _, err := c.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}` + "\n")); err != nil {
-		tb.Fatal(err)
-	}
-	return rc
+	return rawConnectVersion(tb, srv.MCP(), "2025-06-18")
 }
 
 // call writes one request and returns the line of its response (lines
 // the server sends meanwhile, such as notifications, are skipped).
-func (rc *rawClient) call(tb testing.TB, method, params string) []byte {
+func (rc *rawClient) call(tb fataler, method, params string) []byte {
 	rc.id++
 	id := strconv.Itoa(rc.id)
 	if _, err := rc.conn.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + "}\n")); err != nil {

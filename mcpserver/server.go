@@ -183,6 +183,7 @@ func New(opts Options) (*Server, error) {
 			Prompts:   &mcp.PromptCapabilities{},
 		},
 	})
+	s.srv.AddReceivingMiddleware(wireResults)
 	s.addInstructionTools()
 	s.addInstructionResumeTool()
 	s.addInstructionResources()

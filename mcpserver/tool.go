@@ -90,14 +90,18 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out])
 		if res != nil && res.InputRequests != nil {
 			return res, nil
 		}
-		b, err := marshalResult(out)
-		if err != nil {
-			return nil, err
-		}
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		res.StructuredContent = b
+		// A handler that encoded out already (to size its result) hands
+		// the encoding over as the structured content.
+		b, ok := res.StructuredContent.(json.RawMessage)
+		if !ok {
+			if b, err = marshalResult(out); err != nil {
+				return nil, err
+			}
+			res.StructuredContent = b
+		}
 		if res.Content == nil {
 			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
 		}
