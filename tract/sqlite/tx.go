@@ -45,8 +45,12 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	return err
 }
 
-// batchRows is how many rows one multi-row INSERT carries.
-const batchRows = 100
+// batchRows is how many rows one multi-row INSERT carries: a statement
+// opens a cursor on its table and every index, so an import of 100k
+// messages ran 3-5% faster per CPU second at 400 than at 100 (1000 gained
+// nothing more); 400 rows of a commit's 14 columns stay far below
+// SQLite's limit on parameters (32,766).
+const batchRows = 400
 
 // insertColumns runs "head (columns) VALUES (…), (…) suffix" over rows
 // (len(names) values a row, laid end to end), per rows a statement, and
