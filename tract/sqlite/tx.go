@@ -274,7 +274,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	// copy of every page it touches, and a flush of the search index's
 	// pending words at its start), as OR FAIL spares it below. A row
 	// skipped as already stored shifts the ids after it: then none is
-	// trusted (see below).
+	// trusted, nor when the largest id is not the last one counted (both
+	// checked below; the blobs are then found by hash).
 	//
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
 	// rolling back its earlier rows, which spares SQLite a statement
@@ -285,7 +286,13 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
+	var top int64 // every row in, with the ids counted on: last+1 … next
 	if inserted == int64(len(data)) {
+		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&top); err != nil {
+			return fmt.Errorf("store blobs: %w", err)
+		}
+	}
+	if inserted == int64(len(data)) && top == next {
 		// Only the latest call's ids are kept: an import calls once per
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
