@@ -101,7 +101,7 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
-	text, err := res.RequestText()
+	text, err := s.texts.Text(res)
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}

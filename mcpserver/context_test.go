@@ -298,3 +298,56 @@ func FuzzLineCounts(f *testing.F) {
 		}
 	})
 }
+
+// A server process answers the same context_compile arguments again and
+// again (its argument memo, message encodings, line counts and warm views
+// in use) and never with stale content: a commit and an annotation made
+// by another process (this test's own store) and an AGENTS.md edit each
+// show in the next answer; with nothing changed, the answer is the same.
+func TestContextCompileNeverStale(t *testing.T) {
+	dir := agentsProject(t)
+	path, repo := newStore(t)
+	ctx := context.Background()
+	first, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "the first question"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir(), store: path}, nil)
+	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 4000, "format": "openai-request"}
+	answer := func() (string, ContextOutput) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%v %s", err, contentText(res))
+		}
+		var out ContextOutput
+		if err := remarshal(res.StructuredContent, &out); err != nil {
+			t.Fatal(err)
+		}
+		return contentText(res), out
+	}
+	text, out := answer()
+	if again, _ := answer(); again != text || !strings.Contains(text, "the first question") {
+		t.Fatalf("asked twice, nothing changed:\n%s\n%s", text, again)
+	}
+	second, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleAssistant, Text: "the first answer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, out = answer()
+	if !strings.Contains(text, `"the first answer"`) || out.Head != second.Hash || out.Messages != 4 {
+		t.Fatalf("after another process's commit: head %s, %d messages\n%s", out.Head, out.Messages, text)
+	}
+	if _, err := repo.Annotate(ctx, "main", string(first.Hash), tract.Skip, "off topic"); err != nil {
+		t.Fatal(err)
+	}
+	text, out = answer()
+	if strings.Contains(text, "the first question") || out.Messages != 3 {
+		t.Fatalf("after another process's annotation: %d messages\n%s", out.Messages, text)
+	}
+	writeFile(t, filepath.Join(dir, "sub", "AGENTS.md"), "sub rules, revised at length\n")
+	text, _ = answer()
+	if !strings.Contains(text, "sub rules, revised at length") {
+		t.Fatalf("after an AGENTS.md edit:\n%s", text)
+	}
+}

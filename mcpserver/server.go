@@ -107,6 +107,9 @@ type Server struct {
 	// lines remembers token counts of the lines of requests context_compile
 	// answered.
 	lines lineCounts
+	// texts remembers the encodings of the messages of the requests
+	// context_compile answered.
+	texts compose.RequestTexts
 	// sources keeps, per scope, what context_compile read for its system
 	// part (compose.Sources); under mu.
 	sources map[string]*compose.Sources

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -39,39 +40,40 @@ func (w wireResult) MarshalJSON() ([]byte, error) {
 		texts[i] = tc.Text
 		size += len(tc.Text) + len(tc.Text)/8 + 32
 	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"content":[`...)
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	// encoding/json's strings, HTML-escaped as json.Marshal writes them,
+	// straight into b.
+	enc := json.NewEncoder(b)
+	b.WriteString(`{"content":[`)
 	for i, t := range texts {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, `{"type":"text","text":`...)
-		// encoding/json's string, HTML-escaped as json.Marshal does.
-		q, err := json.Marshal(t)
-		if err != nil {
+		b.WriteString(`{"type":"text","text":`)
+		if err := enc.Encode(t); err != nil {
 			return nil, err
 		}
-		b = append(b, q...)
-		b = append(b, '}')
+		b.Truncate(b.Len() - 1) // Encode's newline
+		b.WriteByte('}')
 	}
-	b = append(b, ']')
+	b.WriteByte(']')
 	if rawOK {
 		// As the SDK's: the raw value compacted and HTML-escaped (it is
 		// a marshaler inside json.Marshal).
-		s, err := json.Marshal(raw)
-		if err != nil {
+		b.WriteString(`,"structuredContent":`)
+		if err := enc.Encode(raw); err != nil {
 			return nil, err
 		}
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, s...)
+		b.Truncate(b.Len() - 1)
 	}
 	if r.IsError {
-		b = append(b, `,"isError":true`...)
+		b.WriteString(`,"isError":true`)
 	}
 	if w.complete {
-		b = append(b, `,"resultType":"complete"`...)
+		b.WriteString(`,"resultType":"complete"`)
 	}
-	return append(b, '}'), nil
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // multiRoundTripVersion is the first protocol version whose results carry
