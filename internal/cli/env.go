@@ -32,6 +32,9 @@ type Env struct {
 	// stopped (mcp, serve): the process then collects garbage as Go does
 	// by default (see collectLate).
 	Serving func()
+	// Exits is set when the process ends as the command returns (Main):
+	// a read command then leaves its SQLite store for the exit to close.
+	Exits bool
 }
 
 // ProcessEnv returns the Env of the running process.

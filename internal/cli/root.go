@@ -66,6 +66,7 @@ func silentExit(code int) error {
 func Main() int {
 	env := ProcessEnv()
 	env.Serving = collectLate()
+	env.Exits = true
 	ctx, received, stop := signalContext(context.Background())
 	defer stop()
 	return signalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)

@@ -38,6 +38,13 @@ func TestImportMergesWordIndex(t *testing.T) {
 	if n := segments(); n != 1 {
 		t.Fatalf("the word index is in %d segments after one import, want 1", n)
 	}
+	// The merges the import turned off are back at FTS5's defaults.
+	for k, want := range map[string]int{"automerge": 4, "crisismerge": 16} {
+		var v int
+		if err := s.DB().QueryRowContext(ctx, `SELECT v FROM blob_words_config WHERE k = ?`, k).Scan(&v); err != nil || v != want {
+			t.Errorf("after the import %s = %d (%v), want %d", k, v, err, want)
+		}
+	}
 	hits, err := r.Find(ctx, "main", tract.FindOptions{Text: "report", Limit: 5})
 	if err != nil || len(hits) != 5 {
 		t.Fatalf("find report -n 5: %d hits, %v", len(hits), err)

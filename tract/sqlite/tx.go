@@ -45,8 +45,12 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	return err
 }
 
-// batchRows is how many rows one multi-row INSERT carries.
-const batchRows = 100
+// batchRows is how many rows one multi-row INSERT carries: a statement
+// opens a cursor on its table and every index, so an import of 100k
+// messages ran 3-5% faster per CPU second at 400 than at 100 (1000 gained
+// nothing more); 400 rows of a commit's 14 columns stay far below
+// SQLite's limit on parameters (32,766).
+const batchRows = 400
 
 // insertColumns runs "head (columns) VALUES (…), (…) suffix" over rows
 // (len(names) values a row, laid end to end), per rows a statement, and
@@ -270,7 +274,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	// copy of every page it touches, and a flush of the search index's
 	// pending words at its start), as OR FAIL spares it below. A row
 	// skipped as already stored shifts the ids after it: then none is
-	// trusted (see below).
+	// trusted, nor when the largest id is not the last one counted (both
+	// checked below; the blobs are then found by hash).
 	//
 	// OR FAIL: a NOT NULL or CHECK failure stops the statement without
 	// rolling back its earlier rows, which spares SQLite a statement
@@ -281,7 +286,13 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	if err != nil {
 		return fmt.Errorf("store blobs: %w", err)
 	}
+	var top int64 // every row in, with the ids counted on: last+1 … next
 	if inserted == int64(len(data)) {
+		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&top); err != nil {
+			return fmt.Errorf("store blobs: %w", err)
+		}
+	}
+	if inserted == int64(len(data)) && top == next {
 		// Only the latest call's ids are kept: an import calls once per
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.

@@ -166,6 +166,25 @@ func testImportLog(t *testing.T, newStore Factory) {
 	if len(log) != 2 || log[0].Hash != cs[4].Hash || log[0].Summary != "m4" || len(log[0].Refs) != 2 {
 		t.Fatalf("log %+v", log)
 	}
+	// Over several chunks (whose arrays an import reuses) Import returns
+	// every commit as stored.
+	const n = 4321
+	reqs = reqs[:0]
+	for i := range n {
+		reqs = append(reqs, tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Text: fmt.Sprint("chunked ", i)}})
+	}
+	cs, err = e.repo.Import(e.ctx, "main", reqs)
+	e.must(err)
+	log, err = e.repo.Log(e.ctx, "main", tract.LogOptions{N: n})
+	e.must(err)
+	if len(cs) != n || len(log) != n {
+		t.Fatalf("import of %d: %d commits returned, %d in the log", n, len(cs), len(log))
+	}
+	for i, c := range cs {
+		if l := log[n-1-i]; c.Hash != l.Hash || l.Summary != fmt.Sprint("chunked ", i) || (i > 0 && c.Parents[0] != cs[i-1].Hash) {
+			t.Fatalf("commit %d returned as %s (parents %v), stored as %s %q", i, c.Hash.Short(), c.Parents, l.Hash.Short(), l.Summary)
+		}
+	}
 }
 
 // testImportSeq: a streamed import longer than several chunks is one
