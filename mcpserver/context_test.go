@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,6 +164,7 @@ func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
 	dir := project(tb)
 	writeFile(tb, filepath.Join(dir, ".clia", "agents", "tau", "tau@ws.agent.triad.json"),
 		`{"schemaVersion":"0.4.0","slug":"tau","role":"librarian","guardrails":["no force push"]}`+"\n")
+	ageTree(tb, dir)
 	_, repo := newStore(tb)
 	reqs := []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are a careful engineer."}}}
 	for i := 0; i < 9_999; i++ {
@@ -176,6 +180,26 @@ func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
 		tb.Fatal(err)
 	}
 	return repo, srv
+}
+
+// ageTree dates every file and directory under dir a minute back: a
+// project whose AGENTS.md and agent files were not edited in the last
+// fsx.RacyWindow (2 s), as in a conversation. Files changed more recently
+// than that are read again on every compile (their modification time
+// cannot tell a change apart yet), which is right but is not the steady
+// state the benchmarks time.
+func ageTree(tb testing.TB, dir string) {
+	tb.Helper()
+	old := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // inProcess connects a client to srv through the SDK's in-memory
