@@ -22,11 +22,22 @@ type RequestTexts struct {
 	mu    sync.Mutex
 	m     map[openAIKey][]byte
 	bytes int
+	// prev and prevLines are the messages of the last text (as keys; ok
+	// false for one with tool calls) and their encodings: the next
+	// request is mostly the same messages (the window moved on by one),
+	// found by comparing in order, without hashing.
+	prev      []prevKey
+	prevLines [][]byte
 	// hits and misses count the messages found and encoded (tests).
 	hits, misses int
 }
 
 const requestTextBytes = 4 << 20
+
+type prevKey struct {
+	key openAIKey
+	ok  bool
+}
 
 // openAIKey is an OpenAI message without tool calls (those are encoded
 // every time).
@@ -97,18 +108,30 @@ func (c *RequestTexts) Text(res Result) (string, error) {
 	return out.String(), nil
 }
 
-// encode is each message's compact JSON, from the cache when it is there.
+// encode is each message's compact JSON, from the last text's messages
+// or the cache when it is there.
 func (c *RequestTexts) encode(msgs []tract.OpenAIMessage) ([][]byte, error) {
 	lines := make([][]byte, len(msgs))
 	var missed []int
 	c.mu.Lock()
+	j := 0
 	for i := range msgs {
-		if k, ok := keyOf(&msgs[i]); ok {
-			if l, ok := c.m[k]; ok {
-				lines[i] = l
-				c.hits++
-				continue
-			}
+		key, ok := keyOf(&msgs[i])
+		if !ok {
+			missed = append(missed, i)
+			continue
+		}
+		// The last text's messages in order: the same one next, or one a
+		// few further on (the oldest of the window dropped).
+		if k := c.findPrev(&key, j); k >= 0 {
+			lines[i], j = c.prevLines[k], k+1
+			c.hits++
+			continue
+		}
+		if l, ok := c.m[key]; ok {
+			lines[i] = l
+			c.hits++
+			continue
 		}
 		missed = append(missed, i)
 	}
@@ -121,11 +144,14 @@ func (c *RequestTexts) encode(msgs []tract.OpenAIMessage) ([][]byte, error) {
 		}
 		lines[i] = l
 	}
-	if len(missed) == 0 {
-		return lines, nil
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.prev = c.prev[:0]
+	for i := range msgs {
+		k, ok := keyOf(&msgs[i])
+		c.prev = append(c.prev, prevKey{k, ok})
+	}
+	c.prevLines = lines
 	for _, i := range missed {
 		k, ok := keyOf(&msgs[i])
 		if !ok || len(lines[i]) > requestTextBytes/8 {
@@ -140,6 +166,23 @@ func (c *RequestTexts) encode(msgs []tract.OpenAIMessage) ([][]byte, error) {
 		}
 	}
 	return lines, nil
+}
+
+// prevSearch is how far past the expected position encode looks for a
+// message among the last text's.
+const prevSearch = 8
+
+// findPrev is the index of a message of the last text whose key is k,
+// looking from j on, or -1. The contents of a window's messages are the
+// same strings from one request to the next: comparing them is mostly
+// comparing pointers (the runtime's equality starts there).
+func (c *RequestTexts) findPrev(k *openAIKey, j int) int {
+	for i := j; i < len(c.prev) && i < j+prevSearch; i++ {
+		if p := &c.prev[i]; p.ok && p.key == *k {
+			return i
+		}
+	}
+	return -1
 }
 
 // keyOf is m's key; false for a message with tool calls.
