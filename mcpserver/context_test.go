@@ -375,3 +375,55 @@ func TestContextCompileNeverStale(t *testing.T) {
 		t.Fatalf("after an AGENTS.md edit:\n%s", text)
 	}
 }
+
+// A window of messages moving on by one (and now and then by several, or
+// back) is counted right, and only the chunks not counted before reach
+// the tokenizer.
+func TestLineCountsSlidingWindow(t *testing.T) {
+	c, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	counting := tokens.Func{Name: "o200k_base", Fn: func(s string) int { calls++; return c.Count(s) }}
+	line := func(i int) string {
+		return fmt.Sprintf("{\"role\":\"user\",\"content\":\"message %d about the \\\"service\\\"\"}", i)
+	}
+	text := func(from, to int) string {
+		var b strings.Builder
+		b.WriteString("{\"messages\":[\n{\"role\":\"system\",\"content\":\"rules\"}")
+		for i := from; i < to; i++ {
+			b.WriteString(",\n" + line(i))
+		}
+		b.WriteString("]}")
+		return b.String()
+	}
+	var l lineCounts
+	from, to, seen := 0, 300, 0
+	for step := range 40 {
+		before := calls
+		s := text(from, to)
+		if got, want := l.count(counting, s), c.Count(s); got != want {
+			t.Fatalf("step %d (%d..%d): %d tokens by chunks, %d whole", step, from, to, got, want)
+		}
+		// The first text: every chunk. Then: the new messages and the
+		// last one before them (its "]}" became ","); nothing for a window
+		// seen before.
+		want := 0
+		if to > seen {
+			want = to - seen + 1
+		}
+		if n := calls - before; step > 0 && n != want {
+			t.Fatalf("step %d: %d chunks tokenized, want %d", step, n, want)
+		}
+		seen = max(seen, to)
+		switch {
+		case step%10 == 9:
+			from, to = from-3, to-3 // back to a window seen before
+		case step%5 == 4:
+			from, to = from+5, to+5
+		default:
+			from, to = from+1, to+1
+		}
+	}
+}

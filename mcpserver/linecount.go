@@ -18,35 +18,52 @@ type lineCounts struct {
 	mu    sync.Mutex
 	m     map[string]int
 	bytes int
+	// prev and prevCounts are the last text's chunks and their counts:
+	// the next text is mostly the same chunks in the same order (a
+	// message more, the oldest dropped), found by comparing, without
+	// hashing.
+	prev       []string
+	prevCounts []int
 }
+
+// prevSearch is how far past the expected position count looks for a
+// chunk among the last text's.
+const prevSearch = 8
 
 const lineCountBytes = 4 << 20
 
 // count is c's count of text, chunk by chunk.
 func (l *lineCounts) count(c TokenCounter, text string) int {
 	chunks := splitChunks(text)
+	chunkCounts := make([]int, len(chunks))
 	total := 0
-	var missed []string
+	var missed []int
 	l.mu.Lock()
-	for _, ch := range chunks {
-		if n, ok := l.m[ch]; ok {
-			total += n
+	j := 0
+	for i, ch := range chunks {
+		if k := l.findPrev(ch, j); k >= 0 {
+			chunkCounts[i], j = l.prevCounts[k], k+1
+		} else if n, ok := l.m[ch]; ok {
+			chunkCounts[i] = n
 		} else {
-			missed = append(missed, ch)
+			missed = append(missed, i)
+			continue
 		}
+		total += chunkCounts[i]
 	}
 	l.mu.Unlock()
-	if len(missed) == 0 {
-		return total
-	}
-	counts := make([]int, len(missed))
-	for i, ch := range missed {
-		counts[i] = c.Count(ch)
-		total += counts[i]
+	for _, i := range missed {
+		chunkCounts[i] = c.Count(chunks[i])
+		total += chunkCounts[i]
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i, ch := range missed {
+	l.prev, l.prevCounts = chunks, chunkCounts
+	if len(missed) == 0 {
+		return total
+	}
+	for _, i := range missed {
+		ch := chunks[i]
 		if l.m == nil || l.bytes+len(ch) > lineCountBytes {
 			l.m, l.bytes = map[string]int{}, 0
 		}
@@ -55,11 +72,22 @@ func (l *lineCounts) count(c TokenCounter, text string) int {
 		}
 		if _, ok := l.m[ch]; !ok {
 			// A copy: the chunk points into the whole text.
-			l.m[strings.Clone(ch)] = counts[i]
+			l.m[strings.Clone(ch)] = chunkCounts[i]
 			l.bytes += len(ch)
 		}
 	}
 	return total
+}
+
+// findPrev is the index of the last text's chunk equal to ch, looking
+// from j on, or -1.
+func (l *lineCounts) findPrev(ch string, j int) int {
+	for k := j; k < len(l.prev) && k < j+prevSearch; k++ {
+		if l.prev[k] == ch {
+			return k
+		}
+	}
+	return -1
 }
 
 // splitChunks cuts text after every line break followed by a printable
