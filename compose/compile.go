@@ -226,6 +226,10 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 	}
 	if hist != nil {
 		paths := map[string][]string{}
+		if hist.TractID != "" && hist.SpawnParent == "" {
+			// The compiled tract is a root: its spawn path is its name.
+			paths[hist.TractID] = []string{hist.Tract}
+		}
 		block := func(m *tract.Message, part string) (Block, error) {
 			path, ok := paths[m.TractID]
 			if !ok {

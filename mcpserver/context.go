@@ -101,7 +101,7 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
-	text, err := res.RequestText()
+	text, err := s.texts.Text(res)
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
@@ -111,8 +111,15 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		return nil, ContextOutput{}, err
 	}
 	// The structured part counts a token per byte (a token is at least a
-	// byte): only the request is worth tokenizing, and only its new lines.
-	if len(b)+s.lines.count(s.opts.Tokens, text) > s.opts.MaxResultTokens {
+	// byte): only the request is worth tokenizing, and only its new lines;
+	// its JSON string form is made of its lines' too (wireResult writes
+	// it).
+	n, quoted, err := s.lines.countQuoted(s.opts.Tokens, text, true)
+	if err != nil {
+		return nil, ContextOutput{}, err
+	}
+	if len(b)+n > s.opts.MaxResultTokens {
+		quoted = nil
 		out.Inline = false
 		text = fmt.Sprintf("The request (%s, %d tokens, %d messages) is too long for one result: read it from the resource %s (its \"request\").",
 			res.Format, res.Tokens, len(res.Blocks), out.Resource)
@@ -122,7 +129,11 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	}
 	res2 := &mcp.CallToolResult{StructuredContent: b}
 	if text != "" {
-		res2.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+		tc := &mcp.TextContent{Text: text}
+		res2.Content = []mcp.Content{tc}
+		if quoted != nil {
+			s.quoted.put(tc, quoted)
+		}
 	}
 	return res2, out, nil
 }

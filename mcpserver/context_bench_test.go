@@ -65,6 +65,20 @@ func BenchmarkContextCompileServerAnswer10k(b *testing.B) {
 		}
 	}
 	afterEachAppend(b, repo, call)
+	reportSourceReads(b, srv)
+}
+
+// reportSourceReads reports how many times per call context_compile read
+// its system part's files instead of reusing them (compose.Sources): 0
+// in the steady state.
+func reportSourceReads(b *testing.B, srv *Server) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	n := 0
+	for _, src := range srv.sources {
+		n += src.Reads()
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "source-reads/op")
 }
 
 // BenchmarkContextCompileServerFloor is the benchmark above without any
@@ -168,6 +182,7 @@ func BenchmarkContextCompileHandler(b *testing.B) {
 		}
 	}
 	afterEachAppend(b, repo, call)
+	reportSourceReads(b, srv)
 }
 
 // BenchmarkContextCompileFloor is what the SDK's round trip costs without

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,6 +164,7 @@ func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
 	dir := project(tb)
 	writeFile(tb, filepath.Join(dir, ".clia", "agents", "tau", "tau@ws.agent.triad.json"),
 		`{"schemaVersion":"0.4.0","slug":"tau","role":"librarian","guardrails":["no force push"]}`+"\n")
+	ageTree(tb, dir)
 	_, repo := newStore(tb)
 	reqs := []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Text: "You are a careful engineer."}}}
 	for i := 0; i < 9_999; i++ {
@@ -176,6 +180,26 @@ func contextServer(tb testing.TB, opts Options) (*tract.Repo, *Server) {
 		tb.Fatal(err)
 	}
 	return repo, srv
+}
+
+// ageTree dates every file and directory under dir a minute back: a
+// project whose AGENTS.md and agent files were not edited in the last
+// fsx.RacyWindow (2 s), as in a conversation. Files changed more recently
+// than that are read again on every compile (their modification time
+// cannot tell a change apart yet), which is right but is not the steady
+// state the benchmarks time.
+func ageTree(tb testing.TB, dir string) {
+	tb.Helper()
+	old := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // inProcess connects a client to srv through the SDK's in-memory
@@ -297,4 +321,109 @@ func FuzzLineCounts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A server process answers the same context_compile arguments again and
+// again (its argument memo, message encodings, line counts and warm views
+// in use) and never with stale content: a commit and an annotation made
+// by another process (this test's own store) and an AGENTS.md edit each
+// show in the next answer; with nothing changed, the answer is the same.
+func TestContextCompileNeverStale(t *testing.T) {
+	dir := agentsProject(t)
+	path, repo := newStore(t)
+	ctx := context.Background()
+	first, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "the first question"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir(), store: path}, nil)
+	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 4000, "format": "openai-request"}
+	answer := func() (string, ContextOutput) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%v %s", err, contentText(res))
+		}
+		var out ContextOutput
+		if err := remarshal(res.StructuredContent, &out); err != nil {
+			t.Fatal(err)
+		}
+		return contentText(res), out
+	}
+	text, out := answer()
+	if again, _ := answer(); again != text || !strings.Contains(text, "the first question") {
+		t.Fatalf("asked twice, nothing changed:\n%s\n%s", text, again)
+	}
+	second, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleAssistant, Text: "the first answer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, out = answer()
+	if !strings.Contains(text, `"the first answer"`) || out.Head != second.Hash || out.Messages != 4 {
+		t.Fatalf("after another process's commit: head %s, %d messages\n%s", out.Head, out.Messages, text)
+	}
+	if _, err := repo.Annotate(ctx, "main", string(first.Hash), tract.Skip, "off topic"); err != nil {
+		t.Fatal(err)
+	}
+	text, out = answer()
+	if strings.Contains(text, "the first question") || out.Messages != 3 {
+		t.Fatalf("after another process's annotation: %d messages\n%s", out.Messages, text)
+	}
+	writeFile(t, filepath.Join(dir, "sub", "AGENTS.md"), "sub rules, revised at length\n")
+	text, _ = answer()
+	if !strings.Contains(text, "sub rules, revised at length") {
+		t.Fatalf("after an AGENTS.md edit:\n%s", text)
+	}
+}
+
+// A window of messages moving on by one (and now and then by several, or
+// back) is counted right, and only the chunks not counted before reach
+// the tokenizer.
+func TestLineCountsSlidingWindow(t *testing.T) {
+	c, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	counting := tokens.Func{Name: "o200k_base", Fn: func(s string) int { calls++; return c.Count(s) }}
+	line := func(i int) string {
+		return fmt.Sprintf("{\"role\":\"user\",\"content\":\"message %d about the \\\"service\\\"\"}", i)
+	}
+	text := func(from, to int) string {
+		var b strings.Builder
+		b.WriteString("{\"messages\":[\n{\"role\":\"system\",\"content\":\"rules\"}")
+		for i := from; i < to; i++ {
+			b.WriteString(",\n" + line(i))
+		}
+		b.WriteString("]}")
+		return b.String()
+	}
+	var l lineCounts
+	from, to, seen := 0, 300, 0
+	for step := range 40 {
+		before := calls
+		s := text(from, to)
+		if got, want := l.count(counting, s), c.Count(s); got != want {
+			t.Fatalf("step %d (%d..%d): %d tokens by chunks, %d whole", step, from, to, got, want)
+		}
+		// The first text: every chunk. Then: the new messages and the
+		// last one before them (its "]}" became ","); nothing for a window
+		// seen before.
+		want := 0
+		if to > seen {
+			want = to - seen + 1
+		}
+		if n := calls - before; step > 0 && n != want {
+			t.Fatalf("step %d: %d chunks tokenized, want %d", step, n, want)
+		}
+		seen = max(seen, to)
+		switch {
+		case step%10 == 9:
+			from, to = from-3, to-3 // back to a window seen before
+		case step%5 == 4:
+			from, to = from+5, to+5
+		default:
+			from, to = from+1, to+1
+		}
+	}
 }

@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -107,7 +109,10 @@ func TestEncodedToolAsTheTypedAPI(t *testing.T) {
 	if got, want := listed(srv), listed(typed); got != want {
 		t.Errorf("listed:\n%s\nthe typed API lists:\n%s", got, want)
 	}
-	for i, args := range contextCalls {
+	// Twice: the second time the encoded tool finds the inputs of the
+	// arguments it decoded (argsMemo); refusals are decided again.
+	for i, args := range append(contextCalls[:len(contextCalls):len(contextCalls)], contextCalls...) {
+		i %= len(contextCalls)
 		answer := func(cs *mcp.ClientSession) any {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
 			if err != nil {
@@ -221,4 +226,59 @@ func contextTestDir(t *testing.T, cs *mcp.ClientSession) string {
 		t.Fatal(err)
 	}
 	return out.Dir
+}
+
+// The inputs of arguments seen before are remembered, not decoded again,
+// for a tool input holding no references only; refused arguments are not
+// remembered.
+func TestArgsMemo(t *testing.T) {
+	type withSlice struct{ A []string }
+	type withPointer struct{ P *int }
+	if !flat(reflect.TypeFor[ContextInput]()) || flat(reflect.TypeFor[withSlice]()) || flat(reflect.TypeFor[withPointer]()) || flat(reflect.TypeFor[map[string]int]()) {
+		t.Fatal("flat misjudges a type")
+	}
+	schema, err := contextTool().InputSchema.(*jsonschema.Schema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newArgsMemo[ContextInput]()
+	decode := func(raw string) (ContextInput, bool, error) {
+		if in, ok := m.get(json.RawMessage(raw)); ok {
+			return in, true, nil
+		}
+		var in ContextInput
+		if err := decodeArguments(json.RawMessage(raw), schema, &in); err != nil {
+			return in, false, err
+		}
+		m.put(json.RawMessage(raw), in)
+		return in, false, nil
+	}
+	for i, c := range []struct {
+		raw        string
+		remembered bool
+		budget     int
+		refused    bool
+	}{
+		{`{"budget":5}`, false, 5, false},
+		{`{"budget":5}`, true, 5, false},
+		{`{"budget":6}`, false, 6, false},
+		{`{"budget":"x"}`, false, 0, true},
+		{`{"budget":"x"}`, false, 0, true},
+		{`{"budget":5}`, true, 5, false},
+	} {
+		in, remembered, err := decode(c.raw)
+		if remembered != c.remembered || in.Budget != c.budget || (err != nil) != c.refused {
+			t.Errorf("call %d %s: remembered %v, budget %d, err %v", i, c.raw, remembered, in.Budget, err)
+		}
+	}
+	for i := range maxArgsMemo + 1 {
+		m.put(json.RawMessage(fmt.Sprintf(`{"budget":%d}`, 100+i)), ContextInput{Budget: 100 + i})
+	}
+	if len(m.ins) > maxArgsMemo {
+		t.Errorf("%d inputs remembered", len(m.ins))
+	}
+	ms := newArgsMemo[withSlice]()
+	if ms.put(json.RawMessage(`{}`), withSlice{}); len(ms.ins) != 0 {
+		t.Error("a slice-holding input is remembered")
+	}
 }

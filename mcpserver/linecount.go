@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 )
@@ -12,54 +13,120 @@ import (
 // followed by a printable ASCII character other than "/": the
 // tokenizers' pieces never cross such a break (only whitespace, and "/"
 // after punctuation, continue a piece past a line break), so the chunks'
-// counts add up to the whole text's. It holds at most lineCountBytes of
-// text and forgets everything when full.
+// counts add up to the whole text's. It remembers each chunk's JSON
+// string form too (encoding/json's, HTML-escaped, without the quotes):
+// JSON escapes a character at a time and a chunk ends at a line break, so
+// the chunks' forms make the whole text's (see quoted). It holds at most
+// lineCountBytes of text and forgets everything when full.
 type lineCounts struct {
 	mu    sync.Mutex
-	m     map[string]int
+	m     map[string]chunkInfo
 	bytes int
+	// prev and prevInfo are the last text's chunks and what is known of
+	// them: the next text is mostly the same chunks in the same order (a
+	// message more, the oldest dropped), found by comparing, without
+	// hashing.
+	prev     []string
+	prevInfo []chunkInfo
 }
+
+// chunkInfo is a chunk's token count and JSON string form.
+type chunkInfo struct {
+	tokens int
+	json   []byte
+}
+
+// prevSearch is how far past the expected position count looks for a
+// chunk among the last text's.
+const prevSearch = 8
 
 const lineCountBytes = 4 << 20
 
 // count is c's count of text, chunk by chunk.
 func (l *lineCounts) count(c TokenCounter, text string) int {
+	n, _, _ := l.countQuoted(c, text, false)
+	return n
+}
+
+// countQuoted is count and, with quote, text as a JSON string (as
+// encoding/json writes it, the quotes left out) in pieces, both made of
+// the chunks' remembered ones.
+func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, [][]byte, error) {
 	chunks := splitChunks(text)
+	infos := make([]chunkInfo, len(chunks))
 	total := 0
-	var missed []string
+	var missed []int
 	l.mu.Lock()
-	for _, ch := range chunks {
-		if n, ok := l.m[ch]; ok {
-			total += n
+	j := 0
+	for i, ch := range chunks {
+		if k := l.findPrev(ch, j); k >= 0 {
+			infos[i], j = l.prevInfo[k], k+1
+		} else if info, ok := l.m[ch]; ok {
+			infos[i] = info
 		} else {
-			missed = append(missed, ch)
+			missed = append(missed, i)
+			continue
 		}
+		total += infos[i].tokens
 	}
 	l.mu.Unlock()
-	if len(missed) == 0 {
-		return total
+	for _, i := range missed {
+		infos[i].tokens = c.Count(chunks[i])
+		total += infos[i].tokens
 	}
-	counts := make([]int, len(missed))
-	for i, ch := range missed {
-		counts[i] = c.Count(ch)
-		total += counts[i]
+	// What to remember: the chunks counted now, and those whose JSON
+	// form is made now.
+	learned := missed
+	var quoted [][]byte
+	if quote {
+		quoted = make([][]byte, len(infos))
+		for i := range infos {
+			if infos[i].json == nil {
+				q, err := json.Marshal(chunks[i])
+				if err != nil {
+					return 0, nil, err
+				}
+				infos[i].json = q[1 : len(q)-1 : len(q)-1]
+				learned = append(learned, i)
+			}
+			quoted[i] = infos[i].json
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i, ch := range missed {
-		if l.m == nil || l.bytes+len(ch) > lineCountBytes {
-			l.m, l.bytes = map[string]int{}, 0
-		}
+	l.prev, l.prevInfo = chunks, infos
+	for _, i := range learned {
+		ch := chunks[i]
 		if len(ch) > lineCountBytes/8 {
 			continue
 		}
-		if _, ok := l.m[ch]; !ok {
+		info, ok := l.m[ch]
+		switch {
+		case ok && (info.json != nil || infos[i].json == nil):
+			continue
+		case !ok && (l.m == nil || l.bytes+len(ch)+len(infos[i].json) > lineCountBytes):
+			l.m, l.bytes = map[string]chunkInfo{}, 0
+		}
+		if !ok {
 			// A copy: the chunk points into the whole text.
-			l.m[strings.Clone(ch)] = counts[i]
+			ch = strings.Clone(ch)
 			l.bytes += len(ch)
 		}
+		l.bytes += len(infos[i].json)
+		l.m[ch] = infos[i]
 	}
-	return total
+	return total, quoted, nil
+}
+
+// findPrev is the index of the last text's chunk equal to ch, looking
+// from j on, or -1.
+func (l *lineCounts) findPrev(ch string, j int) int {
+	for k := j; k < len(l.prev) && k < j+prevSearch; k++ {
+		if l.prev[k] == ch {
+			return k
+		}
+	}
+	return -1
 }
 
 // splitChunks cuts text after every line break followed by a printable

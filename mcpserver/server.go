@@ -107,6 +107,12 @@ type Server struct {
 	// lines remembers token counts of the lines of requests context_compile
 	// answered.
 	lines lineCounts
+	// texts remembers the encodings of the messages of the requests
+	// context_compile answered.
+	texts compose.RequestTexts
+	// quoted holds the JSON string forms of context_compile's texts until
+	// wireResult writes them.
+	quoted quotedTexts
 	// sources keeps, per scope, what context_compile read for its system
 	// part (compose.Sources); under mu.
 	sources map[string]*compose.Sources
@@ -183,7 +189,7 @@ func New(opts Options) (*Server, error) {
 			Prompts:   &mcp.PromptCapabilities{},
 		},
 	})
-	s.srv.AddReceivingMiddleware(wireResults)
+	s.srv.AddReceivingMiddleware(wireResults(&s.quoted))
 	s.addInstructionTools()
 	s.addInstructionResumeTool()
 	s.addInstructionResources()

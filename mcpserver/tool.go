@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -73,10 +74,14 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out])
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
+	memo := newArgsMemo[In]()
 	s.srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in In
-		if err := decodeArguments(req.Params.Arguments, resolved, &in); err != nil {
-			return errorResult(err), nil
+		in, ok := memo.get(req.Params.Arguments)
+		if !ok {
+			if err := decodeArguments(req.Params.Arguments, resolved, &in); err != nil {
+				return errorResult(err), nil
+			}
+			memo.put(req.Params.Arguments, in)
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
@@ -107,6 +112,66 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out])
 		}
 		return res, nil
 	})
+}
+
+// argsMemo remembers the inputs that the last few distinct arguments of a
+// tool decoded to: a client asking again with the same bytes (an agent
+// compiling its context every turn) skips decoding, defaults and
+// validation, whose outcome the same bytes and schema decide. Only for an
+// In that holds no references (a copy shares nothing); errors are not
+// remembered.
+type argsMemo[In any] struct {
+	mu  sync.Mutex
+	on  bool
+	ins map[string]In
+}
+
+const maxArgsMemo = 16
+
+func newArgsMemo[In any]() *argsMemo[In] {
+	return &argsMemo[In]{on: flat(reflect.TypeFor[In]())}
+}
+
+func (m *argsMemo[In]) get(raw json.RawMessage) (In, bool) {
+	if !m.on {
+		var zero In
+		return zero, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	in, ok := m.ins[string(raw)]
+	return in, ok
+}
+
+func (m *argsMemo[In]) put(raw json.RawMessage, in In) {
+	if !m.on || len(raw) > 4096 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ins == nil || len(m.ins) >= maxArgsMemo {
+		m.ins = map[string]In{}
+	}
+	m.ins[string(raw)] = in
+}
+
+// flat reports whether a value of t holds no pointers, slices, maps,
+// channels, functions or interfaces (strings are immutable).
+func flat(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !flat(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		return flat(t.Elem())
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return false
+	}
+	return true
 }
 
 // decodeArguments is what mcp.AddTool does with a call's arguments, with

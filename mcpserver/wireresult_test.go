@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"pgregory.net/rapid"
+
+	"github.com/agentlineage/lineage/tract"
 )
 
 // A tools/call answer is the same bytes on the wire whether the server
@@ -28,7 +30,7 @@ func TestWireResultBytes(t *testing.T) {
 	serve := func(wire bool) *mcp.Server {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "wire", Version: "v0"}, nil)
 		if wire {
-			srv.AddReceivingMiddleware(wireResults)
+			srv.AddReceivingMiddleware(wireResults(nil))
 		}
 		srv.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			mu.Lock()
@@ -111,4 +113,81 @@ func rawConnectVersion(tb testing.TB, srv *mcp.Server, version string) *rawClien
 		tb.Fatal(err)
 	}
 	return rc
+}
+
+// Made of its lines' remembered forms, a text's JSON string is
+// encoding/json's, for random texts whose lines recur from one text to
+// the next (HTML characters, line separators, invalid UTF-8, lines that
+// continue a tokenizer piece).
+func TestQuotedFromLines(t *testing.T) {
+	lines := []string{"{\"role\":\"user\",\"content\":\"<b>&</b>\"},", "{\"a\":\"\u2028\u2029\"}", "\xff\xfe invalid", "  indented", "/slash", "é🎛 end", "", "\t\r"}
+	var l lineCounts
+	counter := TokenCounter(&defaultTokens{})
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for i, line := range rapid.SliceOfN(rapid.SampledFrom(lines), 0, 12).Draw(t, "lines") {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+		text := b.String()
+		n, quoted, err := l.countQuoted(counter, text, rapid.Bool().Draw(t, "quote"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != counter.Count(text) {
+			t.Fatalf("%d tokens, whole %d: %q", n, counter.Count(text), text)
+		}
+		if quoted == nil {
+			return
+		}
+		want, _ := json.Marshal(text)
+		if got := `"` + string(bytes.Join(quoted, nil)) + `"`; got != string(want) {
+			t.Fatalf("quoted %s\nwant   %s", got, want)
+		}
+	})
+}
+
+// context_compile's text reaches the wire as encoding/json writes the
+// string (the form made of its lines), turn after turn.
+func TestContextCompileTextOnTheWire(t *testing.T) {
+	ctx := context.Background()
+	dir := agentsProject(t)
+	_, repo := newStore(t)
+	srv, err := New(Options{Cwd: dir, StateDir: t.TempDir(), OpenTract: func(context.Context) (*tract.Repo, error) { return repo, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rawConnect(t, srv)
+	for i, text := range []string{"You are <careful> & \"terse\".", "line\u2028separator\npara\u2029graph", "emoji 🎛 and \\ backslash", "</script><!-- -->", "plain"} {
+		if _, err := repo.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: text}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"openai-request", "text"} {
+			line := rc.call(t, "tools/call", `{"name":"context_compile","arguments":{"tract":"main","format":"`+format+`"}}`)
+			var resp struct {
+				Result struct {
+					Content []struct {
+						Text json.RawMessage `json:"text"`
+					} `json:"content"`
+					IsError bool `json:"isError"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(line, &resp); err != nil || resp.Result.IsError || len(resp.Result.Content) != 1 {
+				t.Fatalf("turn %d: %v %s", i, err, line)
+			}
+			var s string
+			if err := json.Unmarshal(resp.Result.Content[0].Text, &s); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(s)
+			if string(resp.Result.Content[0].Text) != string(want) || (format == "text" && !strings.Contains(s, text)) {
+				t.Fatalf("turn %d (%s): text on the wire %s\nencoding/json's %s", i, format, resp.Result.Content[0].Text, want)
+			}
+		}
+	}
+	if len(srv.quoted.m) != 0 {
+		t.Errorf("%d quoted texts left", len(srv.quoted.m))
+	}
 }

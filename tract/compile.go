@@ -76,6 +76,11 @@ type Result struct {
 	Tools []ToolDef `json:"tools,omitempty"`
 	// DroppedTokens are the tokens of the Dropped messages.
 	DroppedTokens int `json:"-"`
+	// TractID is the compiled tract's id and SpawnParent the id of the
+	// tract it was spawned from ("" for a root tract), as the compile
+	// read the tract: a root tract's spawn path is [Tract] without a
+	// look-up ([Repo.SpawnPath]).
+	TractID, SpawnParent string `json:"-"`
 }
 
 // Token accounting, as OpenAI documents it for chat models.
@@ -212,6 +217,10 @@ func (r *Repo) compileAt(ctx context.Context, t Tract, counter tokens.Counter, h
 		return Result{}, err
 	}
 	res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
+	res.TractID = t.ID
+	if t.Spawn != nil {
+		res.SpawnParent = t.Spawn.Parent
+	}
 	return res, nil
 }
 
