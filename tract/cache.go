@@ -100,26 +100,14 @@ func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, coun
 // and written: work in proportion to the history — is written by a
 // goroutine from a snapshot of v, so the compile that made it due answers
 // without waiting; one at a time (a checkpoint due meanwhile waits for the
-// next compile). What v found that the store lacks (token counts: after
-// an append, the new commits') is kept by a goroutine too in that mode (a
-// write transaction the answer need not wait for; [Repo.Wait] does), else
-// at once.
+// next compile). What v found that the store lacks (token counts) is kept
+// at once either way.
 func (cc *compileCache) keep(ctx context.Context, r *Repo, v *view, save bool) {
 	if !cc.background || !save {
 		r.keep(ctx, v, save)
 		return
 	}
-	if counted := v.counted; len(counted) > 0 {
-		// v counts into a new map from here on.
-		v.counted = nil
-		enc := v.counter.Encoding()
-		cc.pending.Add(1)
-		go func() {
-			defer cc.pending.Done()
-			ctx := context.WithoutCancel(ctx)
-			r.keepCache(ctx, func(tx Tx) error { return tx.SetTokens(ctx, enc, counted) })
-		}()
-	}
+	r.keep(ctx, v, false)
 	if cc.saving || !r.checkpointDue(v) {
 		return
 	}
