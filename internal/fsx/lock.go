@@ -51,7 +51,14 @@ func lockOnce(ctx context.Context, ops dirOps, name, path string) (*Lock, error)
 	if fi, err := ops.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("lock %s: refusing a %s, not a regular file", path, KindOf(fi.Mode()))
 	}
-	f, err := ops.OpenFile(name, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
+	// On Windows the previous holder's removal of the file (Unlock) holds
+	// it open for a moment, and an open meanwhile fails with a sharing
+	// violation: that open is tried again, as a read during a replace is.
+	var f *os.File
+	err := retry(func() (err error) {
+		f, err = ops.OpenFile(name, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
+		return err
+	}, openBlockedByReplace, time.Sleep, ReplaceDeadline)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
