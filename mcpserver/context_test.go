@@ -48,14 +48,7 @@ func TestContextCompile(t *testing.T) {
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir(), store: path}, nil)
 
 	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "format": "anthropic-request", "model": "m", "maxTokens": 64}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
-	if err != nil || res.IsError {
-		t.Fatalf("%v %s", err, contentText(res))
-	}
-	var out ContextOutput
-	if err := remarshal(res.StructuredContent, &out); err != nil {
-		t.Fatal(err)
-	}
+	text, out := callContext(t, cs, args)
 	if !out.Inline || out.Messages != 5 || out.Head != heads[2] {
 		t.Fatalf("outline = %+v", out)
 	}
@@ -88,7 +81,6 @@ func TestContextCompile(t *testing.T) {
 
 	// The text is the request; the resource is lineage context --json,
 	// whose request it is.
-	text := contentText(res)
 	var req map[string]any
 	if err := json.Unmarshal([]byte(text), &req); err != nil {
 		t.Fatalf("text content is not the request: %v\n%s", err, text)
@@ -340,15 +332,7 @@ func TestContextCompileNeverStale(t *testing.T) {
 	args := map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 4000, "format": "openai-request"}
 	answer := func() (string, ContextOutput) {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%v %s", err, contentText(res))
-		}
-		var out ContextOutput
-		if err := remarshal(res.StructuredContent, &out); err != nil {
-			t.Fatal(err)
-		}
-		return contentText(res), out
+		return callContext(t, cs, args)
 	}
 	text, out := answer()
 	if again, _ := answer(); again != text || !strings.Contains(text, "the first question") {
@@ -426,4 +410,19 @@ func TestLineCountsSlidingWindow(t *testing.T) {
 			from, to = from+1, to+1
 		}
 	}
+}
+
+// callContext calls context_compile with args; the answer's text and its
+// structured result.
+func callContext(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, ContextOutput) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, contentText(res))
+	}
+	var out ContextOutput
+	if err := remarshal(res.StructuredContent, &out); err != nil {
+		t.Fatal(err)
+	}
+	return contentText(res), out
 }
