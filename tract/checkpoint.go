@@ -1,6 +1,7 @@
 package tract
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -267,8 +268,10 @@ type storedCompile struct {
 // history nor the checkpoint's data; ok is false when only a full compile
 // can tell. With uncounted, an appended content the store has no count for
 // is left uncounted (Tokens -1).
-func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool) (storedCompile, bool, error) {
-	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), ViewMessages)
+// part is ViewMessages, or ViewHeader for a plan whose messages are read
+// later (lendStoredOpenAI).
+func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool, part ViewPart) (storedCompile, bool, error) {
+	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), part)
 	if errors.Is(err, ErrNotFound) {
 		return storedCompile{}, false, nil
 	}
@@ -301,7 +304,7 @@ func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, 
 // applied; ok is false when only a full compile can tell. With uncounted,
 // so is the result of an uncounted append (Tokens -1).
 func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
-	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted)
+	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted, ViewMessages)
 	if err != nil || !ok {
 		return Result{}, false, err
 	}
@@ -331,6 +334,59 @@ func (sc storedCompile) result(t Tract, budget int) (Result, bool, error) {
 		err = applyBudget(&res, budget)
 	}
 	return res, true, err
+}
+
+// writeStored writes the openai format of t's cold compile at head from
+// the stored checkpoint when it serves it (planStored); done is false, with
+// nothing written, when only a full compile can tell. From a store that
+// lends the messages part (ViewLender) the plan reads the checkpoint's
+// header, then the part is lent, checked to be the one planned, and
+// written from the store's memory.
+func (r *Repo) writeStored(ctx context.Context, w io.Writer, t Tract, counter tokens.Counter, head Hash, uncounted bool, indent string) (bool, error) {
+	l, lends := r.store.(ViewLender)
+	part := ViewMessages
+	if lends {
+		part = ViewHeader
+	}
+	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted, part)
+	if err != nil || !ok {
+		return false, err
+	}
+	if lends {
+		planned, written, kept := sc.cv, false, false
+		err := l.LendCompiledView(ctx, t.ID, counter.Encoding(), func(cv CompiledView) error {
+			if cv.Sum != planned.Sum {
+				return nil // replaced since it was planned
+			}
+			if err := checkView(&cv); err != nil {
+				return err
+			}
+			done, err := writeStoredOpenAI(w, t, storedCompile{cv: cv, more: sc.more}, indent)
+			if written = done; !done {
+				sc.cv, kept = cv, true
+				sc.cv.Messages = bytes.Clone(cv.Messages)
+			}
+			return err
+		})
+		if written || (err != nil && !errors.Is(err, ErrNotFound)) {
+			return true, err
+		}
+		if !kept {
+			return false, nil // gone or replaced meanwhile
+		}
+	} else if done, err := writeStoredOpenAI(w, t, sc, indent); done {
+		return true, err
+	}
+	// Messages the APIs' repair reorders: all of them at once.
+	res, ok, err := sc.result(t, 0)
+	if !ok && err == nil {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
+	return true, WriteOpenAI(w, res, indent)
 }
 
 // writeStoredOpenAI writes the openai format of the stored checkpoint's

@@ -131,22 +131,8 @@ func (r *Repo) CompileOpenAI(ctx context.Context, w io.Writer, tractName string,
 		return err
 	}
 	if o.Budget == 0 && !r.noCheckpoints && head != "" {
-		sc, ok, err := r.planStored(ctx, t, counter, head, o.Uncounted)
-		if err != nil {
+		if done, err := r.writeStored(ctx, w, t, counter, head, o.Uncounted, indent); done || err != nil {
 			return err
-		}
-		if ok {
-			if done, err := writeStoredOpenAI(w, t, sc, indent); done {
-				return err
-			}
-			// Messages the APIs' repair reorders: all of them at once.
-			if res, ok, err := sc.result(t, 0); ok || err != nil {
-				if err != nil {
-					return err
-				}
-				res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
-				return WriteOpenAI(w, res, indent)
-			}
 		}
 	}
 	res, err := r.compileAt(ctx, t, counter, head, o, false)

@@ -86,6 +86,18 @@ type Finder interface {
 	CompiledView(ctx context.Context, viewer, encoding string, part ViewPart) (CompiledView, error)
 }
 
+// ViewLender is a Store that can lend a checkpoint's messages part
+// instead of copying it: the megabytes of a long context are then read
+// once, into the store's own memory, and written out from there.
+type ViewLender interface {
+	// LendCompiledView calls fn with what CompiledView(ViewMessages)
+	// returns. The messages part is the store's memory, valid only until
+	// fn returns: fn copies what it keeps of it and makes no other call on
+	// the store meanwhile. fn's error is returned as it is; a viewer
+	// without a checkpoint in the encoding is ErrNotFound, fn not called.
+	LendCompiledView(ctx context.Context, viewer, encoding string, fn func(CompiledView) error) error
+}
+
 // Walker reads the commits reachable from some heads.
 type Walker interface {
 	// Ancestry returns every commit reachable from heads through parents,

@@ -55,6 +55,9 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite store: empty path")
 	}
+	if err := registerLend(); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if !o.Create || o.ReadOnly {
 			return nil, fmt.Errorf("store %s: %w", path, tract.ErrNotFound)

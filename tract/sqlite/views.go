@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
@@ -104,6 +105,34 @@ func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part 
 	return v, damaged(notFound(err, what))
 }
 
+// LendCompiledView is CompiledView(ViewMessages) with the messages part
+// lent (tract.ViewLender): fn sees the bytes SQLite read, never copied.
+func (r reader) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+	var fnErr error
+	n, err := r.lend(ctx, `SELECT `+lendFunc+`(?, `+viewCols+`, messages) FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding},
+		func(vals []any) error {
+			for i, v := range vals {
+				if s, ok := v.(string); ok {
+					vals[i] = strings.Clone(s) // lent too
+				}
+			}
+			var messages []byte
+			v, err := scanView(anyRow(vals), &messages, nil)
+			if err != nil {
+				return err
+			}
+			fnErr = fn(v)
+			return fnErr
+		})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err == nil && n == 0 {
+		err = sql.ErrNoRows
+	}
+	return damaged(notFound(err, fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)))
+}
+
 // anyRow scans the values eachRow gives as a row.
 type anyRow []any
 
@@ -185,3 +214,5 @@ func (t *txn) DeleteCompiledView(ctx context.Context, viewer, encoding string) e
 	_, err := t.q.ExecContext(ctx, `DELETE FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding)
 	return err
 }
+
+var _ tract.ViewLender = (*Store)(nil)

@@ -55,6 +55,34 @@ func (h headerOnly) CompiledView(ctx context.Context, viewer, encoding string, p
 	return h.noHistory.CompiledView(ctx, viewer, encoding, part)
 }
 
+// lentOnly is headerOnly for a store that lends: the messages part comes
+// only lent (what a cold openai compile from a lending store reads).
+type lentOnly struct {
+	headerOnly
+	l tract.ViewLender
+}
+
+func (h lentOnly) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+	return h.l.LendCompiledView(ctx, viewer, encoding, fn)
+}
+
+// movedLend lends another checkpoint than the one its header promised (one
+// another process stored between the two reads), or, with gone, none.
+type movedLend struct {
+	tract.Store
+	gone bool
+}
+
+func (m movedLend) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+	cv, err := m.Store.CompiledView(ctx, viewer, encoding, tract.ViewMessages)
+	if err != nil || m.gone {
+		return tract.ErrNotFound
+	}
+	cv.Tokens++
+	cv.Sum = "0000000000000000000000000000000000000000000000000000000000000000"
+	return fn(cv)
+}
+
 // storedView reads both parts of a checkpoint.
 func storedView(ctx context.Context, s tract.Store, viewer string) (tract.CompiledView, error) {
 	cv, err := s.CompiledView(ctx, viewer, "o200k_base", tract.ViewMessages)
@@ -113,6 +141,15 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		t.Fatalf("compile one commit past the checkpoint: %d messages, want %d", len(got.Messages), len(want.Messages)+1)
 	}
 	sameOpenAI(t, fresh, got)
+	// From a store that lends the messages part, only the header is read
+	// beside it; a checkpoint replaced or removed between the two reads is
+	// not used.
+	if l, ok := e.store.(tract.ViewLender); ok {
+		sameOpenAI(t, tract.New(lentOnly{headerOnly{noHistory{e.store}}, l}, tract.Options{}), got)
+	}
+	for _, gone := range []bool{false, true} {
+		sameOpenAI(t, tract.New(movedLend{e.store, gone}, tract.Options{}), got)
+	}
 	st, err = tract.New(headerOnly{noHistory{e.store}}, tract.Options{}).Status(e.ctx, "main")
 	e.must(err)
 	if st.Tokens != got.Tokens {
