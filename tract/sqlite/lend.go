@@ -22,13 +22,21 @@ const lendFunc = "lineage_lend"
 // registerLend registers lendFunc with the driver: Open calls it before
 // it opens a connection (a connection has the functions registered before
 // it opened).
-var registerLend = sync.OnceValue(func() error {
-	return sqlite.RegisterFunction(lendFunc, &sqlite.FunctionImpl{
-		NArgs:        -1,
-		VolatileArgs: true,
-		Scalar:       lendScalar,
+func registerLend() error {
+	lendOnce.Do(func() {
+		lendErr = sqlite.RegisterFunction(lendFunc, &sqlite.FunctionImpl{
+			NArgs:        -1,
+			VolatileArgs: true,
+			Scalar:       lendScalar,
+		})
 	})
-})
+	return lendErr
+}
+
+var (
+	lendOnce sync.Once
+	lendErr  error
+)
 
 // lendings maps a token to the lending a query in flight serves.
 var lendings struct {
