@@ -169,7 +169,7 @@ type piece struct {
 // the system part and what the tract's budget cannot drop (its pinned
 // units, tool calls kept with a pinned result included).
 func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (tract.Result, error) {
-	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding}
+	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding, Scratch: o.Scratch.historyScratch()}
 	if o.Budget > 0 {
 		co.Budget = max(o.Budget-sysTokens, 1)
 	}
@@ -217,8 +217,7 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 	if hist != nil {
 		n += len(hist.Messages)
 	}
-	res.Messages = make([]tract.Message, 0, n)
-	res.Blocks = make([]Block, 0, n)
+	res.Messages, res.Blocks = o.Scratch.take(n)
 	for _, p := range sys {
 		res.Messages = append(res.Messages, tract.Message{Role: tract.RoleSystem, Content: p.text, Type: tract.TypeInstruction,
 			Priority: tract.Pinned, Tokens: p.block.Tokens})
@@ -268,6 +267,7 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 		}
 		res.DroppedMessageCount, res.DroppedMessageTokens = len(hist.Dropped), hist.DroppedTokens
 	}
+	o.Scratch.keep(res.Messages, res.Blocks)
 	res.Tokens = res.Overhead
 	for i := range res.Blocks {
 		res.Blocks[i].Index = i

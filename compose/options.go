@@ -101,6 +101,9 @@ type Options struct {
 	// compiles of a process and reuses them while unchanged on disk (see
 	// [Sources]).
 	Sources *Sources
+	// Scratch, when set, is memory the Result's Messages and Blocks are
+	// built in, reused from the compile before (see [Scratch]).
+	Scratch *Scratch
 
 	// Format is the request's shape; "" means [FormatOpenAI].
 	Format Format

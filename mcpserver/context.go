@@ -97,7 +97,15 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if ask != nil {
 		return ask, ContextOutput{}, nil
 	}
-	res, err := s.compileContext(ctx, sc, in)
+	// The compile's messages and blocks are built in a scratch of the
+	// server's: everything that points into them (the request) is
+	// encoded before the call returns and puts it back.
+	scratch, _ := s.scratch.Get().(*compose.Scratch)
+	if scratch == nil {
+		scratch = &compose.Scratch{}
+	}
+	defer s.scratch.Put(scratch)
+	res, err := s.compileContext(ctx, sc, in, scratch)
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
@@ -139,7 +147,7 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 }
 
 // compileContext compiles what in asks for within sc.
-func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) (compose.Result, error) {
+func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput, scratch *compose.Scratch) (compose.Result, error) {
 	target, err := sc.path("target", in.Target)
 	if err != nil {
 		return compose.Result{}, err
@@ -149,6 +157,7 @@ func (s *Server) compileContext(ctx context.Context, sc scope, in ContextInput) 
 		Target:       target,
 		Instructions: io,
 		Sources:      s.sourcesFor(sc, io),
+		Scratch:      scratch,
 		Slug:         in.Slug,
 		AgentsCheck:  func(ch *agents.Chain) error { return checkChain(sc, ch) },
 		Tract:        in.Tract,
@@ -246,7 +255,7 @@ func (s *Server) readContext(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if _, err := sc.path("target", in.Target); err != nil {
 		return nil, invalidParams("%v", err)
 	}
-	res, err := s.compileContext(ctx, sc, in)
+	res, err := s.compileContext(ctx, sc, in, nil)
 	var ve *compose.ValidationError
 	if errors.As(err, &ve) {
 		return nil, invalidParams("%v", err)

@@ -107,8 +107,12 @@ func (sc scope) path(arg, p string) (string, error) {
 		raw = sc.work + string(filepath.Separator) + p
 	}
 	clean := fsx.Abs(sc.work, p)
-	for _, c := range []string{raw, clean} {
-		if err := sc.roots.Check(c); err != nil {
+	if err := sc.roots.Check(raw); err != nil {
+		return "", fmt.Errorf("%s: %w", arg, err)
+	}
+	// The clean form, unless it is the same path (then it was checked).
+	if clean != raw {
+		if err := sc.roots.Check(clean); err != nil {
 			return "", fmt.Errorf("%s: %w", arg, err)
 		}
 	}

@@ -116,6 +116,9 @@ type Server struct {
 	// sources keeps, per scope, what context_compile read for its system
 	// part (compose.Sources); under mu.
 	sources map[string]*compose.Sources
+	// scratch holds the *compose.Scratch of context_compile's answers: a
+	// call takes one, encodes its answer and puts it back.
+	scratch sync.Pool
 }
 
 // New builds a server with every tool, resource and prompt registered.

@@ -10,7 +10,11 @@ import "slices"
 // budgeted compile, warm ones included, so it keeps to slices indexed by
 // message (a unit is named by its first message's index): no map but the
 // tool call ids'.
-func applyBudget(res *Result, budget int) error {
+func applyBudget(res *Result, budget int) error { return applyBudgetIn(res, budget, nil) }
+
+// applyBudgetIn is applyBudget gathering the kept messages in scratch
+// (see CompileOptions.Scratch; nil: new memory).
+func applyBudgetIn(res *Result, budget int, scratch *[]Message) error {
 	if res.Tokens <= budget {
 		res.Dropped = []Dropped{}
 		return nil
@@ -71,7 +75,7 @@ func applyBudget(res *Result, budget int) error {
 			dropped++
 		}
 	}
-	kept := make([]Message, 0, n-dropped)
+	kept := gather(scratch, n-dropped)
 	res.Dropped = make([]Dropped, 0, dropped)
 	for i := range msgs {
 		m := &msgs[i]
@@ -81,10 +85,30 @@ func applyBudget(res *Result, budget int) error {
 		}
 		kept = append(kept, *m)
 	}
-	res.Messages = kept
+	res.Messages = gathered(scratch, kept)
 	res.DroppedTokens = res.Tokens - total
 	res.Tokens = total
 	return nil
+}
+
+// gather is an empty list with room for n messages: scratch's memory
+// when given (new when it has too little), else new memory.
+func gather(scratch *[]Message, n int) []Message {
+	if scratch == nil || cap(*scratch) < n {
+		return make([]Message, 0, n+n/8)
+	}
+	return (*scratch)[:0]
+}
+
+// gathered hands the list gather gave, filled, to scratch (clearing what
+// an earlier compile left past it) and returns it capped: an append to the
+// result cannot write into the scratch.
+func gathered(scratch *[]Message, kept []Message) []Message {
+	if scratch != nil {
+		clear(kept[len(kept):cap(kept)])
+		*scratch = kept
+	}
+	return kept[:len(kept):len(kept)]
 }
 
 // budgetRank orders priorities for the budget: skip, normal, important,
@@ -104,16 +128,16 @@ func budgetRank(p Priority) int8 {
 // result is v's compile under budget (0: none). With keep (the caller
 // holds the cache's lock), the budget work is kept in v and resumed by the
 // next compile of the same budget (see budgetState).
-func (v *view) result(budget int, keep bool) (Result, error) {
+func (v *view) result(budget int, keep bool, scratch *[]Message) (Result, error) {
 	res := Result{Tokens: v.tokens + tokensPrimer, Messages: v.rendered[:len(v.rendered):len(v.rendered)], Tools: v.tools}
 	if budget <= 0 {
 		return res, nil
 	}
 	res.Budget = &budget
 	if !keep {
-		return res, applyBudget(&res, budget)
+		return res, applyBudgetIn(&res, budget, scratch)
 	}
-	return res, v.budgetState(budget).apply(&res, v.gen)
+	return res, v.budgetState(budget).apply(&res, v.gen, scratch)
 }
 
 // budgetsPerView bounds the budgets a view keeps the work of.
@@ -179,7 +203,7 @@ const normalLevel = 2 // budgetRank(Normal) + 1
 
 // apply puts res (the view's messages of generation gen) under the
 // state's budget, extending the state to res's messages first.
-func (st *budgetState) apply(res *Result, gen int) error {
+func (st *budgetState) apply(res *Result, gen int, scratch *[]Message) error {
 	msgs := res.Messages
 	if st.gen != gen || st.n > len(msgs) {
 		*st = budgetState{budget: st.budget, gen: gen, total: tokensPrimer}
@@ -199,7 +223,7 @@ func (st *budgetState) apply(res *Result, gen int) error {
 	}
 	if st.total > st.budget {
 		// Only dropping IMPORTANT units too can meet it.
-		return applyBudget(res, st.budget)
+		return applyBudgetIn(res, st.budget, scratch)
 	}
 	// Decided messages that were not yet sorted into kept and dropped
 	// (the units before stop are final).
@@ -218,13 +242,16 @@ func (st *budgetState) apply(res *Result, gen int) error {
 	if res.Dropped == nil {
 		res.Dropped = []Dropped{}
 	}
-	if len(st.dropped) == 0 && !st.dropsAfterStop(len(msgs)) {
-		// Nothing dropped: the view's messages as they are.
-		res.DroppedTokens = 0
+	if len(st.kept) == 0 && !st.dropsAfterStop(len(msgs)) {
+		// Every message before stop dropped, none after (a history of
+		// NORMAL messages): the view's messages from stop on, as they
+		// are, not a copy.
+		res.DroppedTokens = res.Tokens - st.total
+		res.Messages = msgs[st.stop:]
 		res.Tokens = st.total
 		return nil
 	}
-	kept := make([]Message, 0, len(st.kept)+len(msgs)-st.stop)
+	kept := gather(scratch, len(st.kept)+len(msgs)-st.stop)
 	for _, i := range st.kept {
 		kept = append(kept, msgs[i])
 	}
@@ -239,7 +266,7 @@ func (st *budgetState) apply(res *Result, gen int) error {
 	}
 	st.work += len(st.kept)
 	res.DroppedTokens = res.Tokens - st.total
-	res.Messages = kept
+	res.Messages = gathered(scratch, kept)
 	res.Tokens = st.total
 	return nil
 }

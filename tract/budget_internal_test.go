@@ -22,6 +22,12 @@ func TestBudgetStateResumes(t *testing.T) {
 		st := &budgetState{budget: budget}
 		gen := 1
 		var msgs []Message
+		// With a scratch, each result is gathered in the memory of the
+		// one before.
+		var scratch *[]Message
+		if rapid.Bool().Draw(rt, "scratch") {
+			scratch = new([]Message)
+		}
 		var open []string // tool calls without a result yet
 		calls := 0
 		steps := rapid.IntRange(1, 60).Draw(rt, "steps")
@@ -55,7 +61,7 @@ func TestBudgetStateResumes(t *testing.T) {
 			want := Result{Tokens: total, Messages: view}
 			werr := applyBudget(&want, budget)
 			got := Result{Tokens: total, Messages: view}
-			gerr := st.apply(&got, gen)
+			gerr := st.apply(&got, gen, scratch)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 				rt.Fatalf("step %d: error %v, want %v", step, gerr, werr)
 			}
@@ -91,7 +97,7 @@ func TestBudgetStateWork(t *testing.T) {
 	st := &budgetState{budget: budget}
 	apply := func() Result {
 		res := Result{Tokens: tokensPrimer + 18*len(msgs), Messages: msgs[:len(msgs):len(msgs)]}
-		if err := st.apply(&res, 1); err != nil {
+		if err := st.apply(&res, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		return res
@@ -111,6 +117,38 @@ func TestBudgetStateWork(t *testing.T) {
 		// (listed and copied).
 		if limit := 1 + 2 + 3*kept; st.work > limit {
 			t.Fatalf("append %d: touched %d messages, want at most %d (%d kept of %d)", i, st.work, limit, kept, len(msgs))
+		}
+	}
+}
+
+// A history of NORMAL messages under a budget keeps its newest ones: the
+// result is that window of the view's messages itself, not a copy (a warm
+// compile allocates nothing per kept message), and capped so that an
+// append to it cannot write into the view.
+func TestBudgetStateSharesWindow(t *testing.T) {
+	const budget = 400
+	var msgs []Message
+	for i := range 200 {
+		msgs = append(msgs, Message{Type: TypeMessage, Role: RoleUser, Priority: Normal, Tokens: 18,
+			Commit: Hash(fmt.Sprintf("%064d", i)), Tract: "main"})
+	}
+	st := &budgetState{budget: budget}
+	for n := 100; n <= len(msgs); n++ {
+		view := msgs[:n:n]
+		res := Result{Tokens: tokensPrimer + 18*n, Messages: view}
+		if err := st.apply(&res, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := Result{Tokens: tokensPrimer + 18*n, Messages: view}
+		if err := applyBudget(&want, budget); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res, want) {
+			t.Fatalf("%d messages: got %+v\nwant %+v", n, res, want)
+		}
+		k := len(res.Messages)
+		if k == 0 || &res.Messages[0] != &view[n-k] || cap(res.Messages) != k {
+			t.Fatalf("%d messages: the %d kept are not the view's last ones, capped (cap %d)", n, k, cap(res.Messages))
 		}
 	}
 }

@@ -57,14 +57,14 @@ func (cc *compileCache) lookup(ctx context.Context, r *Repo, t Tract, counter to
 
 // compile is lookup and the view's result under budget, both under the
 // lock: the view keeps its budget work and extends it in place.
-func (cc *compileCache) compile(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool, budget int) (Result, error) {
+func (cc *compileCache) compile(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool, budget int, scratch *[]Message) (Result, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	v, err := cc.lookupLocked(ctx, r, t, counter, head, save)
 	if err != nil {
 		return Result{}, err
 	}
-	return v.result(budget, true)
+	return v.result(budget, true, scratch)
 }
 
 func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool) (*view, error) {

@@ -27,6 +27,13 @@ type CompileOptions struct {
 	// the rest of a compile of 10k messages. A budget needs every count:
 	// with Budget set, Uncounted is ignored.
 	Uncounted bool
+	// Scratch, when set, is memory for the result's Messages when a
+	// budget makes them a list of their own (the messages it keeps
+	// gathered): the compile builds them in *Scratch, growing it, instead
+	// of allocating them, and the result's Messages are then valid only
+	// until the next compile given the same Scratch. What a caller that
+	// copies the messages at once wants (compose.Scratch).
+	Scratch *[]Message
 }
 
 // Message is one compiled message with where it came from.
@@ -185,7 +192,7 @@ func (r *Repo) compileAt(ctx context.Context, t Tract, counter tokens.Counter, h
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
 	if cached {
-		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget)
+		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget, o.Scratch)
 	} else {
 		ok := false
 		if !r.noCheckpoints && head != "" {
@@ -195,7 +202,7 @@ func (r *Repo) compileAt(ctx context.Context, t Tract, counter tokens.Counter, h
 			var v *view
 			if v, err = r.viewAt(ctx, t, counter, head); err == nil {
 				r.keep(ctx, v, o.At == "")
-				res, err = v.result(o.Budget, false)
+				res, err = v.result(o.Budget, false, o.Scratch)
 			}
 		}
 	}

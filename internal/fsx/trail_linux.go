@@ -11,24 +11,30 @@ import (
 // allocations os.Lstat makes.
 func stampOf(path string) stamp {
 	var st syscall.Stat_t
-	if !stat(syscall.Lstat, path, &st) {
+	if !stat(false, path, &st) {
 		return stamp{}
 	}
 	s := stamp{self: infoOfStat(&st)}
 	if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
 		var target syscall.Stat_t
-		if stat(syscall.Stat, path, &target) {
+		if stat(true, path, &target) {
 			s.target = infoOfStat(&target)
 		}
 	}
 	return s
 }
 
-// stat calls fn, again when interrupted; false on any other error (the
-// path is recorded as missing).
-func stat(fn func(string, *syscall.Stat_t) error, path string, st *syscall.Stat_t) bool {
+// stat calls lstat (or stat when follow), again when interrupted; false on
+// any other error (the path is recorded as missing). The calls are direct
+// (not through a function value) so that st stays on the caller's stack.
+func stat(follow bool, path string, st *syscall.Stat_t) bool {
 	for {
-		err := fn(path, st)
+		var err error
+		if follow {
+			err = syscall.Stat(path, st)
+		} else {
+			err = syscall.Lstat(path, st)
+		}
 		if !errors.Is(err, syscall.EINTR) {
 			return err == nil
 		}
