@@ -240,6 +240,17 @@ func TestComposeProperty(t *testing.T) {
 		if withTract {
 			o.Repo, o.Tract = repo, "main"
 		}
+		if rapid.Bool().Draw(rt, "scratch") {
+			// A scratch another compile (the whole history, another
+			// format) left its messages and blocks in: this compile's
+			// and the one again are built in its memory.
+			o.Scratch = &compose.Scratch{}
+			before := o
+			before.Budget, before.Format = 0, compose.FormatText
+			if _, err := compose.Compile(ctx, before); err != nil && !errors.Is(err, tract.ErrEmptyContext) {
+				rt.Fatalf("compile before, in the scratch: %v", err)
+			}
+		}
 		needed := 0
 		if budget < 0 {
 			tiny := o
@@ -346,11 +357,12 @@ func TestComposeProperty(t *testing.T) {
 		}
 		checkSums(rt, res, budget)
 		checkRequest(rt, res)
+		// (With a scratch, res is valid until the next compile.)
+		a, _ := json.Marshal(res, json.Deterministic(true))
 		again, err := compose.Compile(ctx, o)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		a, _ := json.Marshal(res, json.Deterministic(true))
 		b, _ := json.Marshal(again, json.Deterministic(true))
 		if string(a) != string(b) {
 			rt.Fatalf("second compile differs:\n%s\n%s", a, b)

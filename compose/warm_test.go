@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
@@ -55,7 +57,7 @@ func TestWarmCompileReadsOnlyTheAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := compose.Options{Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir, Home: dir},
-		Repo: repo, Tract: "main", Budget: 4000, Format: compose.FormatOpenAIRequest}
+		Repo: repo, Tract: "main", Budget: 4000, Format: compose.FormatOpenAIRequest, Scratch: &compose.Scratch{}}
 	if _, err := compose.Compile(ctx, o); err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +76,20 @@ func TestWarmCompileReadsOnlyTheAppend(t *testing.T) {
 		if c, b, h, v := cs.commits.Load(), cs.blobs.Load(), cs.history.Load(), cs.views.Load(); c > 1 || b > 1 || h != 0 || v != 0 {
 			t.Fatalf("append %d: read %d commits, %d blobs, %d history rows, %d checkpoints", i, c, b, h, v)
 		}
+		// The warm compile, built in the scratch of the one before, is
+		// the cold one (without a scratch) byte for byte.
+		got, err := json.Marshal(res, json.Deterministic(true))
+		if err != nil {
+			t.Fatal(err)
+		}
 		cold := o
-		cold.Cold = true
+		cold.Cold, cold.Scratch = true, nil
 		want, err := compose.Compile(ctx, cold)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if w, _ := json.Marshal(want, json.Deterministic(true)); string(got) != string(w) {
+			t.Fatalf("append %d: the warm compile differs from the cold one:\n%.2000s\n%.2000s", i, got, w)
 		}
 		if len(res.Messages) != len(want.Messages) || res.DroppedMessageCount != want.DroppedMessageCount ||
 			res.DroppedMessageTokens != want.DroppedMessageTokens || res.Tokens != want.Tokens || res.Messages[len(res.Messages)-1].Commit != want.Messages[len(want.Messages)-1].Commit {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -425,4 +426,54 @@ func callContext(t *testing.T, cs *mcp.ClientSession, args map[string]any) (stri
 		t.Fatal(err)
 	}
 	return contentText(res), out
+}
+
+// Calls answered at once, each building its compile in a scratch of the
+// server's (one per call in flight, reused by the next): every answer is
+// the one the same arguments get alone, byte for byte.
+func TestContextCompileConcurrent(t *testing.T) {
+	ctx := context.Background()
+	_, cs := contextWorld(t, Options{})
+	var argsList []map[string]any
+	for _, budget := range []int{1500, 4000, 6000} {
+		for _, format := range []string{"openai-request", "openai", "anthropic-request"} {
+			argsList = append(argsList, map[string]any{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": budget, "format": format})
+		}
+	}
+	answer := func(args map[string]any) (string, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "context_compile", Arguments: args})
+		if err != nil {
+			return "", err
+		}
+		if res.IsError {
+			return "", fmt.Errorf("%s", contentText(res))
+		}
+		b, err := json.Marshal(res.StructuredContent)
+		return contentText(res) + "\n" + string(b), err
+	}
+	alone := make([]string, len(argsList))
+	for i, args := range argsList {
+		var err error
+		if alone[i], err = answer(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for round := range 5 {
+				i := (g + round) % len(argsList)
+				got, err := answer(argsList[i])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got != alone[i] {
+					t.Errorf("%v, answered among others:\n%.1000s\nalone:\n%.1000s", argsList[i], got, alone[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
