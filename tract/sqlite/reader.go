@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -230,8 +231,23 @@ func (r reader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string)
 		return nil, nil
 	}
 	expr, args := tokensExpr(encoding)
-	rows, err := r.query(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if len(hashes) == 1 {
+		// One blob (a warm compile's appended commit): a point lookup,
+		// without the list SQLite would put in a temporary table. A hash
+		// that is not hex names no blob, as unhex's NULL does below.
+		raw, herr := hex.DecodeString(string(hashes[0]))
+		if herr != nil {
+			return nil, nil
+		}
+		rows, err = r.query(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b WHERE b.hash = ?`, append(args, raw)...)
+	} else {
+		rows, err = r.query(ctx, `SELECT b.hash, b.data, `+expr+` FROM blobs b
 		WHERE b.hash IN (SELECT unhex(value) FROM json_each(?))`, append(args, hashList(hashes))...)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +106,16 @@ func testStoreBlobs(t *testing.T, newStore Factory) {
 	got, err := s.Blobs(ctx, []tract.Hash{b.Hash, "missing"}, "o200k_base")
 	if err != nil || len(got) != 1 || string(got[0].Data) != string(b.Data) || got[0].Tokens != -1 || got[0].Size() != len(b.Data) {
 		t.Fatalf("Blobs = %+v, %v", got, err)
+	}
+	// One hash at a time (a backend may look one up differently): the
+	// blob, or nothing for a hash not stored or not a hash at all.
+	if one, err := s.Blobs(ctx, []tract.Hash{b.Hash}, "o200k_base"); err != nil || len(one) != 1 || one[0].Hash != b.Hash || string(one[0].Data) != string(b.Data) {
+		t.Fatalf("Blobs of one = %+v, %v", one, err)
+	}
+	for _, h := range []tract.Hash{"missing", tract.Hash(strings.Repeat("ab", 32)), b.Hash[:len(b.Hash)-1]} {
+		if none, err := s.Blobs(ctx, []tract.Hash{h}, "o200k_base"); err != nil || len(none) != 0 {
+			t.Fatalf("Blobs of %q = %+v, %v", h, none, err)
+		}
 	}
 	update(t, s, func(tx tract.Tx) error {
 		return tx.SetTokens(ctx, "o200k_base", map[tract.Hash]int{b.Hash: 7, "missing": 3})
