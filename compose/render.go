@@ -38,7 +38,7 @@ func render(res *Result, o Options) (any, error) {
 	case FormatOpenAIRequest:
 		tf = tract.FormatOpenAIRequest
 	}
-	out, err := tract.Render(tract.Result{Tract: res.Tract, Messages: msgs, Tools: tools}, tf)
+	out, err := tract.RenderIn(tract.Result{Tract: res.Tract, Messages: msgs, Tools: tools}, tf, o.Scratch.openAIScratch())
 	if errors.Is(err, tract.ErrEmptyContext) {
 		return nil, fmt.Errorf("context of %s: no AGENTS.md, no profile and no message: %w", fsx.LineSafe(res.Dir), tract.ErrEmptyContext)
 	}

@@ -3,21 +3,33 @@ package compose
 import "github.com/agentlineage/lineage/tract"
 
 // Scratch is memory a caller lends [Compile] (Options.Scratch) for the
-// Result's Messages and Blocks, the two slices that grow with the request
-// (and for the tract compile's list of the messages its budget keeps):
-// the next compile given the same Scratch builds its own in the same
-// memory instead of allocating them. So a Result compiled with a Scratch,
-// and everything that points into its Messages or Blocks (the rendered
-// Request does), is valid only until the next compile given that Scratch:
-// a face that answers every turn (the MCP server) encodes its answer, then
-// hands the Scratch to the next compile. A Scratch serves one compile at a
-// time; the zero value is ready.
+// lists that grow with the request: the Result's Messages and Blocks, the
+// tract compile's list of the messages its budget keeps, and an OpenAI
+// format's list of messages in the Request. The next compile given the
+// same Scratch builds its own lists in the same memory instead of
+// allocating them. So a Result compiled with a Scratch, and everything
+// that points into it (its Request included), is valid only until the
+// next compile given that Scratch: a face that answers every turn (the
+// MCP server) encodes its answer, then hands the Scratch to the next
+// compile. A Scratch serves one compile at a time; the zero value is
+// ready.
 type Scratch struct {
 	messages []tract.Message
 	blocks   []Block
 	// history is where the tract's compile gathers the messages a budget
 	// keeps (tract.CompileOptions.Scratch), copied into messages.
 	history []tract.Message
+	// openAI is where an OpenAI format's messages are rendered
+	// (tract.RenderIn).
+	openAI []tract.OpenAIMessage
+}
+
+// openAIScratch is the render's scratch, nil without one.
+func (s *Scratch) openAIScratch() *[]tract.OpenAIMessage {
+	if s == nil {
+		return nil
+	}
+	return &s.openAI
 }
 
 // historyScratch is the tract compile's scratch, nil without one.

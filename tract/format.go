@@ -53,7 +53,14 @@ var ErrEmptyContext = errors.New("the context compiles to no message (an empty t
 
 // Render puts a compiled context in format f. An OpenAI format of a
 // context without messages is ErrEmptyContext.
-func Render(res Result, f Format) (Rendered, error) {
+func Render(res Result, f Format) (Rendered, error) { return RenderIn(res, f, nil) }
+
+// RenderIn is Render building the OpenAI formats' list of messages in
+// *scratch (grown as needed) instead of new memory: that list is then
+// valid only until the next render given the same scratch. What a caller
+// that encodes the request at once and renders again every turn wants
+// (compose.Scratch).
+func RenderIn(res Result, f Format, scratch *[]OpenAIMessage) (Rendered, error) {
 	if err := f.Validate(); err != nil {
 		return Rendered{}, err
 	}
@@ -65,9 +72,9 @@ func Render(res Result, f Format) (Rendered, error) {
 	case FormatJSON:
 		out.Result = &res
 	case FormatOpenAI:
-		out.OpenAI = OpenAI(res.Messages)
+		out.OpenAI = openAIIn(res.Messages, scratch)
 	case FormatOpenAIRequest:
-		out.OpenAIRequest = &OpenAIRequest{Messages: OpenAI(res.Messages), Tools: openAITools(res.Tools)}
+		out.OpenAIRequest = &OpenAIRequest{Messages: openAIIn(res.Messages, scratch), Tools: openAITools(res.Tools)}
 	case FormatAnthropic:
 		a := ToAnthropic(res.Messages)
 		a.Tools = anthropicTools(res.Tools)
@@ -118,13 +125,25 @@ type OpenAIFunction struct {
 
 // OpenAI renders messages for the OpenAI chat API, repaired so the API
 // accepts them (see apiMessages).
-func OpenAI(msgs []Message) []OpenAIMessage {
+func OpenAI(msgs []Message) []OpenAIMessage { return openAIIn(msgs, nil) }
+
+// openAIIn is OpenAI in scratch's memory when given (see RenderIn).
+func openAIIn(msgs []Message, scratch *[]OpenAIMessage) []OpenAIMessage {
 	msgs = apiMessages(msgs)
-	out := make([]OpenAIMessage, len(msgs))
+	var out []OpenAIMessage
+	if scratch != nil && cap(*scratch) >= len(msgs) {
+		out = (*scratch)[:len(msgs)]
+		clear((*scratch)[len(msgs):cap(*scratch)])
+	} else {
+		out = make([]OpenAIMessage, len(msgs), len(msgs)+len(msgs)/8)
+	}
 	for i := range msgs {
 		out[i] = openAIMessage(&msgs[i])
 	}
-	return out
+	if scratch != nil {
+		*scratch = out
+	}
+	return out[:len(out):len(out)]
 }
 
 // openAIMessage is m in the OpenAI shape; Content points into m (read

@@ -164,3 +164,37 @@ func TestAPIMessagesCopiesOnlyToRepair(t *testing.T) {
 		}
 	}
 }
+
+// Rendering in a scratch gives what Render gives, each time, whatever the
+// scratch held before (a longer or shorter list, tool calls repaired or
+// not).
+func TestRenderInScratch(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var scratch []OpenAIMessage
+		for step := range rapid.IntRange(1, 6).Draw(rt, "renders") {
+			n := rapid.IntRange(1, 40).Draw(rt, "messages")
+			var msgs []Message
+			for i := range n {
+				m := Message{Role: rapid.SampledFrom([]string{RoleUser, RoleAssistant, RoleSystem}).Draw(rt, "role"), Content: fmt.Sprint("m", step, i)}
+				if m.Role == RoleAssistant && rapid.IntRange(0, 4).Draw(rt, "call") == 0 {
+					m.ToolCalls = []ToolCall{{ID: fmt.Sprint("c", i), Name: "f", Arguments: "{}"}}
+				}
+				msgs = append(msgs, m)
+			}
+			f := rapid.SampledFrom([]Format{FormatOpenAI, FormatOpenAIRequest}).Draw(rt, "format")
+			want, err := Render(Result{Messages: msgs}, f)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			got, err := RenderIn(Result{Messages: msgs}, f, &scratch)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			w, _ := json.Marshal(want)
+			g, _ := json.Marshal(got)
+			if string(g) != string(w) {
+				rt.Fatalf("render %d in the scratch:\n%s\nwant\n%s", step, g, w)
+			}
+		}
+	})
+}
