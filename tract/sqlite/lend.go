@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	sqlite "modernc.org/sqlite"
@@ -107,11 +106,7 @@ func (r reader) lend(ctx context.Context, query string, args []any, fn func(vals
 		}
 	}
 	if l.err != nil {
-		return l.calls, l.err
-	}
-	if err != nil && strings.Contains(err.Error(), errLent.Error()) {
-		// The driver reports the lending's refusal as SQL text only.
-		return l.calls, errLent
+		return l.calls, l.err // not errLent, as the driver reports it
 	}
 	return l.calls, err
 }

@@ -168,3 +168,48 @@ func TestLendConcurrently(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCheckpointColumnTypes: a checkpoint row whose columns hold values of
+// another type (a file edited by hand, or by something else than lineage)
+// is damage: compile and status say so (tract.ErrDamaged), and the openai
+// compile writes nothing.
+func TestCheckpointColumnTypes(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ name, set string }{
+		{"messages a number", `messages = 42`},
+		{"sum text", `sum = 'abc'`},
+		{"tokens text", `tokens = 'many'`},
+		{"head a number", `head = 7`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "lineage.db")
+			s, r := createRepo(t, p)
+			for i := range 3 {
+				if _, err := r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			execRaw(t, p, `PRAGMA ignore_check_constraints = 1; UPDATE compiled_views SET `+tc.set)
+			s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r = tract.New(s, tract.Options{})
+			var out bytes.Buffer
+			if err := r.CompileOpenAI(ctx, &out, "main", tract.CompileOptions{}, "  "); !errors.Is(err, tract.ErrDamaged) || out.Len() > 0 {
+				t.Errorf("openai compile: %v, %d bytes written; want ErrDamaged and none", err, out.Len())
+			}
+			if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); !errors.Is(err, tract.ErrDamaged) {
+				t.Errorf("compile: %v, want ErrDamaged", err)
+			}
+			if _, err := r.Status(ctx, "main"); tc.name != "messages a number" && !errors.Is(err, tract.ErrDamaged) {
+				t.Errorf("status: %v, want ErrDamaged", err)
+			}
+		})
+	}
+}

@@ -53,8 +53,30 @@ const viewPartsMigration = `DROP TABLE compiled_views;
 
 const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum`
 
-// scanView scans a header and, for each non-nil part, that column after it.
+// scanView scans a header and, for each non-nil part, that column after
+// it. The values are taken as the driver gives them, then typed (anyRow):
+// a value of another type than lineage writes is damage, where an error of
+// the query itself stays what it is.
 func scanView(sc interface{ Scan(...any) error }, messages, data *[]byte) (tract.CompiledView, error) {
+	n := 9
+	for _, part := range []*[]byte{messages, data} {
+		if part != nil {
+			n++
+		}
+	}
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := sc.Scan(ptrs...); err != nil {
+		return tract.CompiledView{}, err
+	}
+	return viewOf(vals, messages, data)
+}
+
+// viewOf types a checkpoint row's values (scanView).
+func viewOf(vals anyRow, messages, data *[]byte) (tract.CompiledView, error) {
 	var v tract.CompiledView
 	var head, sum, messagesSum, dataSum []byte
 	dest := []any{&v.Viewer, &v.Encoding, &head, &v.AnnSeq, &v.Tokens, &v.Format, &sum, &messagesSum, &dataSum}
@@ -63,8 +85,8 @@ func scanView(sc interface{ Scan(...any) error }, messages, data *[]byte) (tract
 			dest = append(dest, part)
 		}
 	}
-	if err := sc.Scan(dest...); err != nil {
-		return v, err
+	if err := vals.Scan(dest...); err != nil {
+		return v, fmt.Errorf("%w: a compile checkpoint row (table compiled_views): %w", tract.ErrDamaged, err)
 	}
 	v.Head, v.Sum, v.MessagesSum, v.DataSum = rowform.Hash(head), rowform.Hash(sum), rowform.Hash(messagesSum), rowform.Hash(dataSum)
 	if messages != nil {
@@ -95,7 +117,7 @@ func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part 
 	err := r.eachRow(ctx, `SELECT `+viewCols+`, `+col+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, 10,
 		func(vals []any) error {
 			var err error
-			v, err = scanView(anyRow(vals), messages, data)
+			v, err = viewOf(vals, messages, data)
 			found = true
 			return err
 		})
@@ -117,7 +139,7 @@ func (r reader) LendCompiledView(ctx context.Context, viewer, encoding string, f
 				}
 			}
 			var messages []byte
-			v, err := scanView(anyRow(vals), &messages, nil)
+			v, err := viewOf(vals, &messages, nil)
 			if err != nil {
 				return err
 			}
@@ -143,7 +165,14 @@ func (a anyRow) Scan(dest ...any) error {
 	for i, d := range dest {
 		switch d := d.(type) {
 		case *string:
-			*d = asString(a[i])
+			switch x := a[i].(type) {
+			case string:
+				*d = x
+			case []byte:
+				*d = string(x)
+			default:
+				return fmt.Errorf("column %d: %T is not text", i, a[i])
+			}
 		case *int64:
 			n, ok := a[i].(int64)
 			if !ok {
