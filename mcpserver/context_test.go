@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -470,6 +471,48 @@ func TestContextCompileConcurrent(t *testing.T) {
 				}
 				if got != alone[i] {
 					t.Errorf("%v, answered among others:\n%.1000s\nalone:\n%.1000s", argsList[i], got, alone[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Texts counted at once, each sliding its own window (the lists of the
+// text before last are reused): every count is the whole text's and every
+// JSON string form is encoding/json's.
+func TestLineCountsConcurrent(t *testing.T) {
+	c, err := tokens.Get("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(g, i int) string {
+		return fmt.Sprintf(`{"role":"user","content":"worker %d, message %d: <a line> & its \"tests\""}`, g, i)
+	}
+	var l lineCounts
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for from := range 25 {
+				var b strings.Builder
+				b.WriteString(`{"model":"m","messages":[`)
+				for i := from; i < from+30; i++ {
+					if i > from {
+						b.WriteByte(',')
+					}
+					b.WriteString("\n" + line(g%2, i))
+				}
+				b.WriteString("]}")
+				text := b.String()
+				n, quoted, err := l.countQuoted(c, text, true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want, _ := json.Marshal(text)
+				if got := "\"" + string(bytes.Join(quoted, nil)) + "\""; n != c.Count(text) || got != string(want) {
+					t.Errorf("worker %d, window %d: %d tokens (whole: %d), JSON form\n%s\nwant\n%s", g, from, n, c.Count(text), got, want)
 					return
 				}
 			}

@@ -28,6 +28,12 @@ type lineCounts struct {
 	// hashing.
 	prev     []string
 	prevInfo []chunkInfo
+	// spare and spareInfo are the lists of the text before last: no call
+	// looks at them any more (prev and prevInfo are only read under mu,
+	// and their own call is done with them once it sets them), so the
+	// next call splits its text into them.
+	spare     []string
+	spareInfo []chunkInfo
 }
 
 // chunkInfo is a chunk's token count and JSON string form.
@@ -52,8 +58,17 @@ func (l *lineCounts) count(c TokenCounter, text string) int {
 // encoding/json writes it, the quotes left out) in pieces, both made of
 // the chunks' remembered ones.
 func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, [][]byte, error) {
-	chunks := splitChunks(text)
-	infos := make([]chunkInfo, len(chunks))
+	l.mu.Lock()
+	chunks, infos := l.spare[:0], l.spareInfo[:0]
+	l.spare, l.spareInfo = nil, nil
+	l.mu.Unlock()
+	chunks = splitChunksInto(chunks, text)
+	if cap(infos) < len(chunks) {
+		infos = make([]chunkInfo, len(chunks), len(chunks)+len(chunks)/8)
+	} else {
+		infos = infos[:len(chunks)]
+		clear(infos)
+	}
 	total := 0
 	var missed []int
 	l.mu.Lock()
@@ -94,6 +109,10 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, 
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The lists before last are free now; clear what they point to.
+	clear(l.prev[:cap(l.prev)])
+	clear(l.prevInfo[:cap(l.prevInfo)])
+	l.spare, l.spareInfo = l.prev, l.prevInfo
 	l.prev, l.prevInfo = chunks, infos
 	for _, i := range learned {
 		ch := chunks[i]
@@ -131,8 +150,14 @@ func (l *lineCounts) findPrev(ch string, j int) int {
 
 // splitChunks cuts text after every line break followed by a printable
 // ASCII character other than "/".
-func splitChunks(text string) []string {
-	out := make([]string, 0, strings.Count(text, "\n")+1)
+func splitChunks(text string) []string { return splitChunksInto(nil, text) }
+
+// splitChunksInto is splitChunks appending to out (its memory reused when
+// it has room).
+func splitChunksInto(out []string, text string) []string {
+	if n := strings.Count(text, "\n") + 1; cap(out) < n {
+		out = make([]string, 0, n+n/8)
+	}
 	start := 0
 	for i := 0; ; {
 		k := strings.IndexByte(text[i:], '\n')
