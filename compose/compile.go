@@ -229,14 +229,22 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 			// The compiled tract is a root: its spawn path is its name.
 			paths[hist.TractID] = []string{hist.Tract}
 		}
+		// Consecutive messages are mostly of one tract: its path is
+		// looked up once for them.
+		var lastID string
+		var lastPath []string
 		block := func(m *tract.Message, part string) (Block, error) {
-			path, ok := paths[m.TractID]
-			if !ok {
-				var err error
-				if path, err = o.Repo.SpawnPath(ctx, m.TractID); err != nil {
-					return Block{}, err
+			path := lastPath
+			if m.TractID != lastID || path == nil {
+				var ok bool
+				if path, ok = paths[m.TractID]; !ok {
+					var err error
+					if path, err = o.Repo.SpawnPath(ctx, m.TractID); err != nil {
+						return Block{}, err
+					}
+					paths[m.TractID] = path
 				}
-				paths[m.TractID] = path
+				lastID, lastPath = m.TractID, path
 			}
 			return Block{Part: part, Source: SourceTract, Role: m.Role, Tokens: m.Tokens, Overhead: m.Tokens,
 				Commit: m.Commit, Tract: m.Tract, SpawnPath: path, Type: m.Type, Priority: m.Priority, Summarizes: m.Summarizes}, nil
