@@ -119,10 +119,10 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		return nil, ContextOutput{}, err
 	}
 	// The structured part counts a token per byte (a token is at least a
-	// byte): only the request is worth tokenizing, and only its new lines;
-	// its JSON string form is made of its lines' too (wireResult writes
-	// it).
-	n, quoted, err := s.lines.countQuoted(s.opts.Tokens, text, true)
+	// byte): only the request is worth tokenizing, and only its new lines
+	// (the last one only when its bytes would not fit); its JSON string
+	// form is made of its lines' too (wireResult writes it).
+	n, quoted, err := s.lines.countQuoted(s.opts.Tokens, text, true, max(s.opts.MaxResultTokens-len(b), 0))
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}

@@ -384,32 +384,41 @@ func TestLineCountsSlidingWindow(t *testing.T) {
 		b.WriteString("]}")
 		return b.String()
 	}
-	var l lineCounts
-	from, to, seen := 0, 300, 0
-	for step := range 40 {
-		before := calls
-		s := text(from, to)
-		if got, want := l.count(counting, s), c.Count(s); got != want {
-			t.Fatalf("step %d (%d..%d): %d tokens by chunks, %d whole", step, from, to, got, want)
-		}
-		// The first text: every chunk. Then: the new messages and the
-		// last one before them (its "]}" became ","); nothing for a window
-		// seen before.
-		want := 0
-		if to > seen {
-			want = to - seen + 1
-		}
-		if n := calls - before; step > 0 && n != want {
-			t.Fatalf("step %d: %d chunks tokenized, want %d", step, n, want)
-		}
-		seen = max(seen, to)
-		switch {
-		case step%10 == 9:
-			from, to = from-3, to-3 // back to a window seen before
-		case step%5 == 4:
-			from, to = from+5, to+5
-		default:
-			from, to = from+1, to+1
+	// Counted exactly (limit -1), and under a limit the text is far from
+	// (only whether it fits matters: the last chunk, which the next text
+	// changes, is not tokenized).
+	for _, limit := range []int{-1, 1 << 20} {
+		var l lineCounts
+		from, to, seen := 0, 300, 0
+		for step := range 40 {
+			before := calls
+			s := text(from, to)
+			got, _, err := l.countQuoted(counting, s, false, limit)
+			if whole := c.Count(s); err != nil || (limit < 0 && got != whole) || (limit >= 0 && (got < whole || got > limit)) {
+				t.Fatalf("limit %d, step %d (%d..%d): %d tokens by chunks, %d whole (%v)", limit, step, from, to, got, whole, err)
+			}
+			// The first text: every chunk. Then: the new messages and the
+			// last one before them (its "]}" became ","), under the limit
+			// the newest excepted; nothing for a window seen before.
+			want := 0
+			if to > seen {
+				want = to - seen + 1
+				if limit >= 0 {
+					want--
+				}
+			}
+			if n := calls - before; step > 0 && n != want {
+				t.Fatalf("limit %d, step %d: %d chunks tokenized, want %d", limit, step, n, want)
+			}
+			seen = max(seen, to)
+			switch {
+			case step%10 == 9:
+				from, to = from-3, to-3 // back to a window seen before
+			case step%5 == 4:
+				from, to = from+5, to+5
+			default:
+				from, to = from+1, to+1
+			}
 		}
 	}
 }
@@ -505,7 +514,7 @@ func TestLineCountsConcurrent(t *testing.T) {
 				}
 				b.WriteString("]}")
 				text := b.String()
-				n, quoted, err := l.countQuoted(c, text, true)
+				n, quoted, err := l.countQuoted(c, text, true, -1)
 				if err != nil {
 					t.Error(err)
 					return

@@ -50,14 +50,24 @@ const lineCountBytes = 4 << 20
 
 // count is c's count of text, chunk by chunk.
 func (l *lineCounts) count(c TokenCounter, text string) int {
-	n, _, _ := l.countQuoted(c, text, false)
+	n, _, _ := l.countQuoted(c, text, false, -1)
 	return n
 }
+
+// uncounted marks a chunk whose JSON form is known but not its tokens.
+const uncounted = -1
 
 // countQuoted is count and, with quote, text as a JSON string (as
 // encoding/json writes it, the quotes left out) in pieces, both made of
 // the chunks' remembered ones.
-func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, [][]byte, error) {
+//
+// With limit >= 0, only whether the count is at most limit matters: the
+// last chunk, which the next text changes (where it ends with the frame's
+// close, the next text has a comma and the new messages), is tokenized
+// only when the count with its bytes in place of its tokens — a token is
+// at least a byte — passes limit. The count returned is then that bound
+// (at most limit, and at least the text's count), else the count.
+func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit int) (int, [][]byte, error) {
 	l.mu.Lock()
 	chunks, infos := l.spare[:0], l.spareInfo[:0]
 	l.spare, l.spareInfo = nil, nil
@@ -82,12 +92,31 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, 
 			missed = append(missed, i)
 			continue
 		}
+		if infos[i].tokens == uncounted {
+			missed = append(missed, i)
+			continue
+		}
 		total += infos[i].tokens
 	}
 	l.mu.Unlock()
+	last := len(chunks) - 1
+	bounded := limit >= 0 && len(missed) > 0 && missed[len(missed)-1] == last
+	if bounded {
+		missed = missed[:len(missed)-1]
+	}
 	for _, i := range missed {
 		infos[i].tokens = c.Count(chunks[i])
 		total += infos[i].tokens
+	}
+	if bounded {
+		if total+len(chunks[last]) <= limit {
+			infos[last].tokens = uncounted
+			total += len(chunks[last])
+		} else {
+			infos[last].tokens = c.Count(chunks[last])
+			total += infos[last].tokens
+			missed = append(missed, last)
+		}
 	}
 	// What to remember: the chunks counted now, and those whose JSON
 	// form is made now.
@@ -116,7 +145,7 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool) (int, 
 	l.prev, l.prevInfo = chunks, infos
 	for _, i := range learned {
 		ch := chunks[i]
-		if len(ch) > lineCountBytes/8 {
+		if len(ch) > lineCountBytes/8 || infos[i].tokens == uncounted {
 			continue
 		}
 		info, ok := l.m[ch]

@@ -132,12 +132,19 @@ func TestQuotedFromLines(t *testing.T) {
 			b.WriteString(line)
 		}
 		text := b.String()
-		n, quoted, err := l.countQuoted(counter, text, rapid.Bool().Draw(t, "quote"))
+		// With a limit (-1: none), the count may be a bound: it decides
+		// as the count does, and is exact past the limit.
+		whole := counter.Count(text)
+		limit := rapid.SampledFrom([]int{-1, 0, whole - 1, whole, whole + 1, whole + 40, 1 << 20}).Draw(t, "limit")
+		n, quoted, err := l.countQuoted(counter, text, rapid.Bool().Draw(t, "quote"), limit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != counter.Count(text) {
-			t.Fatalf("%d tokens, whole %d: %q", n, counter.Count(text), text)
+		switch {
+		case limit < 0 && n != whole:
+			t.Fatalf("%d tokens, whole %d: %q", n, whole, text)
+		case limit >= 0 && (n < whole || (n <= limit) != (whole <= limit) || (n > limit && n != whole)):
+			t.Fatalf("limit %d: %d tokens, whole %d: %q", limit, n, whole, text)
 		}
 		if quoted == nil {
 			return
