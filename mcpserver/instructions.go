@@ -174,7 +174,10 @@ func (s *Server) instructionOptions(cwd string, sc scope) instructions.Options {
 	// The project root as the CLI estimates it from cwd: the chain between it
 	// and the roots is readable (only the instruction files).
 	if root := instructions.EstimateRoot(instructions.OS, cfg.Root, cwd, s.opts.Home); root.Dir != "" {
-		if pr, err := confine.New(root.Dir); err == nil {
+		// Mostly an allowed root itself, resolved for this call already.
+		if pr, ok := sc.roots.Only(root.Dir); ok {
+			fsys.project = pr
+		} else if pr, err := confine.New(root.Dir); err == nil {
 			fsys.project = pr
 		}
 	}

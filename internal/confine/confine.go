@@ -33,6 +33,19 @@ func New(dirs ...string) (Roots, error) {
 // Dirs are the roots as given.
 func (r Roots) Dirs() []string { return append([]string(nil), r.dirs...) }
 
+// Only returns the roots of r that are dir (absolute; cleaned here), with
+// the real location r found for it: what New(dir) returns, without
+// resolving it again. False when dir is none of r's roots.
+func (r Roots) Only(dir string) (Roots, bool) {
+	dir = filepath.Clean(dir)
+	for i, d := range r.dirs {
+		if d == dir {
+			return Roots{dirs: []string{d}, real: []string{r.real[i]}}, true
+		}
+	}
+	return Roots{}, false
+}
+
 // Check returns nil when path (absolute, cleaned or not) lies inside one of
 // the roots after resolving ".." and symlinks, else an [*OutsideError].
 func (r Roots) Check(path string) error {

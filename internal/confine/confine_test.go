@@ -5,6 +5,7 @@ import (
 	"github.com/agentlineage/lineage/internal/platformtest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,46 @@ func TestCheck(t *testing.T) {
 	}
 	if err := (Roots{}).Check(root); err == nil || !strings.Contains(err.Error(), "allowed roots: none") {
 		t.Errorf("no roots: %v", err)
+	}
+}
+
+// Only gives what New gives for one of the roots (its real location
+// included: a root reached through a symlink), and nothing for another
+// directory.
+func TestOnly(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root, other := filepath.Join(base, "root"), filepath.Join(base, "other")
+	for _, d := range []string{root, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alias := filepath.Join(base, "alias")
+	check := func(roots Roots, dirs ...string) {
+		t.Helper()
+		for _, dir := range dirs {
+			got, ok := roots.Only(dir)
+			want, _ := New(dir)
+			if !ok || !slices.Equal(got.dirs, want.dirs) || !slices.Equal(got.real, want.real) {
+				t.Errorf("Only(%s) = %+v, %v; New gives %+v", dir, got, ok, want)
+			}
+		}
+	}
+	roots, err := New(other, alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(roots, other, other+string(filepath.Separator))
+	if got, ok := roots.Only(root); ok {
+		t.Errorf("Only(%s), not a root = %+v", root, got)
+	}
+	// A root that is a symlink: its real location is the target's.
+	platformtest.Symlink(t, root, alias)
+	if roots, err = New(other, alias); err != nil {
+		t.Fatal(err)
+	}
+	check(roots, alias)
+	if got, ok := roots.Only(root); ok {
+		t.Errorf("Only(%s), a root's real location but not a root = %+v", root, got)
 	}
 }
