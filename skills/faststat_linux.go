@@ -53,7 +53,7 @@ type statInfo struct {
 func (s *statInfo) Name() string       { return s.name }
 func (s *statInfo) Size() int64        { return s.st.Size }
 func (s *statInfo) Mode() fs.FileMode  { return fs.FileMode(s.st.Mode & 0o777) }
-func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Sec, s.st.Mtim.Nsec) } //nolint:unconvert
+func (s *statInfo) ModTime() time.Time { return time.Unix(int64(s.st.Mtim.Sec), int64(s.st.Mtim.Nsec)) } // int32 on 32-bit Linux
 func (s *statInfo) IsDir() bool        { return false }
 
 // Sys is a syscall.Stat_t, as os.Stat's, so fsx.IDOf reads the identity.
