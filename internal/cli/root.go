@@ -67,7 +67,7 @@ func Main() int {
 	env := ProcessEnv()
 	env.Serving = collectLate()
 	env.Exits = true
-	ctx, received, stop := signalContext(context.Background())
+	ctx, received, stop := signalContext(context.Background(), armSignalsAfter)
 	defer stop()
 	return signalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)
 }

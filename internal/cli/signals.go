@@ -25,6 +25,7 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 const armSignalsAfter = 20 * time.Millisecond
 
 // signalContext returns a context cancelled by the first SIGINT or SIGTERM.
+// armAfter is armSignalsAfter but in tests.
 // After that first signal the default action is restored, so a second one
 // ends the process at once even if a command ignored the cancellation.
 // received reports the first signal, or nil.
@@ -32,10 +33,10 @@ const armSignalsAfter = 20 * time.Millisecond
 // Catching signals costs a process two threads (a fifth of a short
 // command's run), so it is armed only when needed: when anything first
 // asks for the context's Done channel (a wait on a lock, a database call,
-// a server), or once the command has run for armSignalsAfter. A signal
+// a server), or once the command has run for armAfter. A signal
 // before then ends the process by the default action, as SIGKILL would:
 // every write is a rename or a transaction, so nothing is half-written.
-func signalContext(parent context.Context) (ctx context.Context, received func() os.Signal, stop func()) {
+func signalContext(parent context.Context, armAfter time.Duration) (ctx context.Context, received func() os.Signal, stop func()) {
 	inner, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	var mu sync.Mutex
@@ -60,7 +61,7 @@ func signalContext(parent context.Context) (ctx context.Context, received func()
 			}()
 		})
 	}
-	timer := time.AfterFunc(armSignalsAfter, arm)
+	timer := time.AfterFunc(armAfter, arm)
 	received = func() os.Signal {
 		mu.Lock()
 		defer mu.Unlock()

@@ -16,7 +16,8 @@ func TestSignalContextArmsLazily(t *testing.T) {
 	notifySignals = func(chan<- os.Signal, ...os.Signal) { calls.Add(1) }
 	t.Cleanup(func() { notifySignals = defaultNotify })
 
-	ctx, _, stop := signalContext(context.Background())
+	// An hour: the checks before anything waits must not race the timer.
+	ctx, _, stop := signalContext(context.Background(), time.Hour)
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("armed %d times before anything waited", n)
 	}
@@ -38,7 +39,7 @@ func TestSignalContextArmsLazily(t *testing.T) {
 
 	// Unasked, the timer arms it; a stopped context never arms.
 	calls.Store(0)
-	_, _, stop = signalContext(context.Background())
+	_, _, stop = signalContext(context.Background(), armSignalsAfter)
 	deadline := time.Now().Add(10 * time.Second)
 	for calls.Load() == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
@@ -48,7 +49,7 @@ func TestSignalContextArmsLazily(t *testing.T) {
 		t.Fatalf("the timer armed %d times, want 1", n)
 	}
 	calls.Store(0)
-	_, _, stop = signalContext(context.Background())
+	_, _, stop = signalContext(context.Background(), armSignalsAfter)
 	stop()
 	time.Sleep(2 * armSignalsAfter)
 	if n := calls.Load(); n != 0 {
@@ -63,7 +64,7 @@ func TestPollingContext(t *testing.T) {
 	notifySignals = func(chan<- os.Signal, ...os.Signal) { calls.Add(1) }
 	t.Cleanup(func() { notifySignals = defaultNotify })
 
-	ctx, _, stop := signalContext(context.Background())
+	ctx, _, stop := signalContext(context.Background(), time.Hour)
 	defer stop()
 	p := pollingContext(ctx)
 	if p.Done() != nil {
