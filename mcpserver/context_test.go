@@ -427,15 +427,9 @@ func TestLineCountsSlidingWindow(t *testing.T) {
 // structured result.
 func callContext(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, ContextOutput) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "context_compile", Arguments: args})
-	if err != nil || res.IsError {
-		t.Fatalf("%v %s", err, contentText(res))
-	}
 	var out ContextOutput
-	if err := remarshal(res.StructuredContent, &out); err != nil {
-		t.Fatal(err)
-	}
-	return contentText(res), out
+	text := call(t, cs, "context_compile", args, &out)
+	return text, out
 }
 
 // Calls answered at once, each building its compile in a scratch of the

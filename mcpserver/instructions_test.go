@@ -332,13 +332,9 @@ func TestTextContentIsWhatTheCLIPrints(t *testing.T) {
 	cs := connectStdio(t, serverProc{cwd: dir, stateDir: t.TempDir()}, nil)
 	text := func(name string, args map[string]any) (string, map[string]any) {
 		t.Helper()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %s", name, err, contentText(res))
-		}
 		var structured map[string]any
-		remarshal(res.StructuredContent, &structured)
-		return contentText(res), structured
+		text := call(t, cs, name, args, &structured)
+		return text, structured
 	}
 	got, st := text("instructions_initial", nil)
 	if want := "<agents_context scope=\"initial\">\nInstructions from: " + filepath.Join(dir, "AGENTS.md") + "\nroot rules\n</agents_context>"; got != want || st["text"] != want {

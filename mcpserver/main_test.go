@@ -133,9 +133,9 @@ func writeFile(t testing.TB, path, content string) {
 	}
 }
 
-// call calls a tool and decodes its structured result into out; a tool
-// error fails the test.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) {
+// call calls a tool, decodes its structured result into out and returns
+// its text content; a tool error fails the test.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) string {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -147,6 +147,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 	if err := remarshal(res.StructuredContent, out); err != nil {
 		t.Fatalf("%s: decode result: %v", name, err)
 	}
+	return contentText(res)
 }
 
 // callError calls a tool that must fail and returns its message.

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -60,15 +59,10 @@ func TestSkillsProgressiveDisclosure(t *testing.T) {
 	}
 
 	load := func(cs *mcp.ClientSession, args map[string]any) (SkillsLoadOutput, string) {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skills_load", Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("skills_load: %v %s", err, contentText(res))
-		}
+		t.Helper()
 		var out SkillsLoadOutput
-		if err := remarshal(res.StructuredContent, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out, contentText(res)
+		text := call(t, cs, "skills_load", args, &out)
+		return out, text
 	}
 	first, text := load(cs, map[string]any{"name": "release-check"})
 	if first.AlreadyLoaded || !strings.HasPrefix(text, fmt.Sprintf("<skill name=\"release-check\" path=%q>\n1. Test.\n2. Tag.\n</skill>", p)) ||

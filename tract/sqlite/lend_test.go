@@ -142,11 +142,8 @@ func TestLendConcurrently(t *testing.T) {
 		ids[i], parts[i] = tr.ID, cv.Messages
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 8*len(ids))
 	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k := range 50 {
 				i := (g + k) % len(ids)
 				err := s.LendCompiledView(ctx, ids[i], "o200k_base", func(cv tract.CompiledView) error {
@@ -156,17 +153,13 @@ func TestLendConcurrently(t *testing.T) {
 					return nil
 				})
 				if err != nil {
-					errs <- err
+					t.Error(err)
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 }
 
 // TestCheckpointColumnTypes: a checkpoint row whose columns hold values of
