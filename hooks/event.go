@@ -88,14 +88,31 @@ type Event struct {
 const MaxEventBytes = 64 << 20
 
 type wireEvent struct {
-	SessionID string         `json:"session_id"`
-	AgentID   string         `json:"agent_id"`
-	AgentType string         `json:"agent_type"`
-	Cwd       string         `json:"cwd"`
-	Name      string         `json:"hook_event_name"`
-	Source    string         `json:"source"`
-	ToolName  string         `json:"tool_name"`
-	ToolInput jsontext.Value `json:"tool_input"`
+	SessionID string    `json:"session_id"`
+	AgentID   string    `json:"agent_id"`
+	AgentType string    `json:"agent_type"`
+	Cwd       string    `json:"cwd"`
+	Name      string    `json:"hook_event_name"`
+	Source    string    `json:"source"`
+	ToolName  string    `json:"tool_name"`
+	ToolInput toolInput `json:"tool_input"`
+}
+
+// toolInput is a tool event's tool_input, decoded with the rest of the
+// event in one pass: an object's members; nil for anything else (a tool
+// with no input, or one that is not an object, names no paths).
+type toolInput map[string]any
+
+func (t *toolInput) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	var m map[string]any
+	if err := json.UnmarshalDecode(dec, &m); err != nil {
+		return err
+	}
+	*t = m
+	return nil
 }
 
 // ParseEvent reads one event as the harness sends it. Unknown fields are
@@ -129,13 +146,7 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 			ev.Kind = Resume
 		}
 	case h.ToolEvent:
-		var input map[string]any
-		if len(w.ToolInput) > 0 && w.ToolInput.Kind() == '{' {
-			if err := json.Unmarshal(w.ToolInput, &input); err != nil {
-				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, describeJSON(w.ToolInput, 0, err))
-			}
-		}
-		paths, err := h.toolPaths(w.ToolName, input)
+		paths, err := h.toolPaths(w.ToolName, w.ToolInput)
 		if err != nil {
 			return Event{}, fmt.Errorf("%s hook event: at /tool_input%w", h.Title, err)
 		}
