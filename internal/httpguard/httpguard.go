@@ -1,9 +1,13 @@
-// Package httpguard is what every local HTTP face of lineage (the MCP
-// server's HTTP transport, the read-only web page of `lineage serve`) puts in
-// front of its handler: a request from a web page of another origin gets 403,
-// and with a token configured a request without "Authorization: Bearer
-// <token>" gets 401. LoopbackAddr tells whether a listen address can only be
-// reached from this machine, which is when a server may run without a token.
+// Package httpguard is how every local HTTP face of lineage (the MCP
+// server's HTTP transport, the read-only web page of `lineage serve`) is
+// served: [Guard] in front of its handler and [Serve] around it. The guard
+// answers 403 to a request from a web page of another origin and to one
+// that reached a loopback address under another host name (DNS
+// rebinding), and, with a token configured, 401 to a request without
+// "Authorization: Bearer <token>". Serve is the one serve loop: the bounds
+// every face shares and one shutdown. LoopbackAddr tells whether a listen
+// address can only be reached from this machine, which is when a server
+// may run without a token.
 package httpguard
 
 import (
@@ -29,10 +33,16 @@ func CheckToken(token string) error {
 
 // Guard wraps next: a request whose Origin header is present and not a
 // loopback origin gets 403 (so a web page elsewhere cannot drive a local
-// server); when token is not empty, a request without the right bearer
-// token gets 401.
+// server), and so does one that arrived on a loopback address naming
+// another host (a page whose name was rebound to 127.0.0.1); when token
+// is not empty, a request without the right bearer token gets 401.
 func Guard(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil &&
+			LoopbackAddr(local.String()) && !loopbackHost(hostOf(r.Host)) {
+			http.Error(w, fmt.Sprintf("forbidden: host %q is not a loopback host", r.Host), http.StatusForbidden)
+			return
+		}
 		if origin := r.Header.Get("Origin"); origin != "" && !LoopbackOrigin(origin) {
 			http.Error(w, "forbidden: origin "+origin+" is not a loopback origin", http.StatusForbidden)
 			return
@@ -65,6 +75,14 @@ func LoopbackAddr(addr string) bool {
 		return false
 	}
 	return loopbackHost(host)
+}
+
+// hostOf is the host of a Host header, without its port or brackets.
+func hostOf(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return strings.Trim(hostport, "[]")
 }
 
 func loopbackHost(host string) bool {

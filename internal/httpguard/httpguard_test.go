@@ -1,6 +1,8 @@
 package httpguard
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -39,8 +41,8 @@ func TestLoopbackAddr(t *testing.T) {
 func TestGuard(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	cases := []struct {
-		token, origin, auth string
-		want                int
+		token, origin, auth, host string
+		want                      int
 	}{
 		{want: http.StatusTeapot},
 		{origin: "http://127.0.0.1:3000", want: http.StatusTeapot},
@@ -49,9 +51,21 @@ func TestGuard(t *testing.T) {
 		{token: "0123456789abcdef", auth: "Bearer wrong", want: http.StatusUnauthorized},
 		{token: "0123456789abcdef", auth: "bearer 0123456789abcdef", want: http.StatusTeapot},
 		{token: "0123456789abcdef", auth: "Bearer 0123456789abcdef", origin: "https://evil.example", want: http.StatusForbidden},
+		// The Host a request names on a loopback address (DNS rebinding).
+		{host: "localhost:7410", want: http.StatusTeapot},
+		{host: "[::1]:7410", want: http.StatusTeapot},
+		{host: "LOCALHOST", want: http.StatusTeapot},
+		{host: "evil.example:7410", want: http.StatusForbidden},
+		{host: "10.0.0.1", want: http.StatusForbidden},
+		{host: "evil.example", token: "0123456789abcdef", auth: "Bearer 0123456789abcdef", want: http.StatusForbidden},
 	}
 	for _, c := range cases {
 		req := httptest.NewRequest("GET", "/", nil)
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7410})))
+		req.Host = "127.0.0.1:7410"
+		if c.host != "" {
+			req.Host = c.host
+		}
 		if c.origin != "" {
 			req.Header.Set("Origin", c.origin)
 		}
@@ -63,5 +77,18 @@ func TestGuard(t *testing.T) {
 		if rec.Code != c.want {
 			t.Errorf("%+v: status %d, want %d", c, rec.Code, c.want)
 		}
+	}
+}
+
+// On an address other machines reach, the Host is whatever name they used.
+func TestGuardHostOnANonLoopbackAddress(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	req := httptest.NewRequest("GET", "/", nil)
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(&net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 7410})))
+	req.Host = "lineage.team.example:7410"
+	rec := httptest.NewRecorder()
+	Guard("", ok).ServeHTTP(rec, req)
+	if rec.Code != http.StatusTeapot {
+		t.Errorf("status %d, want the handler's", rec.Code)
 	}
 }
