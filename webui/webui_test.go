@@ -299,18 +299,6 @@ func TestHeadersAndMethods(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("foreign origin: %d, want 403", resp.StatusCode)
 	}
-	// A name rebound to the loopback address (DNS rebinding): 403 as for
-	// lineage mcp --http.
-	req, _ = http.NewRequest("GET", ts.URL+"/", nil)
-	req.Host = "evil.example"
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("foreign host: %d, want 403", resp.StatusCode)
-	}
 	for path, want := range map[string]int{
 		"/tract/nope/graph": 404, "/tract/main/commit/ffffffffff": 404, "/tract/main/graph?n=100000": 400,
 		"/tract/main/graph?skip=-2": 400, "/instructions?dir=../..": 400, "/instructions?dir=/etc": 400, "/nope": 404,
@@ -421,7 +409,7 @@ func TestGraphReadsTheWindowNotTheHistory(t *testing.T) {
 		}
 		counting.Rows()
 		rec := httptest.NewRecorder()
-		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "/tract/main/graph?skip=40", nil))
+		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost/tract/main/graph?skip=40", nil))
 		if rec.Code != 200 || count(rec.Body.String(), `<tr class="commit`) != 20 {
 			t.Fatalf("graph page: %d, %d rows", rec.Code, count(rec.Body.String(), `<tr class="commit`))
 		}

@@ -2,9 +2,11 @@ package httpguard
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -41,8 +43,8 @@ func TestLoopbackAddr(t *testing.T) {
 func TestGuard(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	cases := []struct {
-		token, origin, auth, host string
-		want                      int
+		token, origin, auth string
+		want                int
 	}{
 		{want: http.StatusTeapot},
 		{origin: "http://127.0.0.1:3000", want: http.StatusTeapot},
@@ -51,21 +53,9 @@ func TestGuard(t *testing.T) {
 		{token: "0123456789abcdef", auth: "Bearer wrong", want: http.StatusUnauthorized},
 		{token: "0123456789abcdef", auth: "bearer 0123456789abcdef", want: http.StatusTeapot},
 		{token: "0123456789abcdef", auth: "Bearer 0123456789abcdef", origin: "https://evil.example", want: http.StatusForbidden},
-		// The Host a request names on a loopback address (DNS rebinding).
-		{host: "localhost:7410", want: http.StatusTeapot},
-		{host: "[::1]:7410", want: http.StatusTeapot},
-		{host: "LOCALHOST", want: http.StatusTeapot},
-		{host: "evil.example:7410", want: http.StatusForbidden},
-		{host: "10.0.0.1", want: http.StatusForbidden},
-		{host: "evil.example", token: "0123456789abcdef", auth: "Bearer 0123456789abcdef", want: http.StatusForbidden},
 	}
 	for _, c := range cases {
-		req := httptest.NewRequest("GET", "/", nil)
-		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7410})))
-		req.Host = "127.0.0.1:7410"
-		if c.host != "" {
-			req.Host = c.host
-		}
+		req := httptest.NewRequest("GET", "http://127.0.0.1:7410/", nil)
 		if c.origin != "" {
 			req.Header.Set("Origin", c.origin)
 		}
@@ -80,15 +70,83 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-// On an address other machines reach, the Host is whatever name they used.
-func TestGuardHostOnANonLoopbackAddress(t *testing.T) {
+// TestHostHeader: a name rebound to this machine carries its own name in
+// the Host header and is refused with 421; loopback names, the names the
+// policy lists and the address the connection arrived on are answered.
+func TestHostHeader(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	req := httptest.NewRequest("GET", "/", nil)
-	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(&net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 7410})))
-	req.Host = "lineage.team.example:7410"
-	rec := httptest.NewRecorder()
-	Guard("", ok).ServeHTTP(rec, req)
-	if rec.Code != http.StatusTeapot {
-		t.Errorf("status %d, want the handler's", rec.Code)
+	local := &net.TCPAddr{IP: net.ParseIP("192.168.1.5"), Port: 7410}
+	cases := []struct {
+		host  string
+		hosts []string
+		local net.Addr
+		want  int
+	}{
+		{host: "127.0.0.1:7410", want: http.StatusTeapot},
+		{host: "localhost:7410", want: http.StatusTeapot},
+		{host: "LOCALHOST.", want: http.StatusTeapot},
+		{host: "[::1]:7410", want: http.StatusTeapot},
+		{host: "127.9.9.9", want: http.StatusTeapot},
+		{host: "rebind.example:7410", want: http.StatusMisdirectedRequest},
+		{host: "localhost.rebind.example", want: http.StatusMisdirectedRequest},
+		{host: "", want: http.StatusMisdirectedRequest},
+		{host: "box.lan:7410", hosts: AddrHosts("box.lan:7410"), want: http.StatusTeapot},
+		{host: "BOX.LAN", hosts: AddrHosts("box.lan:7410"), want: http.StatusTeapot},
+		{host: "other.lan", hosts: AddrHosts("box.lan:7410"), want: http.StatusMisdirectedRequest},
+		{host: "192.168.1.5:7410", local: local, want: http.StatusTeapot},
+		{host: "192.168.1.6:7410", local: local, want: http.StatusMisdirectedRequest},
+		{host: "192.168.1.5:7410", want: http.StatusMisdirectedRequest},
+		{host: "[2001:db8::1]:7410", hosts: AddrHosts("[2001:db8::1]:7410"), want: http.StatusTeapot},
+	}
+	for _, c := range cases {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host = c.host
+		if c.local != nil {
+			req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, c.local))
+		}
+		rec := httptest.NewRecorder()
+		Policy{Hosts: c.hosts}.Handler(ok).ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("%+v: status %d, want %d (%s)", c, rec.Code, c.want, rec.Body)
+		}
+	}
+}
+
+func TestAddrHosts(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:7410": "127.0.0.1", "Box.Lan:1": "box.lan", "[::1]:2": "::1",
+		":7410": "", "0.0.0.0:1": "", "[::]:1": "", "nonsense": "",
+	} {
+		if got := strings.Join(AddrHosts(addr), ","); got != want {
+			t.Errorf("AddrHosts(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// TestHostHeaderOverTCP: a real server reached by its address answers; the
+// same connection with a rebound name in Host gets 421 and none of the body.
+func TestHostHeaderOverTCP(t *testing.T) {
+	srv := httptest.NewServer(Guard("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "secret")
+	})))
+	defer srv.Close()
+	get := func(host string) (int, string) {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(""); code != 200 || body != "secret" {
+		t.Errorf("by address: %d %q", code, body)
+	}
+	if code, body := get("attacker.example:" + strings.Split(srv.URL, ":")[2]); code != http.StatusMisdirectedRequest || strings.Contains(body, "secret") {
+		t.Errorf("rebound name: %d %q", code, body)
 	}
 }
