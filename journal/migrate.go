@@ -128,7 +128,7 @@ func planMigration(opts Options, t Tidy) ([]*migStep, []TidyResult, error) {
 		}
 	}
 	if len(renames) > 0 {
-		if steps, err = planReferences(renames, steps); err != nil {
+		if steps, err = planReferences(renames, steps, opts.Agents.AllowOutsideInherits); err != nil {
 			return steps, skipped, err
 		}
 	}
