@@ -60,9 +60,9 @@ func killCorpus(t *testing.T, whole bool) string {
 	}
 	legacy := broker + "/.wrkstrm/clia/agents/product-manager/OmniBroker.product-manager.agent.json"
 	write(t, ws, map[string]string{
-		".git": "<dir>",
+		".git":                                 "<dir>",
 		".clia/agents/k/k@ws.agent.triad.json": `{"schemaVersion": "0.4.0", "role": "k", "inherits": ["policies/common.json"]}`,
-		"policies/common.json":                  `{"guardrails": ["G-common"], "inherits": ["../` + legacy + `"]}`,
+		"policies/common.json":                 `{"guardrails": ["G-common"], "inherits": ["../` + legacy + `"]}`,
 	})
 	return ws
 }
