@@ -155,6 +155,8 @@ var Rules = []Rule{
 		Forbid: under(Module+"/instructions", Module+"/skills", Module+"/agents", Module+"/journal", Module+"/triad", Module+"/hooks", Module+"/compose")},
 	{Name: "platformtest only in tests", For: not(pkg("internal/platformtest")),
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
+	{Name: "the instructions.FS suite only in tests", For: not(pkg("instructions/fstest")),
+		Forbid: under(Module + "/instructions/fstest"), Direct: true},
 	{Name: "the domain renders no provider's format: tract and its stores never reach tract/wire",
 		For: func(p string) bool {
 			return pkg("tract")(p) || under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/internal")(p)
