@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -412,12 +411,11 @@ func (s *Server) instructions(ctx context.Context, r *http.Request) (string, pag
 		p.Dir = "."
 	}
 	// The pages show the tree the server was started in: dir is relative
-	// to it and may not climb out (the instructions service opens the
-	// files; this only picks which chain to explain).
-	if filepath.IsAbs(p.Dir) || !filepath.IsLocal(filepath.FromSlash(p.Dir)) && filepath.Clean(p.Dir) != "." {
-		return "", pageData{}, badRequest{"dir=" + p.Dir + ": want a directory inside " + s.o.Instructions.Cwd}
+	// to it and may not climb out, by ".." or by a symbolic link.
+	target, err := s.servedDir(p.Dir)
+	if err != nil {
+		return "", pageData{}, err
 	}
-	target := filepath.Join(s.o.Instructions.Cwd, filepath.FromSlash(p.Dir))
 	p.Explanation = instructions.Explain(s.o.Instructions, target)
 	if p.Slug != "" {
 		ao := s.o.Agents

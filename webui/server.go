@@ -182,9 +182,14 @@ func (e badRequest) Error() string { return e.msg }
 func statusOf(err error) int {
 	var ve *tract.ValidationError
 	var br badRequest
+	var be *tract.BudgetError
 	switch {
 	case errors.As(err, &br), errors.As(err, &ve):
 		return http.StatusBadRequest
+	case errors.As(err, &be):
+		// A valid request whose budget the pinned messages exceed: the
+		// page says by how much.
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, tract.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, context.DeadlineExceeded):
