@@ -1,14 +1,19 @@
 package webui
 
 import (
+	"context"
+	"fmt"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
@@ -100,5 +105,84 @@ func TestInstructionsDirStaysInTheTree(t *testing.T) {
 		if want == 200 && dir != "." && !strings.Contains(body, filepath.Join("in", "deep", "AGENTS.md")) {
 			t.Errorf("dir=%s: the chain lacks in/deep/AGENTS.md", dir)
 		}
+	}
+}
+
+// TestConcurrentPagesBounded sends 40 requests at once to a server that
+// renders 3 pages at a time: never more than 3 are rendered together
+// (what bounds the server's memory), and every request is answered.
+func TestConcurrentPagesBounded(t *testing.T) {
+	f := newFixture(t, sqliteStore(t))
+	srv, err := New(Options{Repo: f.repo, MaxConcurrent: 3, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	inside, most := 0, 0
+	srv.rendering = func() {
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond) // hold the turn so others queue
+		mu.Lock()
+		inside--
+		mu.Unlock()
+	}
+	ts := httptest.NewServer(srv.Handler(""))
+	defer ts.Close()
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			if code, _ := get(t, ts.URL+"/tract/main/compile"); code != http.StatusOK {
+				t.Errorf("status %d", code)
+			}
+		})
+	}
+	wg.Wait()
+	if most > 3 || most == 0 {
+		t.Errorf("%d pages rendered at once, want 1 to 3", most)
+	}
+}
+
+// TestCompilePageIsWindowed: a compile of 450 messages shows the newest
+// maxListed rows, with links to the windows before it; each link's window
+// is maxListed rows or the rest.
+func TestCompilePageIsWindowed(t *testing.T) {
+	s := sqliteStore(t)
+	r := tract.New(s, tract.Options{})
+	ctx := context.Background()
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]tract.CommitRequest, 450)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Repo: r, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler(""))
+	defer ts.Close()
+	body := mustGet(t, ts.URL+"/tract/main/compile")
+	if n := count(body, `<tr id="m\d+">`); n != maxListed || !strings.Contains(body, `<tr id="m449">`) || strings.Contains(body, `<tr id="m249">`) {
+		t.Errorf("newest window: %d rows", n)
+	}
+	prev := regexp.MustCompile(`rel="prev" href="([^"]+)"`)
+	m := prev.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no link to the earlier window")
+	}
+	body = mustGet(t, ts.URL+html.UnescapeString(m[1]))
+	if n := count(body, `<tr id="m\d+">`); n != maxListed || !strings.Contains(body, `<tr id="m50">`) || !strings.Contains(body, `<tr id="m249">`) {
+		t.Errorf("window before: %d rows", n)
+	}
+	body = mustGet(t, ts.URL+"/tract/main/compile?from=0")
+	if n := count(body, `<tr id="m\d+">`); n != maxListed || !strings.Contains(body, `<tr id="m0">`) || strings.Contains(body, `rel="prev"`) {
+		t.Errorf("first window: %d rows", n)
 	}
 }
