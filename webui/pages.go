@@ -276,14 +276,14 @@ type compilePage struct {
 	Earlier, Later int
 	// DroppedRows are the first maxListed dropped messages.
 	DroppedRows []tract.Dropped
-	Budget   int
-	Format   tract.Format
-	At       string
-	Request  string
-	Percent  int // used share of the budget, 0–100
-	Formats  []tract.Format
-	Dropped  int
-	DropToks int
+	Budget      int
+	Format      tract.Format
+	At          string
+	Request     string
+	Percent     int // used share of the budget, 0–100
+	Formats     []tract.Format
+	Dropped     int
+	DropToks    int
 }
 
 // messageRow is one message of a compile page with its place in the
