@@ -11,6 +11,7 @@ func init() {
 	suites = append(suites, []testCase{
 		{"TractMetaRoundTrips", testTractMeta},
 		{"SpawnAtAnEarlierCommit", testSpawnAt},
+		{"AppendToAnotherBranch", testAppendTo},
 	})
 }
 
@@ -71,5 +72,36 @@ func testSpawnAt(t *testing.T, newStore Factory) {
 	}
 	if _, err := e.repo.Spawn(e.ctx, "main", "kid2", tract.SpawnOptions{At: "nosuchref"}); err == nil {
 		t.Error("spawn at a missing ref succeeded")
+	}
+}
+
+// testAppendTo: appends on another branch leave HEAD and main alone; a
+// missing branch starts at a root.
+func testAppendTo(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	head := e.user("main", "one")
+	cs, err := e.repo.AppendTo(e.ctx, "main", "side", []tract.CommitRequest{
+		{Content: tract.Content{Type: tract.TypeMetadata, Text: "a"}, Meta: []byte(`{"k":1}`)},
+		{Content: tract.Content{Type: tract.TypeMetadata, Text: "b"}},
+	})
+	e.must(err)
+	if len(cs) != 2 || len(cs[0].Parents) != 0 || cs[1].Parents[0] != cs[0].Hash || string(cs[0].Meta) != `{"k":1}` {
+		t.Fatalf("appended %+v", cs)
+	}
+	more, err := e.repo.AppendTo(e.ctx, "main", "side", []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeMetadata, Text: "c"}}})
+	e.must(err)
+	if more[0].Parents[0] != cs[1].Hash {
+		t.Errorf("second append's parent %v, want %s", more[0].Parents, cs[1].Hash)
+	}
+	if got := e.head("main"); got != head {
+		t.Errorf("main moved to %s", got)
+	}
+	_, h, err := e.repo.Head(e.ctx, "main")
+	e.must(err)
+	if h.Branch != "main" {
+		t.Errorf("HEAD is on %q", h.Branch)
+	}
+	if _, err := e.repo.AppendTo(e.ctx, "main", "bad..name", []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeMetadata, Text: "x"}}}); err == nil {
+		t.Error("a bad branch name was taken")
 	}
 }
