@@ -302,9 +302,17 @@ func (p *claudeParser) attachment(l line, e claudeLine, base Record) error {
 	}
 	base.Kind, base.Role, base.Text = KindContext, "system", text
 	base.Injected = &Injected{Source: "attachment/" + a.Type, Lineage: a.Type == "hook_additional_context" && isLineageText(text)}
+	if slices.Contains(claudeWhole, a.Type) {
+		base.Injected.Name = "claude." + a.Type
+	}
 	p.emit(base)
 	return nil
 }
+
+// claudeWhole are the attachment types Claude repeats whole: the newest
+// stands for all.
+var claudeWhole = []string{"auto_mode", "date", "environment", "instructions", "model", "prompt_snapshot",
+	"remote_session_change", "session_context", "skill_listing"}
 
 // attachmentText is the text of an attachment without a rendered form.
 func attachmentText(content jsontext.Value, text string) []string {

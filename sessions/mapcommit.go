@@ -74,6 +74,9 @@ func (m *sessionMapper) request(r *Record) (tract.CommitRequest, error) {
 		c.Type, meta.Extra = tract.TypeReasoning, r.Raw
 	case KindContext:
 		c.Type = tract.TypeInstruction
+		if r.Injected != nil {
+			c.Name = r.Injected.Name
+		}
 		if r.Injected != nil && r.Injected.Lineage {
 			// lineage sends its own context fresh; compiling the copy the
 			// harness kept would send it twice.

@@ -357,7 +357,7 @@ func (m *sessionMapper) count(r *Record) {
 // asideRecord keeps an aside record on the meta branch once.
 func (m *sessionMapper) asideRecord(r *Record) error {
 	m.rep.Aside++
-	if n := m.idx[r.Key()]; n != nil {
+	if n := m.idx[r.Key()]; n != nil && n.own {
 		m.rep.Existing++
 		return nil
 	}
@@ -365,7 +365,7 @@ func (m *sessionMapper) asideRecord(r *Record) error {
 	if err != nil {
 		return err
 	}
-	n := &node{key: r.Key()}
+	n := &node{key: r.Key(), own: true}
 	m.aside = append(m.aside, pendingAppend{req: req, node: n})
 	m.idx[r.Key()] = n
 	m.rep.Added++

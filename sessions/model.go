@@ -171,6 +171,11 @@ type Injected struct {
 	// Source is the harness's name for it: "attachment/instructions",
 	// "hook_additional_context", "developer", "session_context", ….
 	Source string `json:"source"`
+	// Name, when set, is shared by every injection of one kind of
+	// context the harness repeats whole (Claude's environment, date,
+	// system prompt snapshot): the newest replaces the older ones in a
+	// compile, as an instruction of the same name does.
+	Name string `json:"name,omitempty"`
 	// Lineage is true when the text is lineage's own (its hook answers:
 	// agents_context, agents.resolve.paths, a hook's additional context
 	// lineage wrote).
