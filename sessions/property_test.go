@@ -241,4 +241,3 @@ func appendFile(path, s string) error {
 	}
 	return err
 }
-
