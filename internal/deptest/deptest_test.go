@@ -80,6 +80,7 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[11].Name, m("hooks"), m("compose"), m("instructions"), true},
 		{Rules[12].Name, m("sessions"), m("instructions"), m("tract"), true},
 		{Rules[13].Name, m("journal"), m("internal/platformtest"), m("internal/fsx"), false},
+		{Rules[14].Name, m("mcpserver"), m("instructions/fstest"), m("instructions"), false},
 	}
 	for _, tt := range tests {
 		var rule []Rule
