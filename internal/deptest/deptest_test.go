@@ -79,6 +79,8 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[11].Name, m("tract"), m("compose"), m("internal/tokens"), true},
 		{Rules[11].Name, m("hooks"), m("compose"), m("instructions"), true},
 		{Rules[12].Name, m("journal"), m("internal/platformtest"), m("internal/fsx"), false},
+		{CLIGroupsRule, m("internal/cli/contextcmd"), m("internal/cli/tractcmd"), m("internal/cli/clienv"), true},
+		{CLIGroupsRule, m("internal/cli/clienv"), m("internal/cli/mcpcmd"), m("mcpserver"), true},
 	}
 	for _, tt := range tests {
 		var rule []Rule
