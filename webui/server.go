@@ -44,6 +44,10 @@ type Options struct {
 	Window int
 	// RequestTimeout bounds the work of one page (default 30 s).
 	RequestTimeout time.Duration
+	// Hosts are the names a request's Host header may carry besides
+	// loopback ones and the address it arrived on: the host of the
+	// listen address ([httpguard.AddrHosts]). Any other name gets 421.
+	Hosts []string
 }
 
 // Server renders the pages.
@@ -76,8 +80,9 @@ func New(o Options) (*Server, error) {
 	return &Server{o: o, tmpl: t}, nil
 }
 
-// Handler serves every page behind [httpguard.Guard] (403 for a
-// non-loopback Origin, 401 without the bearer token when token is set).
+// Handler serves every page behind [httpguard.Policy] (421 for a Host
+// header naming a host the server is not bound to, 403 for a non-loopback
+// Origin, 401 without the bearer token when token is set).
 // Only GET and HEAD are answered.
 func (s *Server) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
@@ -93,34 +98,16 @@ func (s *Server) Handler(token string) http.Handler {
 	mux.HandleFunc("GET /tract/{name}/diff", s.page(s.diff))
 	mux.HandleFunc("GET /tract/{name}/find", s.page(s.find))
 	mux.HandleFunc("GET /instructions", s.page(s.instructions))
-	return httpguard.Guard(token, headers(mux))
+	return httpguard.Policy{Token: token, Hosts: s.o.Hosts}.Handler(headers(mux))
 }
 
 // Serve serves the pages on ln until ctx is cancelled, then shuts down
-// gracefully. The server bounds what a slow or hostile client can hold: the
-// headers must arrive within 10 s, a request within 30 s, and an idle
-// connection is closed after 2 minutes.
+// ([httpguard.Serve]: pages in flight get 3 s, then every connection still
+// open is closed). Besides the bounds every face has, a request must
+// arrive within 30 s and its page be written within 2 minutes.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, token string) error {
-	hs := &http.Server{Handler: s.Handler(token), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	// Pages in flight get a few seconds to finish; a connection still
-	// open after that (a client that never sent its request) is closed.
-	shutdown, stop := context.WithTimeout(context.Background(), 3*time.Second)
-	defer stop()
-	if err := hs.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
-		hs.Close()
-	}
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
-		return e
-	}
-	return nil
+	return httpguard.Serve(ctx, ln, s.Handler(token), httpguard.ServeOptions{
+		ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute, Grace: 3 * time.Second})
 }
 
 // headers sets what every answer carries: no script, style or image from

@@ -122,7 +122,7 @@ var (
 	faces = func(p string) bool {
 		return pkg("cmd/lineage", "mcpserver", "webui")(p) || under(Module+"/internal/cli")(p)
 	}
-	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
+	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard", "sessions")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
@@ -165,6 +165,8 @@ var Rules = []Rule{
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
 	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
 		Forbid: under(Module + "/compose")},
+	{Name: "sessions is of the tract wing: it never imports instructions, skills or agents", For: under(Module + "/sessions"),
+		Forbid: under(Module+"/instructions", Module+"/skills", Module+"/agents", Module+"/journal", Module+"/triad", Module+"/hooks", Module+"/compose")},
 	{Name: "platformtest only in tests", For: not(pkg("internal/platformtest")),
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
 	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
