@@ -169,6 +169,8 @@ var Rules = []Rule{
 		Forbid: under(Module+"/instructions", Module+"/skills", Module+"/agents", Module+"/journal", Module+"/triad", Module+"/hooks", Module+"/compose")},
 	{Name: "platformtest only in tests", For: not(pkg("internal/platformtest")),
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
+	{Name: "the instructions.FS suite only in tests", For: not(pkg("instructions/fstest")),
+		Forbid: under(Module + "/instructions/fstest"), Direct: true},
 	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
 		Forbid: cliGroup},
 }
