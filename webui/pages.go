@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,21 +268,39 @@ func (s *Server) commit(ctx context.Context, r *http.Request) (string, pageData,
 }
 
 type compilePage struct {
-	Result   tract.Result
-	Budget   int
-	Format   tract.Format
-	At       string
-	Request  string
-	Percent  int // used share of the budget, 0–100
-	Formats  []tract.Format
-	Dropped  int
-	DropToks int
+	Result tract.Result
+	// Rows are the messages shown: a window of at most maxListed of them,
+	// the newest unless ?from= asks for another; Earlier and Later are the
+	// from= of the windows before and after it (-1: none).
+	Rows           []messageRow
+	Earlier, Later int
+	// DroppedRows are the first maxListed dropped messages.
+	DroppedRows []tract.Dropped
+	Budget      int
+	Format      tract.Format
+	At          string
+	Request     string
+	Percent     int // used share of the budget, 0–100
+	Formats     []tract.Format
+	Dropped     int
+	DropToks    int
+}
+
+// messageRow is one message of a compile page with its place in the
+// request.
+type messageRow struct {
+	N int
+	tract.Message
 }
 
 func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData, error) {
 	name := r.PathValue("name")
 	q := r.URL.Query()
 	budget, err := intParam(r, "budget", 0, 0)
+	if err != nil {
+		return "", pageData{}, err
+	}
+	from, err := intParam(r, "from", -1, 0)
 	if err != nil {
 		return "", pageData{}, err
 	}
@@ -314,6 +331,8 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	for _, d := range res.Dropped {
 		p.DropToks += d.Tokens
 	}
+	p.Rows, p.Earlier, p.Later = messageWindow(res.Messages, from)
+	p.DroppedRows = res.Dropped[:min(len(res.Dropped), maxListed)]
 	if budget > 0 {
 		p.Percent = min(100, res.Tokens*100/budget)
 	}
@@ -328,6 +347,28 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 		p.Request = indentJSON(rendered.Anthropic)
 	}
 	return "compile", pageData{Title: name + " compile", Tract: name, Page: p}, nil
+}
+
+// messageWindow is the window of at most maxListed messages starting at
+// from (the newest window when from is negative or past the end), and the
+// starts of the windows before and after it (-1: none).
+func messageWindow(ms []tract.Message, from int) (rows []messageRow, earlier, later int) {
+	if from < 0 || from >= len(ms) {
+		from = max(0, len(ms)-maxListed)
+	}
+	end := min(len(ms), from+maxListed)
+	rows = make([]messageRow, 0, end-from)
+	for i := from; i < end; i++ {
+		rows = append(rows, messageRow{N: i, Message: ms[i]})
+	}
+	earlier, later = -1, -1
+	if from > 0 {
+		earlier = max(0, from-maxListed)
+	}
+	if end < len(ms) {
+		later = end
+	}
+	return rows, earlier, later
 }
 
 func indentJSON(v any) string {
@@ -412,12 +453,11 @@ func (s *Server) instructions(ctx context.Context, r *http.Request) (string, pag
 		p.Dir = "."
 	}
 	// The pages show the tree the server was started in: dir is relative
-	// to it and may not climb out (the instructions service opens the
-	// files; this only picks which chain to explain).
-	if filepath.IsAbs(p.Dir) || !filepath.IsLocal(filepath.FromSlash(p.Dir)) && filepath.Clean(p.Dir) != "." {
-		return "", pageData{}, badRequest{"dir=" + p.Dir + ": want a directory inside " + s.o.Instructions.Cwd}
+	// to it and may not climb out, by ".." or by a symbolic link.
+	target, err := s.servedDir(p.Dir)
+	if err != nil {
+		return "", pageData{}, err
 	}
-	target := filepath.Join(s.o.Instructions.Cwd, filepath.FromSlash(p.Dir))
 	p.Explanation = instructions.Explain(s.o.Instructions, target)
 	if p.Slug != "" {
 		ao := s.o.Agents
