@@ -157,4 +157,9 @@ var Rules = []Rule{
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
 	{Name: "the instructions.FS suite only in tests", For: not(pkg("instructions/fstest")),
 		Forbid: under(Module + "/instructions/fstest"), Direct: true},
+	{Name: "the domain renders no provider's format: tract and its stores never reach tract/wire",
+		For: func(p string) bool {
+			return pkg("tract")(p) || under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/internal")(p)
+		},
+		Forbid: under(Module + "/tract/wire")},
 }
