@@ -148,16 +148,7 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 		Slug:         f.Slug,
 		Now:          clock,
 		Env:          hooks.Env{Lookup: env.LookupEnv, Home: home},
-		Deliver: func(res hooks.Result) error {
-			out, err := h.Output(ev, res.Context)
-			if err != nil {
-				return err
-			}
-			if _, err := env.Stdout.Write(out); err != nil {
-				return fmt.Errorf("write the answer: %w", err)
-			}
-			return nil
-		},
+		Out:          env.Stdout,
 	})
 	clienv.InstructionsWarn(env, res.Warnings)
 	return err
