@@ -17,6 +17,7 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/instructionscmd"
 	"github.com/agentlineage/lineage/internal/cli/mcpcmd"
 	"github.com/agentlineage/lineage/internal/cli/servecmd"
+	"github.com/agentlineage/lineage/internal/cli/sessionscmd"
 	"github.com/agentlineage/lineage/internal/cli/skillscmd"
 	"github.com/agentlineage/lineage/internal/cli/tractcmd"
 )
@@ -133,6 +134,7 @@ var groups = []struct {
 	{"hook", hookcmd.Short, hookcmd.NewCmd},
 	{"skills", skillscmd.Short, skillscmd.NewCmd},
 	{"serve", servecmd.Short, servecmd.NewCmd},
+	{"sessions", sessionscmd.Short, sessionscmd.NewCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args
