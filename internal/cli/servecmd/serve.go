@@ -11,7 +11,6 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/agentlineage/lineage/webui"
@@ -71,7 +70,7 @@ func runServe(cmd *cobra.Command, env *clienv.Env, f *serveFlags) error {
 	if f.addr == "" {
 		return clienv.UsageError("--addr must not be empty")
 	}
-	url, err := clienv.StoreURL(env, f.store, env.Dir)
+	url, err := env.Host().StoreURL(f.store, env.Dir)
 	if err != nil {
 		return err
 	}
@@ -83,14 +82,14 @@ func runServe(cmd *cobra.Command, env *clienv.Env, f *serveFlags) error {
 	if where == url {
 		where = stores.Redact(url)
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
 	srv, err := webui.New(webui.Options{
 		Repo:  repo,
 		Store: where,
 		Hosts: httpguard.AddrHosts(f.addr),
 		Instructions: instructions.Options{Config: instructions.BuildConfig(env.Dir, fromEnv), Cwd: env.Dir,
-			Home: fsx.HomeDir(env.Getenv), Tokens: instructions.DefaultTokenCounter()},
+			Home: env.Host().Home, Tokens: instructions.DefaultTokenCounter()},
 		Agents: agents.Options{},
 	})
 	if err != nil {
