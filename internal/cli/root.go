@@ -22,6 +22,10 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/tractcmd"
 )
 
+// Env is the environment a command runs in (see [clienv.Env]), named here
+// for callers of [Run] and [NewRootCmd].
+type Env = clienv.Env
+
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
 // otherwise the module Version from the build info is used.
 var Version = ""
