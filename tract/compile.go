@@ -229,6 +229,8 @@ type view struct {
 	annSeq  int64
 	ann     map[annKey]Priority
 	tracts  map[string]Tract
+	// inh is the viewer's chain of reference spawns (inherit.go).
+	inh *inheritance
 
 	rendered []Message
 	tokens   int
@@ -270,7 +272,7 @@ func (v *view) snapshot() *view {
 	n, m := len(v.lin.order), len(v.rendered)
 	return &view{viewer: v.viewer, counter: v.counter, head: v.head, annSeq: v.annSeq, tokens: v.tokens, tools: v.tools,
 		lin: linearizer{order: v.lin.order[:n:n]}, entries: v.entries[:n:n], rendered: v.rendered[:m:m],
-		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved}
+		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved, inh: v.inh}
 }
 
 func newView(t Tract, counter tokens.Counter) *view {
@@ -535,29 +537,43 @@ func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, e
 	return touched, nil
 }
 
-// loadTracts makes sure v knows every author tract and its spawn ancestors.
+// loadTracts makes sure v knows every author tract and its spawn
+// ancestors, and the viewer's.
 func (r *Repo) loadTracts(ctx context.Context, v *view, from int) error {
+	if v.viewer.Spawn != nil {
+		if err := r.loadTractChain(ctx, v, v.viewer.Spawn.Parent, false); err != nil {
+			return err
+		}
+	}
 	for _, c := range v.lin.order[from:] {
-		id := c.Tract
-		for id != "" {
-			t, ok := v.tracts[id]
-			if !ok {
-				var err error
-				if t, err = r.store.TractByID(ctx, id); err != nil {
-					if errors.Is(err, ErrNotFound) {
-						t = Tract{ID: id, Name: id}
-					} else {
-						return err
-					}
+		if err := r.loadTractChain(ctx, v, c.Tract, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadTractChain loads tract id and its spawn ancestors into v.tracts;
+// with known, an id v already knows is taken to have its ancestors known.
+func (r *Repo) loadTractChain(ctx context.Context, v *view, id string, known bool) error {
+	first := id
+	for steps := 0; id != "" && steps <= len(v.tracts); steps++ {
+		t, ok := v.tracts[id]
+		if !ok {
+			var err error
+			if t, err = r.store.TractByID(ctx, id); err != nil {
+				if !errors.Is(err, ErrNotFound) {
+					return err
 				}
-				v.tracts[id] = t
-			} else if id == c.Tract {
-				break
+				t = Tract{ID: id, Name: id}
 			}
-			id = ""
-			if t.Spawn != nil {
-				id = t.Spawn.Parent
-			}
+			v.tracts[id] = t
+		} else if known && id == first {
+			return nil
+		}
+		id = ""
+		if t.Spawn != nil {
+			id = t.Spawn.Parent
 		}
 	}
 	return nil

@@ -11,30 +11,18 @@ func (v *view) priority(i int, content *Content) Priority {
 	if p, ok := v.ann[annKey{v.viewer.ID, c.Hash}]; ok {
 		return p
 	}
+	if p, ok := v.inheritedPriority(i, c.Hash); ok {
+		return p
+	}
 	if p, ok := v.ann[annKey{c.Tract, c.Hash}]; ok {
 		return p
 	}
 	return DefaultPriority(content.Type)
 }
 
-// seedHidden reports whether a spawn seed is context the viewer already
-// has: the seed's author is a spawn descendant of the viewer.
-func (v *view) seedHidden(author string) bool {
-	for id := author; id != ""; {
-		t := v.tracts[id]
-		if t.Spawn == nil {
-			return false
-		}
-		if t.Spawn.Parent == v.viewer.ID {
-			return true
-		}
-		id = t.Spawn.Parent
-	}
-	return false
-}
-
 // candidate reports whether commit i renders, leaving named instructions
-// aside: an append, not skipped, not a seed the viewer already has.
+// aside: an append, not skipped, not another tract's spawn seed (see
+// inherit.go).
 func (v *view) candidate(i int, content *Content) (Priority, bool) {
 	c := v.lin.order[i]
 	if c.Operation != OpAppend {
@@ -44,7 +32,7 @@ func (v *view) candidate(i int, content *Content) (Priority, bool) {
 	if p == Skip {
 		return p, false
 	}
-	if content.Seed && c.Tract != v.viewer.ID && v.seedHidden(c.Tract) {
+	if content.Seed && !v.seedSeen(i, c.Tract) {
 		return p, false
 	}
 	return p, true
@@ -66,6 +54,7 @@ func (v *view) message(i int, content *Content, tokens int, p Priority) Message 
 // target's content (the latest edit wins), priorities filter, and of the
 // instructions sharing a name only the latest stays, at its own position.
 func (v *view) render() {
+	v.refreshInheritance()
 	n := len(v.lin.order)
 	eff := make([]int, n)
 	for i := range eff {
@@ -125,6 +114,10 @@ func (v *view) render() {
 // appends that cannot change anything before them; it reports false when a
 // full render is needed instead.
 func (v *view) extendRendered(from int) bool {
+	if v.growsInheritance(from) {
+		return false
+	}
+	v.refreshInheritance()
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
