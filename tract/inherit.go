@@ -48,7 +48,7 @@ func (v *view) refreshInheritance() {
 		if inh.spawns == nil {
 			inh.spawns = map[Hash]bool{}
 		}
-		if inh.spawns[t.Spawn.Commit] {
+		if len(inh.levels) > len(v.tracts) {
 			break // a spawn cycle (only a damaged store has one)
 		}
 		inh.spawns[t.Spawn.Commit] = true
@@ -125,7 +125,7 @@ func (v *view) growsInheritance(from int) bool {
 		spawns = v.inh.spawns
 	} else {
 		// A view read from a checkpoint: the chain as the tracts say.
-		for t := v.viewer; t.Spawn != nil && t.Spawn.Mode == SpawnReference && t.Spawn.Commit != "" && !spawns[t.Spawn.Commit]; {
+		for t, n := v.viewer, 0; t.Spawn != nil && t.Spawn.Mode == SpawnReference && t.Spawn.Commit != "" && n <= len(v.tracts); n++ {
 			spawns[t.Spawn.Commit] = true
 			next, ok := v.tracts[t.Spawn.Parent]
 			if !ok {
