@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/instructions"
@@ -53,4 +54,18 @@ func BenchmarkHandle(b *testing.B) {
 			run(b)
 		}
 	})
+}
+
+// BenchmarkParseEvent: reading a Write event whose tool_input carries 1 MiB
+// of file content (decoded in one pass with the event).
+func BenchmarkParseEvent(b *testing.B) {
+	content := strings.Repeat("0123456789abcdef", 1<<16)
+	event := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/r/f.go","content":%q}}`, content))
+	b.SetBytes(int64(len(event)))
+	for b.Loop() {
+		ev, err := Claude.ParseEvent(event)
+		if err != nil || len(ev.Paths) != 1 {
+			b.Fatal(ev, err)
+		}
+	}
 }

@@ -88,14 +88,31 @@ type Event struct {
 const MaxEventBytes = 64 << 20
 
 type wireEvent struct {
-	SessionID string         `json:"session_id"`
-	AgentID   string         `json:"agent_id"`
-	AgentType string         `json:"agent_type"`
-	Cwd       string         `json:"cwd"`
-	Name      string         `json:"hook_event_name"`
-	Source    string         `json:"source"`
-	ToolName  string         `json:"tool_name"`
-	ToolInput jsontext.Value `json:"tool_input"`
+	SessionID string    `json:"session_id"`
+	AgentID   string    `json:"agent_id"`
+	AgentType string    `json:"agent_type"`
+	Cwd       string    `json:"cwd"`
+	Name      string    `json:"hook_event_name"`
+	Source    string    `json:"source"`
+	ToolName  string    `json:"tool_name"`
+	ToolInput toolInput `json:"tool_input"`
+}
+
+// toolInput is a tool event's tool_input, decoded with the rest of the
+// event in one pass: an object's members; nil for anything else (a tool
+// with no input, or one that is not an object, names no paths).
+type toolInput map[string]any
+
+func (t *toolInput) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	var m map[string]any
+	if err := json.UnmarshalDecode(dec, &m); err != nil {
+		return err
+	}
+	*t = m
+	return nil
 }
 
 // ParseEvent reads one event as the harness sends it. Unknown fields are
@@ -129,13 +146,7 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 			ev.Kind = Resume
 		}
 	case h.ToolEvent:
-		var input map[string]any
-		if len(w.ToolInput) > 0 && w.ToolInput.Kind() == '{' {
-			if err := json.Unmarshal(w.ToolInput, &input); err != nil {
-				return Event{}, fmt.Errorf("%s hook event: tool_input: %w", h.Title, describeJSON(w.ToolInput, 0, err))
-			}
-		}
-		paths, err := h.toolPaths(w.ToolName, input)
+		paths, err := h.toolPaths(w.ToolName, w.ToolInput)
 		if err != nil {
 			return Event{}, fmt.Errorf("%s hook event: at /tool_input%w", h.Title, err)
 		}
@@ -189,98 +200,6 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return "null"
-}
-
-// claudePaths: the file tools of Claude Code's tool reference — Read,
-// Edit, Write, MultiEdit (file_path), NotebookEdit (notebook_path), Grep,
-// Glob, LS (path).
-func claudePaths(tool string, input map[string]any) ([]string, error) {
-	switch tool {
-	case "Read", "Edit", "Write", "MultiEdit":
-		return str(input, "file_path")
-	case "NotebookEdit":
-		return str(input, "notebook_path")
-	case "Grep", "Glob", "LS":
-		return str(input, "path")
-	}
-	return nil, nil
-}
-
-// geminiPaths: Gemini CLI's file-system tools with the argument keys of its
-// tools reference — read_file, write_file, replace (file_path),
-// list_directory, glob, grep_search and its legacy alias
-// search_file_content (dir_path; path in older releases), read_many_files
-// (include: paths or glob patterns).
-func geminiPaths(tool string, input map[string]any) ([]string, error) {
-	switch tool {
-	case "read_file", "write_file", "replace":
-		return str(input, "file_path")
-	case "list_directory", "glob", "grep_search", "search_file_content":
-		return str(input, "dir_path", "path")
-	case "read_many_files":
-		key := "include"
-		if input[key] == nil {
-			key = "paths"
-		}
-		var items []any
-		switch v := input[key].(type) {
-		case nil:
-		case []any:
-			items = v
-		default:
-			return nil, fmt.Errorf("/%s: want an array of strings, got %s", key, jsonKind(v))
-		}
-		var out []string
-		for i, it := range items {
-			s, ok := it.(string)
-			if !ok {
-				return nil, fmt.Errorf("/%s/%d: want a string, got %s", key, i, jsonKind(it))
-			}
-			out = append(out, staticPrefix(s))
-		}
-		return out, nil
-	}
-	return nil, nil
-}
-
-// staticPrefix is the part of a glob pattern before its first wildcard:
-// "src/**/*.ts" → "src/", a plain path unchanged.
-func staticPrefix(pattern string) string {
-	i := strings.IndexAny(pattern, "*?[{")
-	if i < 0 {
-		return pattern
-	}
-	p := pattern[:i]
-	if j := strings.LastIndexAny(p, `/\`); j >= 0 {
-		return p[:j+1]
-	}
-	return ""
-}
-
-// codexPaths: Codex CLI reports its edits as apply_patch with the patch
-// text in tool_input.command; the files are named on the patch's
-// "*** Add File:", "*** Update File:", "*** Delete File:" and
-// "*** Move to:" lines. Its shell tool (Bash) names no paths.
-func codexPaths(tool string, input map[string]any) ([]string, error) {
-	if tool != "apply_patch" {
-		return nil, nil
-	}
-	patches, err := str(input, "command", "patch", "input")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, patch := range patches {
-		for line := range strings.Lines(patch) {
-			line = strings.TrimRight(line, "\r\n")
-			for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-				if rest, ok := strings.CutPrefix(line, p); ok {
-					out = append(out, strings.TrimSpace(rest))
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 // Output is what the hook prints on stdout for context: the harness's

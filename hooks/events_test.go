@@ -133,6 +133,10 @@ func TestToolPaths(t *testing.T) {
 		{Gemini, "replace", `{"file_path":"r.go","old_string":"a","new_string":"b"}`, []string{"r.go"}},
 		{Gemini, "run_shell_command", `{"command":"ls"}`, nil},
 		{Codex, "Bash", `{"command":"*** Update File: x"}`, nil},
+		// A tool_input that is not an object names no paths.
+		{Claude, "Read", `"a.go"`, nil},
+		{Claude, "Read", `["a.go"]`, nil},
+		{Claude, "Read", `null`, nil},
 		{Codex, "apply_patch", `{"command":"*** Begin Patch\r\n*** Delete File: d.go\r\n*** Update File: a.go\r\n*** Move to: b/a.go\r\n*** End Patch"}`, []string{"d.go", "a.go", "b/a.go"}},
 	} {
 		ev, err := tt.h.ParseEvent([]byte(`{"session_id":"s","cwd":` + quote(abs("/r")) + `,"hook_event_name":"` + tt.h.ToolEvent + `","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,9 +43,14 @@ type Options struct {
 	// Skills, when set, adds to a session start the catalog of the skills
 	// the harness does not list by itself (its Cwd is the event's).
 	Skills *skills.Options
-	// Deliver, when set, hands the answer to the harness (prints it) while
-	// the session's state is locked; the state is saved only after it
-	// succeeded. An error from it is Handle's error.
+	// Out, when set, receives the answer as the harness reads it
+	// ([Harness.Output]: nothing when there is no context) while the
+	// session's state is locked; the state is saved only after the write
+	// succeeded. A failed write is Handle's error.
+	Out io.Writer
+	// Deliver, when set, is called instead of writing to Out.
+	//
+	// Deprecated: set Out; Deliver goes once the CLI writes through Out.
 	Deliver func(Result) error
 }
 
@@ -61,8 +67,8 @@ type Result struct {
 //
 // The harness must never be blocked or left without context by lineage's
 // own bookkeeping, so:
-//   - opts.Deliver, when set, hands the answer over while the state is
-//     still locked, and the state is saved only when it succeeded: a
+//   - opts.Out, when set, gets the answer while the state is still
+//     locked, and the state is saved only when it succeeded: a
 //     reminder that never reached the model is not marked reported;
 //   - a state file that is not a state is moved aside to
 //     "<file>.broken" with a warning, and the event is answered as if
@@ -79,14 +85,8 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	var res Result
 	var deliverErr error
 	deliver := func() error {
-		if opts.Deliver == nil {
-			return nil
-		}
-		if err := opts.Deliver(res); err != nil {
-			deliverErr = err
-			return err
-		}
-		return nil
+		deliverErr = writeAnswer(h, ev, res, opts)
+		return deliverErr
 	}
 	ran := false
 	path, err := AgentPath(opts.SessionsDir, h.Name, ev.SessionID, ev.AgentID)
@@ -135,6 +135,25 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		}
 	}
 	return res, nil
+}
+
+// writeAnswer hands res to the harness: it writes res's context to
+// opts.Out in the harness's output format.
+func writeAnswer(h *Harness, ev Event, res Result, opts Options) error {
+	if opts.Deliver != nil {
+		return opts.Deliver(res)
+	}
+	if opts.Out == nil {
+		return nil
+	}
+	out, err := h.Output(ev, res.Context)
+	if err != nil {
+		return err
+	}
+	if _, err := opts.Out.Write(out); err != nil {
+		return fmt.Errorf("write the answer: %w", err)
+	}
+	return nil
 }
 
 // answer sets res's context for ev given the saved state (nil: none) and

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"github.com/agentlineage/lineage/internal/platformtest"
@@ -202,17 +203,24 @@ func TestFailedDeliveryIsNotReported(t *testing.T) {
 	handle(t, opts, Event{Kind: Start, Name: "SessionStart", SessionID: "s1", Cwd: r})
 	tool := Event{Kind: Tool, Name: "PostToolUse", SessionID: "s1", Cwd: r, Paths: []string{"web/src/app.ts"}}
 	failing := opts
-	failing.Deliver = func(Result) error { return errors.New("broken pipe") }
-	if _, err := Handle(context.Background(), Claude, tool, failing); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+	failing.Out = failingWriter{}
+	if _, err := Handle(context.Background(), Claude, tool, failing); err == nil || err.Error() != "write the answer: broken pipe" {
 		t.Fatalf("a failed delivery must be the error, got %v", err)
 	}
 	var got []string
-	delivering := opts
-	delivering.Deliver = func(res Result) error { got = append(got, res.Context); return nil }
 	for range 2 {
-		if _, err := Handle(context.Background(), Claude, tool, delivering); err != nil {
+		var out bytes.Buffer
+		delivering := opts
+		delivering.Out = &out
+		res, err := Handle(context.Background(), Claude, tool, delivering)
+		if err != nil {
 			t.Fatal(err)
 		}
+		want, _ := Claude.Output(tool, res.Context)
+		if out.String() != string(want) {
+			t.Errorf("wrote %q, want the harness's output %q", out.String(), want)
+		}
+		got = append(got, res.Context)
 	}
 	if len(got) != 2 || !strings.Contains(got[0], filepath.Join(r, "web", "AGENTS.md")) || got[1] != "" {
 		t.Errorf("after a failed delivery: %q, want the reminder once, then nothing", got)
@@ -261,3 +269,7 @@ func answersStatelessly(t *testing.T, dir string) {
 		}
 	}
 }
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }

@@ -45,7 +45,7 @@ func BenchmarkGraphWindow100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				rec := httptest.NewRecorder()
-				srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", page, nil))
+				srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
 				if rec.Code != 200 {
 					b.Fatal(rec.Code, rec.Body.String())
 				}

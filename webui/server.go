@@ -44,6 +44,10 @@ type Options struct {
 	Window int
 	// RequestTimeout bounds the work of one page (default 30 s).
 	RequestTimeout time.Duration
+	// Hosts are the names a request's Host header may carry besides
+	// loopback ones and the address it arrived on: the host of the
+	// listen address ([httpguard.AddrHosts]). Any other name gets 421.
+	Hosts []string
 }
 
 // Server renders the pages.
@@ -76,8 +80,9 @@ func New(o Options) (*Server, error) {
 	return &Server{o: o, tmpl: t}, nil
 }
 
-// Handler serves every page behind [httpguard.Guard] (403 for a
-// non-loopback Origin, 401 without the bearer token when token is set).
+// Handler serves every page behind [httpguard.Policy] (421 for a Host
+// header naming a host the server is not bound to, 403 for a non-loopback
+// Origin, 401 without the bearer token when token is set).
 // Only GET and HEAD are answered.
 func (s *Server) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
@@ -93,7 +98,7 @@ func (s *Server) Handler(token string) http.Handler {
 	mux.HandleFunc("GET /tract/{name}/diff", s.page(s.diff))
 	mux.HandleFunc("GET /tract/{name}/find", s.page(s.find))
 	mux.HandleFunc("GET /instructions", s.page(s.instructions))
-	return httpguard.Guard(token, headers(mux))
+	return httpguard.Policy{Token: token, Hosts: s.o.Hosts}.Handler(headers(mux))
 }
 
 // Serve serves the pages on ln until ctx is cancelled, then shuts down

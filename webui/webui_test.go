@@ -409,7 +409,7 @@ func TestGraphReadsTheWindowNotTheHistory(t *testing.T) {
 		}
 		counting.Rows()
 		rec := httptest.NewRecorder()
-		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "/tract/main/graph?skip=40", nil))
+		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost/tract/main/graph?skip=40", nil))
 		if rec.Code != 200 || count(rec.Body.String(), `<tr class="commit`) != 20 {
 			t.Fatalf("graph page: %d, %d rows", rec.Code, count(rec.Body.String(), `<tr class="commit`))
 		}

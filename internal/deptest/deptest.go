@@ -120,7 +120,7 @@ func not(f func(string) bool) func(string) bool {
 // The layers of docs/architecture.md.
 var (
 	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver", "webui")
-	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard")
+	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard", "sessions")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
@@ -151,6 +151,8 @@ var Rules = []Rule{
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
 	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
 		Forbid: under(Module + "/compose")},
+	{Name: "sessions is of the tract wing: it never imports instructions, skills or agents", For: under(Module + "/sessions"),
+		Forbid: under(Module+"/instructions", Module+"/skills", Module+"/agents", Module+"/journal", Module+"/triad", Module+"/hooks", Module+"/compose")},
 	{Name: "platformtest only in tests", For: not(pkg("internal/platformtest")),
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
 }

@@ -78,7 +78,8 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[10].Name, m("compose"), m("tract/sqlite"), m("tract"), true},
 		{Rules[11].Name, m("tract"), m("compose"), m("internal/tokens"), true},
 		{Rules[11].Name, m("hooks"), m("compose"), m("instructions"), true},
-		{Rules[12].Name, m("journal"), m("internal/platformtest"), m("internal/fsx"), false},
+		{Rules[12].Name, m("sessions"), m("instructions"), m("tract"), true},
+		{Rules[13].Name, m("journal"), m("internal/platformtest"), m("internal/fsx"), false},
 	}
 	for _, tt := range tests {
 		var rule []Rule

@@ -1,0 +1,98 @@
+package hooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// harnessVersion finds h's version without running it: the package.json
+// of the npm package its program on PATH belongs to, or a version-named
+// directory on the program's real path (Claude Code's native installs keep
+// versions/<version>). LINEAGE_<HARNESS>_VERSION overrides both.
+func harnessVersion(h *Harness, env Env) string {
+	if v := env.get("LINEAGE_" + strings.ToUpper(h.Name) + "_VERSION"); v != "" {
+		return v
+	}
+	prog := h.Name
+	path := ""
+	if env.Lookup != nil {
+		if p, ok := env.Lookup("PATH"); ok {
+			for _, dir := range filepath.SplitList(p) {
+				if dir == "" {
+					continue
+				}
+				c := filepath.Join(dir, prog)
+				if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+					path = c
+					break
+				}
+			}
+		}
+	} else if p, err := exec.LookPath(prog); err == nil {
+		path = p
+	}
+	if path == "" {
+		return ""
+	}
+	real := realPath(path)
+	for d, i := filepath.Dir(real), 0; i < 5; d, i = filepath.Dir(d), i+1 {
+		var pkg struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		}
+		if readJSON(filepath.Join(d, "package.json"), &pkg) && strings.HasPrefix(pkg.Name, packagePrefix(h)) && pkg.Version != "" {
+			return pkg.Version
+		}
+		if base := filepath.Base(d); isVersion(base) {
+			return base
+		}
+	}
+	return ""
+}
+
+func packagePrefix(h *Harness) string {
+	switch h {
+	case Claude:
+		return "@anthropic-ai/claude-code"
+	case Codex:
+		return "@openai/codex"
+	case Gemini:
+		return "@google/gemini-cli"
+	}
+	return "\x00"
+}
+
+func isVersion(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// versionLess compares dotted numeric versions (a pre-release suffix
+// after '-' is ignored).
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(strings.SplitN(a, "-", 2)[0], "."), strings.Split(strings.SplitN(b, "-", 2)[0], ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
