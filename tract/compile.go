@@ -231,6 +231,12 @@ type view struct {
 	tracts  map[string]Tract
 	// inh is the viewer's chain of reference spawns (inherit.go).
 	inh *inheritance
+	// leftOut counts the commits selective merges left out and no later
+	// merge took, as of the last full render (leftOutKnown: one was made
+	// from this view, not read from a checkpoint): a merge appended then
+	// may take them, which only a full render places.
+	leftOut      int
+	leftOutKnown bool
 
 	rendered []Message
 	tokens   int
@@ -272,7 +278,8 @@ func (v *view) snapshot() *view {
 	n, m := len(v.lin.order), len(v.rendered)
 	return &view{viewer: v.viewer, counter: v.counter, head: v.head, annSeq: v.annSeq, tokens: v.tokens, tools: v.tools,
 		lin: linearizer{order: v.lin.order[:n:n]}, entries: v.entries[:n:n], rendered: v.rendered[:m:m],
-		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved, inh: v.inh}
+		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved, inh: v.inh,
+		leftOut: v.leftOut, leftOutKnown: v.leftOutKnown}
 }
 
 func newView(t Tract, counter tokens.Counter) *view {
@@ -304,7 +311,14 @@ func (r *Repo) viewAt(ctx context.Context, t Tract, counter tokens.Counter, head
 // coldView builds a view from scratch from one History read (the backend
 // fetches commits and blobs in bulk) and one query for annotations.
 func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	return r.coldViewWith(ctx, t, counter, head, false)
+}
+
+// coldViewWith is coldView; uncounted leaves contents the store has no
+// token count for uncounted (see CompileOptions.Uncounted).
+func (r *Repo) coldViewWith(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool) (*view, error) {
 	v := newView(t, counter)
+	v.uncounted = uncounted
 	v.head = head
 	if head != "" {
 		hist, err := r.store.History(ctx, []Hash{head}, counter.Encoding())

@@ -60,8 +60,11 @@ func (v *view) render() {
 	for i := range eff {
 		eff[i] = i
 	}
+	// What merges leave out has no effect at all: it neither renders
+	// nor edits nor compresses.
+	pk := v.selection()
 	for i, c := range v.lin.order {
-		if c.Operation == OpEdit {
+		if c.Operation == OpEdit && (pk.out == nil || !pk.out[i]) {
 			if t, ok := v.lin.index(c.EditTarget); ok {
 				eff[t] = i
 			}
@@ -71,8 +74,17 @@ func (v *view) render() {
 	ok := make([]bool, n)
 	for i := range v.lin.order {
 		prio[i], ok[i] = v.candidate(i, &v.entries[eff[i]].content)
+		if pk.out != nil && pk.out[i] {
+			ok[i] = false
+		}
 	}
-	desel := v.deselect(ok)
+	desel := pk.out
+	v.leftOut, v.leftOutKnown = 0, true
+	for _, o := range pk.out {
+		if o {
+			v.leftOut++
+		}
+	}
 	sums := v.summaries(prio, ok, desel)
 	lastNamed := map[string]int{}
 	lastTools := -1
@@ -93,9 +105,22 @@ func (v *view) render() {
 	v.rendered = make([]Message, 0, n+n/8+64)
 	v.gen++
 	v.tokens = 0
-	for i := range v.lin.order {
+	renders := func(i int) bool {
 		e := &v.entries[eff[i]]
-		if ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i) {
+		return ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i)
+	}
+	for i := range v.lin.order {
+		for _, x := range pk.at[i] {
+			if renders(x) {
+				e := &v.entries[eff[x]]
+				m := v.message(x, &e.content, e.tokens, prio[x])
+				m.Slot = i
+				v.rendered = append(v.rendered, m)
+				v.tokens += m.Tokens
+			}
+		}
+		if renders(i) && (pk.moved == nil || !pk.moved[i]) {
+			e := &v.entries[eff[i]]
 			m := v.message(i, &e.content, e.tokens, prio[i])
 			v.rendered = append(v.rendered, m)
 			v.tokens += m.Tokens
@@ -121,7 +146,8 @@ func (v *view) extendRendered(from int) bool {
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || selectionOf(c) != nil {
+		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || selectionOf(c) != nil ||
+			(c.Operation == OpMerge && (v.leftOut > 0 || !v.leftOutKnown)) {
 			return false
 		}
 	}
