@@ -212,10 +212,13 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 
 func findConflicts(ours, theirs side) []Conflict {
 	var out []Conflict
+	// An edit both sides made alike is no disagreement: a skip on either
+	// side is then the only change, and merges cleanly whichever way.
 	for target, e := range ours.edits {
-		if te, ok := theirs.edits[target]; ok && te.Content != e.Content {
+		te, theirsEdit := theirs.edits[target]
+		if theirsEdit && te.Content != e.Content {
 			out = append(out, Conflict{Kind: "both-edit", Target: target, Ours: "edit", Theirs: "edit"})
-		} else if theirs.skips[target] {
+		} else if !theirsEdit && theirs.skips[target] {
 			out = append(out, Conflict{Kind: "skip-vs-edit", Target: target, Ours: "edit", Theirs: "skip"})
 		}
 	}
