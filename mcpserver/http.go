@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -40,24 +39,13 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 }
 
 // ServeHTTP serves the streamable HTTP transport on ln until ctx is
-// cancelled, then shuts down gracefully.
+// cancelled, then shuts down ([httpguard.Serve]): calls in flight get 5 s
+// to finish, then every connection still open (a client's event stream) is
+// closed. No read or write timeout bounds a request: either would cut an
+// event stream.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.watch.run(ctx)
-	hs := &http.Server{Handler: s.HTTPHandler(o), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, stop := context.WithTimeout(context.Background(), 5*time.Second)
-	defer stop()
-	err := hs.Shutdown(shutdown)
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
-	}
-	return err
+	return httpguard.Serve(ctx, ln, s.HTTPHandler(o), httpguard.ServeOptions{Grace: 5 * time.Second})
 }

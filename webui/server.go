@@ -102,30 +102,12 @@ func (s *Server) Handler(token string) http.Handler {
 }
 
 // Serve serves the pages on ln until ctx is cancelled, then shuts down
-// gracefully. The server bounds what a slow or hostile client can hold: the
-// headers must arrive within 10 s, a request within 30 s, and an idle
-// connection is closed after 2 minutes.
+// ([httpguard.Serve]: pages in flight get 3 s, then every connection still
+// open is closed). Besides the bounds every face has, a request must
+// arrive within 30 s and its page be written within 2 minutes.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, token string) error {
-	hs := &http.Server{Handler: s.Handler(token), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	// Pages in flight get a few seconds to finish; a connection still
-	// open after that (a client that never sent its request) is closed.
-	shutdown, stop := context.WithTimeout(context.Background(), 3*time.Second)
-	defer stop()
-	if err := hs.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
-		hs.Close()
-	}
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
-		return e
-	}
-	return nil
+	return httpguard.Serve(ctx, ln, s.Handler(token), httpguard.ServeOptions{
+		ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute, Grace: 3 * time.Second})
 }
 
 // headers sets what every answer carries: no script, style or image from

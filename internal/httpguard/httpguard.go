@@ -1,11 +1,14 @@
-// Package httpguard is what every local HTTP face of lineage (the MCP
-// server's HTTP transport, the read-only web page of `lineage serve`) puts in
-// front of its handler: a request whose Host header names a host the server
-// is not bound to gets 421 (a page of another origin whose name was
-// rebound to this machine's address cannot read the answers), a request from
-// a web page of another origin gets 403, and with a token configured a
-// request without "Authorization: Bearer <token>" gets 401. LoopbackAddr tells whether a listen address can only be
-// reached from this machine, which is when a server may run without a token.
+// Package httpguard is how every local HTTP face of lineage (the MCP
+// server's HTTP transport, the read-only web page of `lineage serve`) is
+// served: [Guard] or a [Policy] in front of its handler, [Serve] around it.
+// In front: a request whose Host header names a host the server is not
+// bound to gets 421 (a page of another origin whose name was rebound to
+// this machine's address cannot read the answers), a request from a web
+// page of another origin gets 403, and with a token configured a request
+// without "Authorization: Bearer <token>" gets 401. Around: the one serve
+// loop, with the bounds every face shares and one shutdown. LoopbackAddr
+// tells whether a listen address can only be reached from this machine,
+// which is when a server may run without a token.
 package httpguard
 
 import (
