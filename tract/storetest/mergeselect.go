@@ -161,6 +161,12 @@ func testMergeFromDryRun(t *testing.T, newStore Factory) {
 	if got := e.compile("main", tract.CompileOptions{}); got.Tokens != dry.TokensAfter {
 		t.Fatalf("after the merge %d tokens, the dry run said %d", got.Tokens, dry.TokensAfter)
 	}
+	// Status names the child while the selection left something out.
+	st, err := e.repo.Status(e.ctx, "main")
+	e.must(err)
+	if len(st.Children) != 1 || st.Children[0].Name != "kid" || st.Children[0].Unmerged != 1 {
+		t.Fatalf("status children after a selective merge: %+v", st.Children)
+	}
 	// What the selection left out is offered again.
 	again, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{DryRun: true})
 	e.must(err)
@@ -168,6 +174,9 @@ func testMergeFromDryRun(t *testing.T, newStore Factory) {
 		t.Fatalf("dry run after the merge: %+v", again)
 	}
 	e.mergeFrom("kid")
+	if st, err = e.repo.Status(e.ctx, "main"); err != nil || len(st.Children) != 0 {
+		t.Fatalf("status children after the last merge: %+v %v", st.Children, err)
+	}
 	// Up to date: the dry run reports the context's real tokens.
 	up, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{DryRun: true})
 	e.must(err)
