@@ -187,4 +187,3 @@ func rowCounts(ctx context.Context, rt *rapid.T, s tract.Store) (commits, blobs 
 	}
 	return commits, blobs
 }
-
