@@ -50,6 +50,17 @@ type MergeResult struct {
 // Merge merges ref (a branch of the tract) into the current branch and,
 // with o.DeleteBranch, deletes it afterwards.
 func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+	if o.DeleteBranch {
+		// Refuse first: merging and then failing to delete would leave
+		// half of what was asked done.
+		_, h, err := r.Head(ctx, tractName)
+		if err != nil {
+			return MergeResult{}, err
+		}
+		if ref == h.Branch {
+			return MergeResult{}, &ValidationError{Field: "delete-branch", Value: ref, Reason: "is the current branch: merging it into itself and deleting it cannot be done"}
+		}
+	}
 	res, err := r.merge(ctx, tractName, ref, o)
 	if err != nil || !o.DeleteBranch {
 		return res, err

@@ -21,6 +21,7 @@ func init() {
 		{"MergeConflictSkipVsEdit", testConflictSkipVsEdit},
 		{"MergeSkipBeforeForkRestored", testMergeSkipBeforeFork},
 		{"MergeSameEditAndSkipSymmetric", testMergeSameEditSkip},
+		{"MergeDeleteCurrentRefusedFirst", testMergeDeleteCurrent},
 		{"MergeBranchMoved", testMergeBranchMoved},
 		{"CherryPick", testCherryPick},
 	})
@@ -370,6 +371,19 @@ func testMergeSameEditSkip(t *testing.T, newStore Factory) {
 			t.Fatalf("merge %s into %s: %+v %v", other, into, res, err)
 		}
 		equal(t, e.texts("main"), "user: keep\nuser: side work\n")
+	}
+}
+
+// testMergeDeleteCurrent: merge --delete-branch of the current branch is
+// refused before anything happens (it used to merge, then fail to delete).
+func testMergeDeleteCurrent(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	e.user("main", "one")
+	head := e.head("main")
+	_, err := e.repo.Merge(e.ctx, "main", "main", tract.MergeOptions{DeleteBranch: true, NoFF: true})
+	wantValidation(t, err, "is the current branch")
+	if e.head("main") != head {
+		t.Fatal("a refused merge moved the branch")
 	}
 }
 
