@@ -198,7 +198,7 @@ func siblingFindings(p string, ch *Chain, layers []triad.Layer, rep *Report) {
 	}
 	injected := map[string]bool{}
 	for _, c := range ch.Contexts {
-		if c.Reason == ReasonInjected {
+		if strings.HasPrefix(c.Reason, ReasonInjected) {
 			injected[realPath(c.Dir)] = true
 		}
 	}

@@ -3,6 +3,7 @@ package agents
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -108,5 +109,32 @@ func TestRootChainRootWithoutContextIsExplained(t *testing.T) {
 	}
 	if len(ch.Contexts) != 4 {
 		t.Errorf("hybrid duplicated a default context: %v", prefixes(ch))
+	}
+}
+
+// A sibling submodule a rootChain injects with enforceContainment false is
+// read on purpose: doctor does not report it as read "through a symlinked
+// agent directory" (there is none), and the agent stays ok.
+func TestInjectedForeignSiblingIsNotReportedAsSymlinked(t *testing.T) {
+	root := tempRoot(t)
+	tree(t, root, map[string]string{
+		".git":        "<dir>",
+		".gitmodules": "[submodule \"a\"]\n\tpath = libs/a\n[submodule \"b\"]\n\tpath = libs/b\n",
+		"libs/a/.git": "gitdir: ../../.git/modules/a\n",
+		"libs/b/.git": "gitdir: ../../.git/modules/b\n",
+		"libs/b/.clia/agents/s/s@b.agent.triad.json": `{"schemaVersion":"0.4.0","guardrails":["sib"]}`,
+		"libs/a/.clia/agents/s/s@a.agent.triad.json": `{"schemaVersion":"0.4.0","purpose":"A","rootChain":{"mode":"hybrid","roots":[{"kind":"path","path":"libs/b"}],"policy":{"enforceContainment":false}}}`,
+	})
+	d, err := Doctor(Options{Path: filepath.Join(root, "libs/a")}, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range d.Warnings {
+		if strings.Contains(w, "symlinked") || strings.Contains(w, "sibling") {
+			t.Errorf("warning %q", w)
+		}
+	}
+	if d.Status != "ok" {
+		t.Errorf("status %s: %v %v", d.Status, d.Errors, d.Warnings)
 	}
 }

@@ -198,7 +198,10 @@ func entryIndex(entries *triad.Value) map[string]bool {
 	return ids
 }
 
-// newestFirst: the first timestamp is at least the last one.
+// newestFirst reports whether the log reads newest-first: more of its
+// neighbouring dated entries descend than ascend, and on a tie its first
+// timestamp is at least its last. The vote keeps a loosely sorted log (a
+// hand-moved entry, an old entry appended at the bottom) newest-first.
 func newestFirst(entries *triad.Value) bool {
 	var stamps []string
 	for _, it := range entries.Items {
@@ -206,14 +209,37 @@ func newestFirst(entries *triad.Value) bool {
 			stamps = append(stamps, ts)
 		}
 	}
-	return len(stamps) > 0 && stamps[0] >= stamps[len(stamps)-1]
+	if len(stamps) == 0 {
+		return false
+	}
+	vote := 0
+	for i := 1; i < len(stamps); i++ {
+		switch {
+		case stamps[i-1] > stamps[i]:
+			vote++
+		case stamps[i-1] < stamps[i]:
+			vote--
+		}
+	}
+	if vote != 0 {
+		return vote > 0
+	}
+	return stamps[0] >= stamps[len(stamps)-1]
 }
 
 // insert adds items, keeping their order, first when the file is
 // newest-first, else last. Existing entries never move relative to each
 // other.
 func insert(entries *triad.Value, items []*triad.Value) {
-	if newestFirst(entries) {
+	insertAs(entries, items, newestFirst(entries))
+}
+
+// insertAs is insert with the log's orientation decided by the caller: an
+// upsert decides it before removing the entry it replaces, because in a
+// loosely sorted log (CLIA's own: its last entry is newer than its second)
+// the first entry may be what makes the log read as newest-first.
+func insertAs(entries *triad.Value, items []*triad.Value, newest bool) {
+	if newest {
 		entries.Items = append(append([]*triad.Value{}, items...), entries.Items...)
 		return
 	}

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +47,66 @@ var preCurrent = map[string]bool{"": true, "0.1.0": true, "0.2.0": true, "0.3.0"
 // are kept in <file>.bak (for a rename, the legacy file itself becomes
 // <legacy name>.bak); otherwise each change is reported as a unified diff.
 func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
-	files, err := tidyFiles(opts, t)
+	if !t.Write {
+		steps, skipped, err := planMigration(opts, t)
+		return append(stepResults(steps), skipped...), err
+	}
+	home, err := migrateHome(opts, t)
 	if err != nil {
 		return nil, err
+	}
+	m, err := openMigrateSession(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	// A run killed after writing its journal is finished first, from the
+	// journal: a half-renamed tree would plan differently.
+	var out []TidyResult
+	pending, err := m.pending()
+	if err != nil {
+		return nil, err
+	}
+	if pending != nil {
+		res, err := applyMigration(ctx, pending)
+		if err != nil {
+			return res, fmt.Errorf("finish the interrupted migrate recorded in %s: %w", m.path, err)
+		}
+		if err := m.done(); err != nil {
+			return res, err
+		}
+		out = res
+	}
+	steps, skipped, err := planMigration(opts, t)
+	if err != nil {
+		return append(out, stepResults(steps)...), err
+	}
+	if err := m.record(steps); err != nil {
+		return append(out, stepResults(steps)...), err
+	}
+	// A document with nothing to migrate is still locked once: that
+	// removes the temporary files a killed run left beside it.
+	for _, s := range steps {
+		if !s.res.Changed {
+			_, unlock, err := lockTidy(ctx, tidyFile{path: s.file, base: s.baseDir()})
+			if err != nil {
+				return append(out, append(stepResults(steps), skipped...)...), err
+			}
+			unlock()
+		}
+	}
+	res, err := applyMigration(ctx, steps)
+	if err == nil {
+		err = m.done()
+	}
+	return append(out, append(res, skipped...)...), err
+}
+
+// planMigration plans every change of a migrate of t (see Migrate).
+func planMigration(opts Options, t Tidy) ([]*migStep, []TidyResult, error) {
+	files, err := tidyFiles(opts, t)
+	if err != nil {
+		return nil, nil, err
 	}
 	var steps []*migStep
 	renames := map[string]string{}
@@ -58,10 +117,9 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 			skipped = append(skipped, skippedLink(tf, k))
 			continue
 		}
-		f := tf.path
-		s, err := planMigrate(f)
+		s, err := planMigrate(tf.path)
 		if err != nil {
-			return stepResults(steps), err
+			return steps, skipped, err
 		}
 		s.base = tf.base
 		steps = append(steps, s)
@@ -70,30 +128,15 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 		}
 	}
 	if len(renames) > 0 {
-		if steps, err = planReferences(renames, steps); err != nil {
-			return stepResults(steps), err
+		if steps, err = planReferences(renames, steps, opts.Agents.AllowOutsideInherits); err != nil {
+			return steps, skipped, err
 		}
 	}
 	steps = append(steps, mirrorSteps(steps)...)
 	for _, s := range steps {
 		s.finish()
 	}
-	if !t.Write {
-		return append(stepResults(steps), skipped...), nil
-	}
-	// A document with nothing to migrate is still locked once: that
-	// removes the temporary files a killed run left beside it.
-	for _, s := range steps {
-		if !s.res.Changed {
-			_, unlock, err := lockTidy(ctx, tidyFile{path: s.file, base: s.baseDir()})
-			if err != nil {
-				return append(stepResults(steps), skipped...), err
-			}
-			unlock()
-		}
-	}
-	res, err := applyMigration(ctx, steps)
-	return append(res, skipped...), err
+	return steps, skipped, nil
 }
 
 // migStep is one file a migration changes: a triad document migrated (and
@@ -183,8 +226,11 @@ func stepResults(steps []*migStep) []TidyResult {
 // name, which now exists; only then do the legacy originals become
 // <name>.bak. A reader in between finds each inherited document under its
 // old or its new name, with the same content. Every file is replaced
-// atomically under its directory's lock, after checking that nobody changed
-// it since the plan.
+// atomically under its directory's lock, after checking that it holds
+// either the bytes of the plan (nobody changed it since) or the bytes the
+// step writes (a killed run wrote them): so applying the same steps again,
+// from the journal, finishes what a killed run started and changes nothing
+// it finished.
 func applyMigration(ctx context.Context, steps []*migStep) ([]TidyResult, error) {
 	for phase := 0; phase < 2; phase++ {
 		for _, s := range steps {
@@ -222,36 +268,75 @@ func (s *migStep) write(ctx context.Context, phase int) error {
 		return err
 	}
 	defer unlock()
-	name := filepath.Base(s.file)
-	if now, _, err := readIn(d, name, s.file); err != nil || string(now) != string(s.old) {
-		return errConcurrent(s.file, err)
-	}
 	if !renamed {
-		if s.mirror {
+		return s.writeInPlace(d)
+	}
+	name := filepath.Base(s.file)
+	now, _, err := readIn(d, name, s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Renamed to .bak by a killed run: only once everything else
+		// was written.
+		if bak, _, berr := readIn(d, name+".bak", s.file+".bak"); berr == nil && string(bak) == string(s.old) {
 			s.res.Written = true
-			return fsx.WriteFileAtomicIn(d, name, s.data, s.perm)
+			return nil
 		}
-		if err := fsx.WriteFileAtomicIn(d, name+".bak", s.old, s.perm); err != nil {
-			return err
-		}
-		s.res.Written = true
-		return fsx.WriteFileAtomicIn(d, name, s.data, s.perm)
+	}
+	if err != nil || string(now) != string(s.old) {
+		return errConcurrent(s.file, err)
 	}
 	if err := checkFile(filepath.Dir(s.file), s.target); err != nil {
 		return err
 	}
+	return s.writeTarget(d, phase)
+}
+
+// writeInPlace replaces a file that keeps its name, keeping its old bytes
+// in <name>.bak (a mirror, which is generated, gets none).
+func (s *migStep) writeInPlace(d *os.Root) error {
+	name := filepath.Base(s.file)
+	now, _, err := readIn(d, name, s.file)
+	switch {
+	case err == nil && string(now) == string(s.data):
+		s.res.Written = true
+		return nil
+	case err != nil || string(now) != string(s.old):
+		return errConcurrent(s.file, err)
+	}
+	if !s.mirror {
+		hook("bak " + s.file)
+		if err := fsx.WriteFileAtomicIn(d, name+".bak", s.old, s.perm); err != nil {
+			return err
+		}
+	}
+	hook("write " + s.file)
+	s.res.Written = true
+	return fsx.WriteFileAtomicIn(d, name, s.data, s.perm)
+}
+
+// writeTarget writes a renamed document's new name: in phase 0 its bytes
+// before its references are rewritten (first, when any are), in phase 1
+// its final bytes.
+func (s *migStep) writeTarget(d *os.Root, phase int) error {
 	target := filepath.Base(s.target)
 	data := s.data
-	if phase == 0 {
-		if _, err := d.Lstat(target); err == nil {
-			return errExists(s.target)
-		}
+	now, _, err := readIn(d, target, s.target)
+	switch {
+	case err == nil && string(now) == string(s.data):
+		s.res.Written = true
+		return nil
+	case phase == 0 && errors.Is(err, fs.ErrNotExist):
 		if s.first != nil {
 			data = s.first
 		}
-	} else if now, _, err := readIn(d, target, s.target); err != nil || string(now) != string(s.first) {
+	case phase == 0 && err == nil && s.first != nil && string(now) == string(s.first):
+		s.res.Written = true
+		return nil
+	case phase == 0 && err == nil:
+		return errExists(s.target)
+	case err != nil || string(now) != string(s.first):
 		return errConcurrent(s.target, err)
 	}
+	hook("write " + s.target)
 	if err := fsx.WriteFileAtomicIn(d, target, data, s.perm); err != nil {
 		return err
 	}
@@ -276,6 +361,10 @@ func (s *migStep) renameToBak() error {
 	}
 	defer d.Close()
 	name := filepath.Base(s.file)
+	if _, err := d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	hook("rename " + s.file)
 	return d.Rename(name, name+".bak")
 }
 

@@ -17,18 +17,23 @@ import (
 // planReferences adds to steps every rewrite that keeps references to the
 // renamed documents (legacy path → new path) pointing at them: inherits and
 // extensions.inherits of every triad document under the workspace roots of
-// the renamed documents, the documents' paths in those repositories'
-// AGENTS.md, and the existing mirrors of migrated documents. A document
-// that is itself migrated gets its rewrite in its own step.
-func planReferences(renames map[string]string, steps []*migStep) ([]*migStep, error) {
-	byFile := map[string]*migStep{}
+// the renamed documents and of every document those inherit, directly or
+// through others (a plain JSON policy such as policies/common.json; one
+// outside the workspace only when allowOutside, as the merge reads it), the
+// documents' paths in those repositories' AGENTS.md, and the existing
+// mirrors of migrated documents. A document that is itself migrated gets
+// its rewrite in its own step. A reference it cannot rewrite — held by a
+// symbolic link, or spelled so that its last path element is not the old
+// name — is an error naming it, before anything is written.
+func planReferences(renames map[string]string, steps []*migStep, allowOutside bool) ([]*migStep, error) {
+	p := &refPlanner{renames: renames, byFile: map[string]*migStep{}, byReal: map[string]string{}, seen: map[string]bool{}, allowOutside: allowOutside}
 	for _, s := range steps {
-		byFile[s.file] = s
+		p.byFile[s.file] = s
 	}
-	byReal := map[string]string{}
+	p.steps = steps
 	roots := map[string]bool{}
 	for f := range renames {
-		byReal[realOf(f)] = f
+		p.byReal[realOf(f)] = f
 		dir := filepath.Dir(f)
 		root, ok := agents.WorkspaceRoot(dir)
 		if !ok {
@@ -36,67 +41,155 @@ func planReferences(renames map[string]string, steps []*migStep) ([]*migStep, er
 		}
 		roots[root] = true
 	}
-	seen := map[string]bool{}
-	for _, root := range sortedKeys(roots) {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	p.roots = sortedKeys(roots)
+	for _, root := range p.roots {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
 			if d.IsDir() {
-				if p != root && skipDirs[d.Name()] {
+				if path != root && skipDirs[d.Name()] {
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			k, _, ok := triad.Match(d.Name())
-			if !ok || !d.Type().IsRegular() || seen[p] {
+			if !ok {
 				return nil
 			}
-			seen[p] = true
-			s := byFile[p]
-			if s == nil {
-				s = &migStep{file: p, target: p, kind: k}
-				old, err := fsx.ReadRegular(p, agents.MaxDocumentBytes)
-				if err != nil {
-					return nil // an unreadable document refers to nothing we can rewrite
-				}
-				doc, layout, perm, err := readAgency(p)
-				if err != nil {
-					return nil
-				}
-				s.old, s.doc, s.layout, s.perm = old, doc, layout, perm
-			}
-			before := s.current()
-			edits := rewriteInherits(p, s.doc, byReal, renames)
-			if len(edits) == 0 {
-				return nil
-			}
-			if s.target != s.file {
-				s.first = before
-			}
-			for _, e := range edits {
-				s.refs = append(s.refs, fmt.Sprintf("inherits %q → %q", e[0], e[1]))
-			}
-			if byFile[p] == nil {
-				byFile[p] = s
-				steps = append(steps, s)
-			}
-			// A document changed only here keeps every other byte: the
-			// string literals are replaced in its text.
-			if s.target == s.file && !s.docChanged {
-				if text, ok := replaceLiterals(s.old, edits); ok {
-					s.text, s.literal = text, true
-					return nil
-				}
-			}
-			s.docChanged = true
-			return nil
+			return p.consider(path, k)
 		})
 		if err != nil {
-			return steps, err
+			return p.steps, err
 		}
 	}
-	return append(steps, rosterSteps(renames)...), nil
+	// Documents reached only through inherits (any name, any place).
+	for len(p.queue) > 0 {
+		next := p.queue[0]
+		p.queue = p.queue[1:]
+		k, _, _ := triad.Match(filepath.Base(next))
+		if err := p.consider(next, k); err != nil {
+			return p.steps, err
+		}
+	}
+	return append(p.steps, rosterSteps(renames)...), nil
+}
+
+// refPlanner is the state of planReferences.
+type refPlanner struct {
+	renames, byReal map[string]string
+	byFile          map[string]*migStep
+	seen            map[string]bool
+	steps           []*migStep
+	roots, queue    []string
+	allowOutside    bool
+}
+
+// consider plans the rewrite of the references the document at path holds
+// and queues the documents it inherits.
+func (p *refPlanner) consider(path string, k triad.DocKind) error {
+	if p.seen[path] {
+		return nil
+	}
+	p.seen[path] = true
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	s := p.byFile[path]
+	if s == nil {
+		s = &migStep{file: path, target: path, kind: k}
+		doc, layout, perm, err := readAgency(realOf(path))
+		if err != nil {
+			return nil // a document that does not decode is merged by nobody
+		}
+		s.doc, s.layout, s.perm = doc, layout, perm
+		if s.old, err = fsx.ReadRegular(realOf(path), agents.MaxDocumentBytes); err != nil {
+			return nil
+		}
+	}
+	p.follow(path, s.doc)
+	before := s.current()
+	edits, err := rewriteInherits(path, s.doc, p.byReal, p.renames)
+	if err != nil {
+		return err
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		if p.inside(realOf(path)) {
+			return nil // the file it leads to is rewritten on its own
+		}
+		return fmt.Errorf("refusing to migrate: %s inherits %q, which is renamed, but is a symbolic link that migrate does not rewrite; rewrite the file it leads to, or rename by hand", path, edits[0][0])
+	}
+	if s.target != s.file {
+		s.first = before
+	}
+	for _, e := range edits {
+		s.refs = append(s.refs, fmt.Sprintf("inherits %q → %q", e[0], e[1]))
+	}
+	if p.byFile[path] == nil {
+		p.byFile[path] = s
+		p.steps = append(p.steps, s)
+	}
+	// A document changed only here keeps every other byte: the string
+	// literals are replaced in its text.
+	if s.target == s.file && !s.docChanged {
+		if text, ok := replaceLiterals(s.old, edits); ok {
+			s.text, s.literal = text, true
+			return nil
+		}
+	}
+	s.docChanged = true
+	return nil
+}
+
+// follow queues the regular files doc's inherits name (inside a walked
+// workspace, or anywhere when outside inherits are allowed).
+func (p *refPlanner) follow(path string, doc *triad.Value) {
+	for _, target := range inheritTexts(doc) {
+		t, ok := agents.ResolveInherit(path, target)
+		if !ok || p.seen[t] {
+			continue
+		}
+		if fi, err := os.Stat(t); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if p.inside(realOf(t)) || p.allowOutside {
+			p.queue = append(p.queue, t)
+		}
+	}
+}
+
+// inside: real lies in one of the walked workspace roots.
+func (p *refPlanner) inside(real string) bool {
+	for _, r := range p.roots {
+		if fsx.Contains(realOf(r), real) {
+			return true
+		}
+	}
+	return false
+}
+
+// inheritTexts are the strings of doc's inherits and extensions.inherits.
+func inheritTexts(doc *triad.Value) []string {
+	var out []string
+	add := func(arr *triad.Value) {
+		if arr == nil || arr.Kind != triad.Array {
+			return
+		}
+		for _, it := range arr.Items {
+			if it.Kind == triad.String {
+				out = append(out, it.Text)
+			}
+		}
+	}
+	add(doc.Get("inherits"))
+	if ext := doc.Get("extensions"); ext != nil && ext.Kind == triad.Object {
+		add(ext.Get("inherits"))
+	}
+	return out
 }
 
 // current is the step's document as planned so far.
@@ -126,8 +219,9 @@ func replaceLiterals(data []byte, edits [][2]string) ([]byte, bool) {
 // rewriteInherits points every inherits entry of doc (the document at file)
 // that names a renamed document at its new name, keeping the entry's form
 // (only the last path element changes), and returns each {old, new}.
-func rewriteInherits(file string, doc *triad.Value, byReal, renames map[string]string) [][2]string {
+func rewriteInherits(file string, doc *triad.Value, byReal, renames map[string]string) ([][2]string, error) {
 	var refs [][2]string
+	var bad error
 	fix := func(arr *triad.Value) {
 		if arr == nil || arr.Kind != triad.Array {
 			return
@@ -148,6 +242,9 @@ func rewriteInherits(file string, doc *triad.Value, byReal, renames map[string]s
 			}
 			oldBase, newBase := filepath.Base(legacy), filepath.Base(renames[legacy])
 			if !strings.HasSuffix(it.Text, oldBase) {
+				if bad == nil {
+					bad = fmt.Errorf("refusing to migrate: %s inherits %q, which leads to %s, renamed to %s; the reference does not end in %q, so migrate cannot rewrite it (rewrite it by hand first)", file, it.Text, legacy, newBase, oldBase)
+				}
 				continue
 			}
 			next := strings.TrimSuffix(it.Text, oldBase) + newBase
@@ -159,7 +256,7 @@ func rewriteInherits(file string, doc *triad.Value, byReal, renames map[string]s
 	if ext := doc.Get("extensions"); ext != nil && ext.Kind == triad.Object {
 		fix(ext.Get("inherits"))
 	}
-	return refs
+	return refs, bad
 }
 
 // rosterSteps rewrite a renamed document's repository-relative path where

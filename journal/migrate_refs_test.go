@@ -125,7 +125,9 @@ func sortStrings(s []string) []string {
 // For any tree of agents whose documents (under legacy or current names)
 // inherit each other in every spelling CLIA allows, the merged profile of
 // every agent and kind is the same before and after migrate --write, with
-// the same number of layers: renaming never weakens a profile.
+// the same number of layers: renaming never weakens a profile — also when
+// plain JSON policies (policies/pN.json, not triads) in the chains name the
+// renamed documents.
 func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 	slugs := []string{"root", "a", "b", "c"}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -144,6 +146,23 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 				}
 				docs = append(docs, doc{s, k, name})
 			}
+		}
+		// Plain JSON policies in the inherits chains: each inherits some
+		// documents and is inherited by some (its references to renamed
+		// documents must be rewritten too).
+		nPolicies := rapid.IntRange(0, 2).Draw(rt, "policies")
+		for pi := range nPolicies {
+			var refs []string
+			for j, o := range docs {
+				if o.kind == "agent" && rapid.Bool().Draw(rt, fmt.Sprint("policy ", pi, j)) {
+					ref := "../.clia/agents/" + o.slug + "/" + o.name
+					if rapid.Bool().Draw(rt, fmt.Sprint("policy bare ", pi, j)) {
+						ref = ".clia/agents/" + o.slug + "/" + o.name
+					}
+					refs = append(refs, strconv.Quote(ref))
+				}
+			}
+			files[fmt.Sprintf("policies/p%d.json", pi)] = `{"guardrails": ["P` + fmt.Sprint(pi) + `"], "inherits": [` + strings.Join(refs, ", ") + `]}`
 		}
 		for i, d := range docs {
 			body := `"schemaVersion": "0.4.0"`
@@ -170,6 +189,11 @@ func TestPropertyMigrateNeverWeakensAProfile(t *testing.T) {
 					ext = append(ext, strconv.Quote(ref))
 				} else {
 					top = append(top, strconv.Quote(ref))
+				}
+			}
+			for pi := range nPolicies {
+				if d.kind == "agent" && rapid.Bool().Draw(rt, fmt.Sprint("uses policy ", i, pi)) {
+					top = append(top, strconv.Quote(fmt.Sprintf("policies/p%d.json", pi)))
 				}
 			}
 			if len(top) > 0 {
@@ -241,5 +265,32 @@ func TestMigrateRendersMirrorsAgain(t *testing.T) {
 	}
 	if _, err := os.Stat(mirror + ".bak"); err == nil {
 		t.Error("a generated mirror got a .bak")
+	}
+}
+
+// A reference migrate cannot rewrite — here through a symbolic link whose
+// name is not the renamed document's — makes the dry run and the write
+// refuse, naming the file and the reference, and nothing is written.
+func TestMigrateRefusesAReferenceItCannotRewrite(t *testing.T) {
+	root := tempRoot(t)
+	write(t, root, map[string]string{
+		".git":                                 "<dir>",
+		".clia/agents/root/root@ws.agent.json": `{"schemaVersion": "0.4.0", "role": "root", "guardrails": ["G-root"]}`,
+		".clia/agents/a/a@ws.agent.triad.json": `{"schemaVersion": "0.4.0", "role": "a", "inherits": ["links/root.json"]}`,
+	})
+	os.MkdirAll(filepath.Join(root, "links"), 0o755)
+	if err := os.Symlink(filepath.Join(root, ".clia/agents/root/root@ws.agent.json"), filepath.Join(root, "links/root.json")); err != nil {
+		t.Skip(err)
+	}
+	before := snapshot(t, root)
+	for _, w := range []bool{false, true} {
+		_, err := Migrate(context.Background(), Options{Agents: agents.Options{Path: root}}, Tidy{Dir: ".", Write: w})
+		want := `a@ws.agent.triad.json inherits "links/root.json", which leads to ` + filepath.Join(root, ".clia/agents/root/root@ws.agent.json")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "cannot rewrite it") {
+			t.Fatalf("write=%v: got %v, want it to name %q", w, err, want)
+		}
+	}
+	if d := diffSnapshots(before, snapshot(t, root)); d != "" {
+		t.Errorf("a refused migrate changed %s", d)
 	}
 }

@@ -133,8 +133,9 @@ func logOne(ctx context.Context, opts Options, e LogEntry) (LogResult, error) {
 			// The replacement is newer than the entry it replaces: it
 			// goes where a new entry would (first in a newest-first
 			// log), so the log keeps its order.
+			newest := newestFirst(entries)
 			entries.Items = append(entries.Items[:i:i], entries.Items[i+1:]...)
-			insert(entries, []*triad.Value{entry})
+			insertAs(entries, []*triad.Value{entry}, newest)
 			res.Replaced = true
 		}
 		doc.Set("updated", triad.NewString(entry.Str("timestamp")))

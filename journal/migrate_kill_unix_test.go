@@ -1,0 +1,139 @@
+//go:build unix
+
+package journal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/internal/agentstest"
+)
+
+func init() { workers["migrate-kill"] = migrateKillWorker }
+
+// migrateKillWorker runs migrate --write on the tree at root and sends
+// itself the signal named by sig (KILL or HUP, left to its default
+// action, as for a closed terminal) just before the n-th change; it prints
+// "ops <count>" when it finishes without reaching it.
+func migrateKillWorker(root, sig string, n int) error {
+	count := 0
+	migrateHook = func(op string) {
+		count++
+		if count != n {
+			return
+		}
+		s := syscall.SIGKILL
+		if sig == "HUP" {
+			s = syscall.SIGHUP
+		}
+		syscall.Kill(os.Getpid(), s)
+		select {}
+	}
+	if _, err := Migrate(context.Background(), Options{Agents: agents.Options{Path: root}}, Tidy{Dir: ".", Write: true}); err != nil {
+		return err
+	}
+	fmt.Println("ops", count)
+	return nil
+}
+
+// killCorpus is a copy of the corpus with a workspace marker and one more
+// agent whose documents inherit legacy documents of the corpus by a
+// repository path and through a plain JSON policy, so the renames have
+// references to rewrite.
+func killCorpus(t *testing.T, whole bool) string {
+	t.Helper()
+	ws := filepath.Join(tempRoot(t), "ws")
+	broker := "wrkstrm-finance__common-broker@72680e6"
+	src, dst := filepath.Join(corpusRoot(t), broker), filepath.Join(ws, broker)
+	if whole {
+		src, dst = corpusRoot(t), ws
+	}
+	if err := agentstest.CopyTree(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	legacy := broker + "/.wrkstrm/clia/agents/product-manager/OmniBroker.product-manager.agent.json"
+	write(t, ws, map[string]string{
+		".git":                                 "<dir>",
+		".clia/agents/k/k@ws.agent.triad.json": `{"schemaVersion": "0.4.0", "role": "k", "inherits": ["policies/common.json"]}`,
+		"policies/common.json":                 `{"guardrails": ["G-common"], "inherits": ["../` + legacy + `"]}`,
+	})
+	return ws
+}
+
+func relSnapshot(t *testing.T, root string) map[string]string {
+	out := map[string]string{}
+	for p, b := range snapshot(t, root) {
+		out[strings.TrimPrefix(p, root)] = string(b)
+	}
+	return out
+}
+
+func diffRel(a, b map[string]string) []string {
+	var out []string
+	for p, x := range a {
+		if y, ok := b[p]; !ok || x != y {
+			out = append(out, p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// A migrate --write killed (SIGKILL, or SIGHUP as when its terminal
+// closes) before any one of its changes, and then run again, ends with the
+// same tree, byte for byte, as a run never interrupted: the journal of a
+// killed run is finished first. On a copy of a corpus repository with
+// legacy names (and referrers of them) every step is tried with both
+// signals; on the whole corpus (133 changes) every ninth, unless -short.
+func TestKilledMigrateConvergesOnRerun(t *testing.T) {
+	killAtEveryStep(t, false, 1)
+}
+
+func TestKilledMigrateConvergesOnWholeCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	killAtEveryStep(t, true, 9)
+}
+
+func killAtEveryStep(t *testing.T, whole bool, step int) {
+	ref := killCorpus(t, whole)
+	cmd := workerCmd(t, "migrate-kill", ref, "KILL", 1<<30)
+	out, err := cmd.CombinedOutput()
+	var ops int
+	if _, serr := fmt.Sscanf(string(out), "ops %d", &ops); err != nil || serr != nil || ops < 10 {
+		t.Fatalf("uninterrupted run: %v %s", err, out)
+	}
+	want := relSnapshot(t, ref)
+	if _, err := os.Stat(filepath.Join(ref, MigrateJournalName)); err == nil {
+		t.Fatal("an uninterrupted run left its journal")
+	}
+	for n := 1; n <= ops; n += step {
+		for _, sig := range []string{"KILL", "HUP"} {
+			ws := killCorpus(t, whole)
+			out, err := workerCmd(t, "migrate-kill", ws, sig, n).CombinedOutput()
+			if err == nil || bytes.Contains(out, []byte("ops")) {
+				t.Fatalf("step %d %s: the run was not killed: %v %s", n, sig, err, out)
+			}
+			if _, err := Migrate(context.Background(), Options{Agents: agents.Options{Path: ws}}, Tidy{Dir: ".", Write: true}); err != nil {
+				t.Fatalf("step %d %s: rerun: %v", n, sig, err)
+			}
+			if d := diffRel(want, relSnapshot(t, ws)); len(d) > 0 {
+				t.Fatalf("step %d %s: the rerun's tree differs from an uninterrupted run's in %v", n, sig, d)
+			}
+			os.RemoveAll(filepath.Dir(ws))
+		}
+	}
+	t.Logf("%d changes, each interrupted by SIGKILL and SIGHUP", ops)
+}
