@@ -58,7 +58,7 @@ func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions)
 			return MergeResult{}, err
 		}
 		if ref == h.Branch {
-			return MergeResult{}, &ValidationError{Field: "delete-branch", Value: ref, Reason: "is the current branch: merging it into itself and deleting it cannot be done"}
+			return MergeResult{}, &ValidationError{Field: "branch", Value: ref, Reason: "is the current branch: --delete-branch cannot delete it (nothing merged)"}
 		}
 	}
 	res, err := r.merge(ctx, tractName, ref, o)

@@ -20,10 +20,10 @@ type MergeFromResult struct {
 	// DryRun results list the messages the merge would add to the
 	// parent's compile and the tokens before and after (equal when the
 	// parent is up to date); nothing is stored.
-	DryRun       bool      `json:"dryRun,omitempty"`
+	DryRun       bool      `json:"dryRun,omitzero"`
 	Messages     []Message `json:"messages,omitempty"`
-	TokensBefore int       `json:"tokensBefore,omitempty"`
-	TokensAfter  int       `json:"tokensAfter,omitempty"`
+	TokensBefore int       `json:"tokensBefore,omitzero"`
+	TokensAfter  int       `json:"tokensAfter,omitzero"`
 }
 
 // NothingSelectedError is a selective merge-from whose selection takes
