@@ -181,6 +181,11 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env.NoteStreaming()
 			name := args[0]
+			switch format {
+			case tract.ImportOpenAI, tract.ImportJSONL, "lineage":
+			default:
+				return clienv.UsageError("unknown --format %q (want openai, jsonl or lineage)", format)
+			}
 			data, name, err := readImport(env, name, maxImportBytes)
 			if err != nil {
 				return err
