@@ -17,10 +17,10 @@ import (
 // MigrateJournalName is the journal of a migrate --write in progress, at
 // the workspace root of the tree it migrates (see [Migrate]); it exists
 // only while a run writes, or after a run was killed.
-const MigrateJournalName = ".lineage-migrate.journal"
+const MigrateJournalName = agents.MigrateJournalName
 
 // migrateLockName serializes migrate runs of one workspace.
-const migrateLockName = ".lineage-migrate.lock"
+const migrateLockName = agents.MigrateLockName
 
 // migrateHook, when set (by tests), is called before every change a
 // migrate --write makes to the tree, with a name for it; a test kills the
