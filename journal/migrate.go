@@ -34,6 +34,9 @@ var preCurrent = map[string]bool{"": true, "0.1.0": true, "0.2.0": true, "0.3.0"
 //     paragraph blocks;
 //   - agent documents: a missing role becomes the slug, string-only
 //     "agentExpertise" becomes "focusDomains" {identifier, label};
+//   - agency entries' legacy contributions (a list of type names, or of
+//     {agent, type} objects) take CLIA's grouped form (see
+//     migrateContributions);
 //   - a legacy name <x>.<kind>.json becomes <x>.<kind>.triad.json when the
 //     directory has no current-form document of that kind, and every
 //     reference to the old name is rewritten in the same run — inherits and
@@ -187,6 +190,9 @@ func planMigrate(f string) (*migStep, error) {
 	}
 	s.old, s.doc, s.layout, s.perm = old, doc, layout, perm
 	s.docChanged = migrateDoc(doc, k)
+	if k == triad.Agency && migrateContributions(doc, filepath.Base(filepath.Dir(f))) {
+		s.docChanged = true
+	}
 	return s, nil
 }
 
