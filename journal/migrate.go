@@ -66,9 +66,14 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	// A run killed after writing its journal is finished first, from the
 	// journal: a half-renamed tree would plan differently.
 	var out []TidyResult
-	pending, err := m.pending()
+	pending, ops, err := m.pendingAll()
 	if err != nil {
 		return nil, err
+	}
+	if ops != nil {
+		if err := m.finishPending(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if pending != nil {
 		res, err := applyMigration(ctx, pending)
