@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/instructions/fstest"
 	"github.com/agentlineage/lineage/internal/platformtest"
 	"github.com/agentlineage/lineage/skills"
 )
@@ -37,6 +38,11 @@ func (c *countingFS) Lstat(name string) (fs.FileInfo, error) {
 func (c *countingFS) OpenRegular(name string) (io.ReadCloser, error) {
 	c.calls.Add(1)
 	return c.FS.OpenRegular(name)
+}
+
+// The counting fake behaves as the filesystem it wraps.
+func TestCountingFSConformance(t *testing.T) {
+	fstest.Run(t, func(*testing.T, string) instructions.FS { return &countingFS{FS: instructions.OS} })
 }
 
 // With Sources, a second compile for the same directory asks the

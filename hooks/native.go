@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,30 @@ func (e Env) get(key string) string {
 	}
 	v, _ := e.Lookup(key)
 	return strings.TrimSpace(v)
+}
+
+// lookPath finds the program prog (a name) as the harness would run it:
+// the first executable file of that name on the environment's PATH, or on
+// the process's when the Env has no Lookup; "" when there is none.
+func (e Env) lookPath(prog string) string {
+	if e.Lookup == nil {
+		p, err := exec.LookPath(prog)
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	pathVar, _ := e.Lookup("PATH")
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			continue
+		}
+		c := filepath.Join(dir, prog)
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return c
+		}
+	}
+	return ""
 }
 
 // Native is what a harness puts in the model's context by itself at a

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,65 +84,35 @@ func HookStatus(h *Harness, env Env, project string) Status {
 	return st
 }
 
+// settingsDoc is what lineage reads of a harness's settings file for its
+// status.
+type settingsDoc struct {
+	Hooks           map[string][]struct{ Hooks []struct{ Command string } } `json:"hooks"`
+	DisableAllHooks bool                                                    `json:"disableAllHooks"`
+	HooksConfig     struct {
+		Enabled *bool `json:"enabled"`
+	} `json:"hooksConfig"`
+}
+
 // installedIn finds lineage's hook commands in the settings file at path.
 func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Installed{}, false
 	}
-	var doc struct {
-		Hooks           map[string][]struct{ Hooks []struct{ Command string } } `json:"hooks"`
-		DisableAllHooks bool                                                    `json:"disableAllHooks"`
-		HooksConfig     struct {
-			Enabled *bool `json:"enabled"`
-		} `json:"hooksConfig"`
-	}
+	var doc settingsDoc
 	if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
 		return Installed{}, false
 	}
 	in := Installed{File: path, HooksEnabled: true, Events: []string{}, FileNames: []string{"AGENTS.md"}, Problems: []string{}}
-	events := make([]string, 0, len(doc.Hooks))
-	for e := range doc.Hooks {
-		events = append(events, e)
-	}
-	slices.Sort(events)
-	for _, event := range events {
-		for _, g := range doc.Hooks[event] {
-			for _, c := range g.Hooks {
-				if h.isOurs(c.Command, "") || in.Command != "" && c.Command == in.Command {
-					in.Command = c.Command
-					if !slices.Contains(in.Events, event) {
-						in.Events = append(in.Events, event)
-					}
-				}
-			}
-		}
-	}
+	in.Command, in.Events = h.ourCommand(doc)
 	if in.Command == "" {
 		return Installed{}, false
 	}
 	in.Program, _ = firstWord(in.Command)
-	if strings.ContainsAny(in.Program, `/\`) {
-		fi, err := os.Stat(in.Program)
-		in.ProgramFound = err == nil && !fi.IsDir()
-	} else if env.Lookup != nil {
-		pathVar, _ := env.Lookup("PATH")
-		for _, dir := range filepath.SplitList(pathVar) {
-			if fi, err := os.Stat(filepath.Join(dir, in.Program)); dir != "" && err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-				in.ProgramFound = true
-				break
-			}
-		}
-	} else {
-		_, err := exec.LookPath(in.Program)
-		in.ProgramFound = err == nil
-	}
-	if f := strings.Fields(in.Command); len(f) > 0 {
-		for i, w := range f {
-			if w == "--file-names" && i+1 < len(f) {
-				in.FileNames = strings.Split(strings.Trim(f[i+1], `'"`), ",")
-			}
-		}
+	in.ProgramFound = programFound(in.Program, env)
+	if names := fileNamesFlag(in.Command); names != nil {
+		in.FileNames = names
 	}
 	switch h {
 	case Claude:
@@ -167,6 +136,53 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 	}
 	in.WillRun = len(in.Problems) == 0
 	return in, true
+}
+
+// ourCommand is lineage's hook command in doc (the first found, in event
+// order) and the events that run it, sorted; "" when there is none.
+func (h *Harness) ourCommand(doc settingsDoc) (command string, events []string) {
+	events = []string{}
+	names := make([]string, 0, len(doc.Hooks))
+	for e := range doc.Hooks {
+		names = append(names, e)
+	}
+	slices.Sort(names)
+	for _, event := range names {
+		for _, g := range doc.Hooks[event] {
+			for _, c := range g.Hooks {
+				if h.isOurs(c.Command, "") || command != "" && c.Command == command {
+					command = c.Command
+					if !slices.Contains(events, event) {
+						events = append(events, event)
+					}
+				}
+			}
+		}
+	}
+	return command, events
+}
+
+// programFound reports whether the hook's program is there: a path as
+// given, else a name on the hook's PATH.
+func programFound(program string, env Env) bool {
+	if strings.ContainsAny(program, `/\`) {
+		fi, err := os.Stat(program)
+		return err == nil && !fi.IsDir()
+	}
+	return env.lookPath(program) != ""
+}
+
+// fileNamesFlag is the value of the command's --file-names flag, split at
+// commas; nil when it has none.
+func fileNamesFlag(command string) []string {
+	var names []string
+	f := strings.Fields(command)
+	for i, w := range f {
+		if w == "--file-names" && i+1 < len(f) {
+			names = strings.Split(strings.Trim(f[i+1], `'"`), ",")
+		}
+	}
+	return names
 }
 
 // codexTrusted reports whether Codex CLI's config.toml holds a trust entry

@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,24 +14,7 @@ func harnessVersion(h *Harness, env Env) string {
 	if v := env.get("LINEAGE_" + strings.ToUpper(h.Name) + "_VERSION"); v != "" {
 		return v
 	}
-	prog := h.Name
-	path := ""
-	if env.Lookup != nil {
-		if p, ok := env.Lookup("PATH"); ok {
-			for _, dir := range filepath.SplitList(p) {
-				if dir == "" {
-					continue
-				}
-				c := filepath.Join(dir, prog)
-				if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-					path = c
-					break
-				}
-			}
-		}
-	} else if p, err := exec.LookPath(prog); err == nil {
-		path = p
-	}
+	path := env.lookPath(h.Name)
 	if path == "" {
 		return ""
 	}

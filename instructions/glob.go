@@ -2,14 +2,25 @@ package instructions
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// maxBraceAlternatives bounds what one pattern's braces expand to.
-const maxBraceAlternatives = 256
+// Bounds of one pattern, checked before its braces are expanded, so that
+// a rule file cannot make a load slow or large: a pattern of at most
+// MaxPatternBytes with at most maxBraceGroups "{…}" groups nested at most
+// maxBraceDepth deep, expanding to at most maxBraceAlternatives patterns.
+// Expansion then copies at most maxBraceGroups strings of
+// MaxPatternBytes per alternative.
+const (
+	MaxPatternBytes      = 1024
+	maxBraceGroups       = 32
+	maxBraceDepth        = 8
+	maxBraceAlternatives = 256
+)
 
 // glob is a compiled path pattern: "/"-separated segments matched with
 // [path.Match], where a "**" segment matches any number of segments (none
@@ -25,6 +36,9 @@ type glob struct {
 func compileGlob(pattern string) (glob, error) {
 	if strings.TrimSpace(pattern) == "" {
 		return glob{}, errors.New("empty pattern")
+	}
+	if err := checkPattern(pattern); err != nil {
+		return glob{}, err
 	}
 	expanded, err := expandBraces(pattern)
 	if err != nil {
@@ -84,6 +98,57 @@ func matchSegs(pat, segs []string) bool {
 		ok = next
 	}
 	return ok[0]
+}
+
+// checkPattern refuses a pattern over the bounds above before anything is
+// expanded: its size, its brace groups, their nesting, and the number of
+// patterns the braces stand for (counted, not expanded).
+func checkPattern(p string) error {
+	if len(p) > MaxPatternBytes {
+		return fmt.Errorf("pattern of %d bytes: the limit is %d", len(p), MaxPatternBytes)
+	}
+	short := p
+	if len(short) > 40 {
+		short = short[:40] + "…"
+	}
+	// counts[d] is the number of patterns the group open at depth d
+	// stands for so far: the sum over its finished alternatives plus the
+	// product over the groups of the alternative being read.
+	type level struct{ sum, prod int }
+	stack := []level{{sum: 0, prod: 1}}
+	groups := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			groups++
+			if groups > maxBraceGroups {
+				return fmt.Errorf("pattern %s has more than %d brace groups", strconv.Quote(short), maxBraceGroups)
+			}
+			if len(stack) > maxBraceDepth {
+				return fmt.Errorf("pattern %s nests braces more than %d deep", strconv.Quote(short), maxBraceDepth)
+			}
+			stack = append(stack, level{sum: 0, prod: 1})
+		case ',':
+			if len(stack) > 1 {
+				top := &stack[len(stack)-1]
+				top.sum, top.prod = top.sum+top.prod, 1
+			}
+		case '}':
+			if len(stack) == 1 {
+				continue
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			under := &stack[len(stack)-1]
+			under.prod *= top.sum + top.prod
+			if under.prod > maxBraceAlternatives || top.sum+top.prod > maxBraceAlternatives {
+				return fmt.Errorf("pattern %s expands to more than %d alternatives", strconv.Quote(short), maxBraceAlternatives)
+			}
+		}
+	}
+	return nil
 }
 
 // expandBraces expands "{a,b}" alternatives, innermost first.

@@ -25,6 +25,9 @@ const (
 	maxRuleFiles = 1000
 	maxRuleDepth = 8
 	maxRuleBytes = 1 << 20
+	// maxRuleAlternatives bounds the patterns one rule's paths stand for
+	// once their braces are expanded: what matching a path costs.
+	maxRuleAlternatives = 1024
 )
 
 // rule is one rule file found in a rule folder.
@@ -137,10 +140,15 @@ func readRule(fsys FS, base, p string) rule {
 			r.err = err
 			return r
 		}
+		alts := 0
 		for _, g := range r.paths {
 			cg, err := compileGlob(g)
 			if err != nil {
 				r.err = fmt.Errorf("front matter: paths: %w", err)
+				return r
+			}
+			if alts += len(cg.alts); alts > maxRuleAlternatives {
+				r.err = fmt.Errorf("front matter: paths: the patterns expand to more than %d alternatives", maxRuleAlternatives)
 				return r
 			}
 			r.globs = append(r.globs, cg)
@@ -158,6 +166,9 @@ func globList(v any) ([]string, error) {
 	case []any:
 		if len(t) == 0 {
 			return nil, bad
+		}
+		if len(t) > maxRuleAlternatives {
+			return nil, fmt.Errorf("front matter: paths: %d patterns, the limit is %d", len(t), maxRuleAlternatives)
 		}
 		out := make([]string, 0, len(t))
 		for _, e := range t {

@@ -140,9 +140,11 @@ type Record struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	Image      *Image      `json:"image,omitempty"`
 	Turn       *Turn       `json:"turn,omitempty"`
-	// Sidechain marks a record of a subagent that the parent file holds
-	// (the mapper puts it on the subagent's tract, not the parent's).
-	Sidechain bool `json:"sidechain,omitempty"`
+	// Aside marks a record outside the conversation (Claude's last-prompt,
+	// cost-state, queue-operation lines: no uuid, no parent): the mapper
+	// keeps it as a metadata commit on the tract's side branch "meta", so
+	// it never splits the conversation's line into branches.
+	Aside bool `json:"aside,omitempty"`
 	// Raw is the source line (or the part of it not mapped), verbatim.
 	Raw jsontext.Value `json:"raw,omitzero"`
 }
@@ -169,6 +171,11 @@ type Injected struct {
 	// Source is the harness's name for it: "attachment/instructions",
 	// "hook_additional_context", "developer", "session_context", ….
 	Source string `json:"source"`
+	// Name, when set, is shared by every injection of one kind of
+	// context the harness repeats whole (Claude's environment, date,
+	// system prompt snapshot): the newest replaces the older ones in a
+	// compile, as an instruction of the same name does.
+	Name string `json:"name,omitempty"`
 	// Lineage is true when the text is lineage's own (its hook answers:
 	// agents_context, agents.resolve.paths, a hook's additional context
 	// lineage wrote).
@@ -218,7 +225,9 @@ type Turn struct {
 // reads from zero (keys make that idempotent). Ordinal is Codex's next
 // ordinal.
 type Cursor struct {
-	Offset  int64  `json:"offset"`
+	Offset int64 `json:"offset"`
+	// Line is the number of lines before Offset (for error messages).
+	Line    int    `json:"line,omitempty"`
 	LastKey string `json:"lastKey,omitempty"`
 	Ordinal int64  `json:"ordinal,omitempty"`
 }

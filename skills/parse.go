@@ -3,11 +3,8 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -68,107 +65,152 @@ func parse(file, dirName string, data []byte) (*doc, []Problem) {
 // check applies every rule of the standard to one SKILL.md whose folder is
 // called dirName, reporting each finding with the file's line.
 func check(file, dirName string, data []byte) []Problem {
-	var out []Problem
-	add := func(line int, field, format string, args ...any) {
-		out = append(out, Problem{Path: file, Line: line, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	c := &findings{file: file}
 	if !utf8.Valid(data) {
-		add(0, "", "not valid UTF-8")
+		c.add(0, "", "not valid UTF-8")
 	}
 	fields, _, _, ok, err := frontmatter.Fields(data)
 	var fe *frontmatter.Error
 	switch {
 	case errors.As(err, &fe):
-		add(fe.Line, "", "%s", strings.TrimPrefix(fe.Msg, "front matter: "))
-		return out
+		c.add(fe.Line, "", "%s", strings.TrimPrefix(fe.Msg, "front matter: "))
+		return c.out
 	case err != nil:
-		add(1, "", "%v", err)
-		return out
+		c.add(1, "", "%v", err)
+		return c.out
 	case !ok:
-		add(1, "", "no front matter: a SKILL.md opens with --- and the keys name and description")
-		return out
+		c.add(1, "", "no front matter: a SKILL.md opens with --- and the keys name and description")
+		return c.out
 	}
-	byKey := map[string]frontmatter.Field{}
+	c.byKey = make(map[string]frontmatter.Field, len(fields))
 	for _, f := range fields {
-		byKey[f.Key] = f
+		c.byKey[f.Key] = f
 		if !slices.Contains(standardFields, f.Key) && !slices.Contains(harnessFields, f.Key) {
-			add(f.Line, f.Key, "not a field of the Agent Skills specification (%s)", strings.Join(standardFields, ", "))
+			c.add(f.Line, f.Key, "not a field of the Agent Skills specification (%s)", strings.Join(standardFields, ", "))
 		}
 	}
-	str := func(key string) (string, int, bool) {
-		f, ok := byKey[key]
-		if !ok {
-			return "", 1, false
-		}
-		s, isStr := f.Value.(string)
-		if !isStr {
-			add(f.Line, key, "must be a string, got %s", kind(f.Value))
-			return "", f.Line, false
-		}
-		return s, f.Line, true
+	c.name(dirName)
+	c.description()
+	c.compatibility()
+	if _, ok := c.byKey["license"]; ok {
+		c.str("license")
 	}
-	if _, ok := byKey["name"]; !ok {
-		add(1, "name", "missing: the name is required")
-	} else if name, line, ok := str("name"); ok {
+	c.metadata()
+	c.allowedTools()
+	return c.out
+}
+
+// findings are the problems [check] found in one file's front matter,
+// whose fields it looks up by key.
+type findings struct {
+	file  string
+	byKey map[string]frontmatter.Field
+	out   []Problem
+}
+
+func (c *findings) add(line int, field, format string, args ...any) {
+	c.out = append(c.out, Problem{Path: c.file, Line: line, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// str returns the string value of key and its line; a value of another
+// type is a finding, and a missing key is line 1.
+func (c *findings) str(key string) (string, int, bool) {
+	f, ok := c.byKey[key]
+	if !ok {
+		return "", 1, false
+	}
+	s, isStr := f.Value.(string)
+	if !isStr {
+		c.add(f.Line, key, "must be a string, got %s", kind(f.Value))
+		return "", f.Line, false
+	}
+	return s, f.Line, true
+}
+
+// name checks the required name against the standard and its folder's
+// name.
+func (c *findings) name(dirName string) {
+	if _, ok := c.byKey["name"]; !ok {
+		c.add(1, "name", "missing: the name is required")
+	} else if name, line, ok := c.str("name"); ok {
 		for _, m := range nameProblems(name, dirName) {
-			add(line, "name", "%s", m)
+			c.add(line, "name", "%s", m)
 		}
 	}
-	if _, ok := byKey["description"]; !ok {
-		add(1, "description", "missing: the description is required")
-	} else if desc, line, ok := str("description"); ok {
+}
+
+// description checks the required description's length.
+func (c *findings) description() {
+	if _, ok := c.byKey["description"]; !ok {
+		c.add(1, "description", "missing: the description is required")
+	} else if desc, line, ok := c.str("description"); ok {
 		switch n := utf8.RuneCountInString(desc); {
 		case strings.TrimSpace(desc) == "":
-			add(line, "description", "must not be empty")
+			c.add(line, "description", "must not be empty")
 		case n > MaxDescriptionLen:
-			add(line, "description", "%d characters, the limit is %d", n, MaxDescriptionLen)
+			c.add(line, "description", "%d characters, the limit is %d", n, MaxDescriptionLen)
 		}
 	}
-	if _, ok := byKey["compatibility"]; ok {
-		if c, line, ok := str("compatibility"); ok {
-			switch n := utf8.RuneCountInString(c); {
-			case strings.TrimSpace(c) == "":
-				add(line, "compatibility", "must not be empty when given")
-			case n > MaxCompatibilityLen:
-				add(line, "compatibility", "%d characters, the limit is %d", n, MaxCompatibilityLen)
-			}
+}
+
+// compatibility checks the optional compatibility note's length.
+func (c *findings) compatibility() {
+	if _, ok := c.byKey["compatibility"]; !ok {
+		return
+	}
+	if v, line, ok := c.str("compatibility"); ok {
+		switch n := utf8.RuneCountInString(v); {
+		case strings.TrimSpace(v) == "":
+			c.add(line, "compatibility", "must not be empty when given")
+		case n > MaxCompatibilityLen:
+			c.add(line, "compatibility", "%d characters, the limit is %d", n, MaxCompatibilityLen)
 		}
 	}
-	if _, ok := byKey["license"]; ok {
-		str("license")
+}
+
+// metadata checks that metadata maps strings to strings, naming each key
+// whose value is not one, in key order.
+func (c *findings) metadata() {
+	f, ok := c.byKey["metadata"]
+	if !ok {
+		return
 	}
-	if f, ok := byKey["metadata"]; ok {
-		m, isMap := f.Value.(map[string]any)
-		if !isMap {
-			add(f.Line, "metadata", "must be a mapping of strings to strings, got %s", kind(f.Value))
-		} else {
-			keys := make([]string, 0, len(m))
-			for k := range m {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				if _, ok := m[k].(string); !ok {
-					add(f.Line, "metadata", "%s: must be a string, got %s (quote it)", k, kind(m[k]))
-				}
-			}
+	m, isMap := f.Value.(map[string]any)
+	if !isMap {
+		c.add(f.Line, "metadata", "must be a mapping of strings to strings, got %s", kind(f.Value))
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, ok := m[k].(string); !ok {
+			c.add(f.Line, "metadata", "%s: must be a string, got %s (quote it)", k, kind(m[k]))
 		}
 	}
-	if f, ok := byKey["allowed-tools"]; ok {
-		switch v := f.Value.(type) {
-		case string:
-		case []any:
-			for _, e := range v {
-				if _, ok := e.(string); !ok {
-					add(f.Line, "allowed-tools", "every entry must be a string, got %s", kind(e))
-					break
-				}
-			}
-		default:
-			add(f.Line, "allowed-tools", "must be a space-separated string or a list of strings, got %s", kind(f.Value))
-		}
+}
+
+// allowedTools checks that allowed-tools is a string or a list of
+// strings (one finding for the first entry that is not).
+func (c *findings) allowedTools() {
+	f, ok := c.byKey["allowed-tools"]
+	if !ok {
+		return
 	}
-	return out
+	switch v := f.Value.(type) {
+	case string:
+	case []any:
+		for _, e := range v {
+			if _, ok := e.(string); !ok {
+				c.add(f.Line, "allowed-tools", "every entry must be a string, got %s", kind(e))
+				break
+			}
+		}
+	default:
+		c.add(f.Line, "allowed-tools", "must be a space-separated string or a list of strings, got %s", kind(f.Value))
+	}
 }
 
 // nameProblems lists what is wrong with a skill name in a folder called
@@ -216,68 +258,4 @@ func kind(v any) string {
 		return "a mapping"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// linkRef finds Markdown link targets: [text](target) and ![alt](target);
-// codeRef finds inline code spans that name a file under the standard's
-// resource folders: `scripts/x.py`, `references/REFERENCE.md`. Both are
-// compiled on first use (nothing runs at init).
-var (
-	linkRef = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-	})
-	codeRef = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`((?:scripts|references|assets)/[^`\\s]+)`")
-	})
-)
-
-// references lists the relative file references of a body with their lines
-// in the file (bodyLine is the body's first line): Markdown links and code
-// spans naming scripts/, references/ or assets/ files. URLs, anchors and
-// absolute paths are not references to the skill's files.
-func references(body string, bodyLine int) []ref {
-	var out []ref
-	inFence := false
-	for i, line := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
-		for _, m := range linkRef().FindAllStringSubmatch(line, -1) {
-			if r, ok := cleanRef(m[1]); ok {
-				out = append(out, ref{target: r, line: bodyLine + i})
-			}
-		}
-		for _, m := range codeRef().FindAllStringSubmatch(line, -1) {
-			if r, ok := cleanRef(m[1]); ok {
-				out = append(out, ref{target: r, line: bodyLine + i})
-			}
-		}
-	}
-	return out
-}
-
-type ref struct {
-	target string
-	line   int
-}
-
-func cleanRef(t string) (string, bool) {
-	if i := strings.IndexAny(t, "#?"); i >= 0 {
-		t = t[:i]
-	}
-	switch {
-	case t == "", strings.Contains(t, "://"), strings.HasPrefix(t, "mailto:"), strings.HasPrefix(t, "/"),
-		strings.Contains(t, "{"), strings.Contains(t, "*"), strings.Contains(t, "<"):
-		return "", false
-	}
-	if i := strings.IndexByte(t, ':'); i > 0 && !strings.ContainsAny(t[:i], "/.") {
-		return "", false // a scheme such as data: or tel:
-	}
-	t = strings.ReplaceAll(t, "%20", " ")
-	return path.Clean(strings.TrimPrefix(t, "./")), true
 }

@@ -105,3 +105,45 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckFindings pins every finding check reports, in its order, with
+// field and line.
+func TestCheckFindings(t *testing.T) {
+	long := strings.Repeat("x", 501)
+	for _, tt := range []struct{ in, want string }{
+		{"no front matter", "f:1: no front matter: a SKILL.md opens with --- and the keys name and description"},
+		{"---\nname: [a\n---\n", "f:2: "},
+		{"---\n---\n", "f:1: name: missing: the name is required|f:1: description: missing: the description is required"},
+		{"---\nname: A_b\ndescription: \" \"\nextra: 1\n---\n",
+			"f:4: extra: not a field of the Agent Skills specification (allowed-tools, compatibility, description, license, metadata, name)|" +
+				`f:2: name: "A_b" must be lowercase|f:2: name: "A_b" may hold only letters, digits and hyphens|f:2: name: "A_b" does not match its folder's name "a"|` +
+				"f:3: description: must not be empty"},
+		{"---\nname: 3\ndescription: [d]\n---\n", "f:2: name: must be a string, got a number|f:3: description: must be a string, got a list"},
+		{"---\nname: a\ndescription: d\ncompatibility: \" \"\n---\n", "f:4: compatibility: must not be empty when given"},
+		{"---\nname: a\ndescription: d\ncompatibility: " + long + "\n---\n", "f:4: compatibility: 501 characters, the limit is 500"},
+		{"---\nname: a\ndescription: d\ncompatibility: 1\nlicense: true\n---\n",
+			"f:4: compatibility: must be a string, got a number|f:5: license: must be a string, got a boolean"},
+		{"---\nname: a\ndescription: d\nmetadata: x\n---\n", "f:4: metadata: must be a mapping of strings to strings, got a string"},
+		{"---\nname: a\ndescription: d\nmetadata:\n  z: 1\n  b: [x]\n  c: ok\n---\n",
+			"f:4: metadata: b: must be a string, got a list (quote it)|f:4: metadata: z: must be a string, got a number (quote it)"},
+		{"---\nname: a\ndescription: d\nallowed-tools: [Read, 3, true]\n---\n", "f:4: allowed-tools: every entry must be a string, got a number"},
+		{"---\nname: a\ndescription: d\nallowed-tools: {a: b}\n---\n",
+			"f:4: allowed-tools: must be a space-separated string or a list of strings, got a mapping"},
+		{"---\nname: a\ndescription: d\nallowed-tools: Read Grep\nlicense: MIT\n---\n", ""},
+	} {
+		var got []string
+		for _, p := range check("f", "a", []byte(tt.in)) {
+			got = append(got, p.String())
+		}
+		g := strings.Join(got, "|")
+		if tt.want == "f:2: " { // a YAML error: the line, whatever the parser's words
+			if len(got) != 1 || !strings.HasPrefix(g, tt.want) {
+				t.Errorf("%q: %s, want one finding on line 2", tt.in, g)
+			}
+			continue
+		}
+		if g != tt.want {
+			t.Errorf("%q:\n got %s\nwant %s", tt.in, g, tt.want)
+		}
+	}
+}

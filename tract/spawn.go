@@ -17,6 +17,10 @@ type SpawnOptions struct {
 	Budget int
 	// Encoding is the token encoding of a snapshot's budget.
 	Encoding string
+	// At is the parent's commit to spawn at (a ref of the parent); "" is
+	// its head. An importer spawns a subagent at the tool call that
+	// started it, long after the parent's head moved on.
+	At string
 }
 
 // Spawn creates tract child from parent's current head and records the
@@ -35,6 +39,11 @@ func (r *Repo) Spawn(ctx context.Context, parentName, child string, o SpawnOptio
 	parent, head, err := r.Head(ctx, parentName)
 	if err != nil {
 		return Tract{}, err
+	}
+	if o.At != "" {
+		if head.Commit, err = r.Resolve(ctx, parent, o.At); err != nil {
+			return Tract{}, err
+		}
 	}
 	var seed *Content
 	switch o.Mode {

@@ -11,10 +11,22 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"short":     func(h tract.Hash) string { return h.Short() },
-	"shown":     func(s string) string { return shown(s, MaxShownBytes) },
-	"line":      func(s string) string { return line(s, 200) },
-	"tractURL":  tractURL,
+	"short":    func(h tract.Hash) string { return h.Short() },
+	"shown":    func(s string) string { return shown(s, MaxShownBytes) },
+	"line":     func(s string) string { return line(s, 200) },
+	"tractURL": tractURL,
+	"compileURL": func(name string, p compilePage, from int) string {
+		v := url.Values{}
+		if p.Budget > 0 {
+			v.Set("budget", strconv.Itoa(p.Budget))
+		}
+		v.Set("format", string(p.Format))
+		if p.At != "" {
+			v.Set("at", p.At)
+		}
+		v.Set("from", strconv.Itoa(from))
+		return tractURL(name, "compile") + "?" + v.Encode()
+	},
 	"commitURL": commitURL,
 	"graphURL": func(name string, skip int) string {
 		if skip <= 0 {

@@ -28,6 +28,9 @@ const MaxWindow = 500
 // maxListed bounds find results and other lists on one page.
 const maxListed = 200
 
+// DefaultMaxConcurrent is how many pages a server renders at once.
+const DefaultMaxConcurrent = 4
+
 // Options configure a [Server].
 type Options struct {
 	// Repo is the tract store's repo, opened read-only by the caller.
@@ -44,6 +47,10 @@ type Options struct {
 	Window int
 	// RequestTimeout bounds the work of one page (default 30 s).
 	RequestTimeout time.Duration
+	// MaxConcurrent bounds the pages rendered at once (default
+	// [DefaultMaxConcurrent]); a request waits for a turn while its
+	// RequestTimeout lasts, then gets 503. Memory is that many pages'.
+	MaxConcurrent int
 	// Hosts are the names a request's Host header may carry besides
 	// loopback ones and the address it arrived on: the host of the
 	// listen address ([httpguard.AddrHosts]). Any other name gets 421.
@@ -54,6 +61,10 @@ type Options struct {
 type Server struct {
 	o    Options
 	tmpl *template.Template
+	// turns holds one token per page being rendered.
+	turns chan struct{}
+	// rendering, when set (by tests), is called with each page's turn held.
+	rendering func()
 }
 
 //go:embed templates/*.html
@@ -73,11 +84,14 @@ func New(o Options) (*Server, error) {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
 	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
 	t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, tmpl: t}, nil
+	return &Server{o: o, tmpl: t, turns: make(chan struct{}, o.MaxConcurrent)}, nil
 }
 
 // Handler serves every page behind [httpguard.Policy] (421 for a Host
@@ -138,6 +152,16 @@ func (s *Server) page(fn func(ctx context.Context, r *http.Request) (string, pag
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.o.RequestTimeout)
 		defer cancel()
+		select {
+		case s.turns <- struct{}{}:
+			defer func() { <-s.turns }()
+			if s.rendering != nil {
+				s.rendering()
+			}
+		case <-ctx.Done():
+			http.Error(w, "busy: too many pages being rendered; try again", http.StatusServiceUnavailable)
+			return
+		}
 		name, data, err := fn(ctx, r)
 		data.Store = s.o.Store
 		status := http.StatusOK
@@ -164,9 +188,14 @@ func (e badRequest) Error() string { return e.msg }
 func statusOf(err error) int {
 	var ve *tract.ValidationError
 	var br badRequest
+	var be *tract.BudgetError
 	switch {
 	case errors.As(err, &br), errors.As(err, &ve):
 		return http.StatusBadRequest
+	case errors.As(err, &be):
+		// A valid request whose budget the pinned messages exceed: the
+		// page says by how much.
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, tract.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, context.DeadlineExceeded):

@@ -65,26 +65,64 @@ func TestTourBlocks(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	const tour = "/tmp/tour.AbC123"
 	got := normalize([]string{
-		"loaded  /tmp/TestREADME123/001/tour.AbC123/repo   /tmp/TestREADME123/001/tour.AbC123/repo/AGENTS.md (53 bytes)",
-		"- /tmp/tour.Qx81mZ/web/AGENTS.md (mtime: 1795456388395)",
+		"loaded  /tmp/tour.AbC123/repo   /tmp/tour.AbC123/repo/AGENTS.md (53 bytes)",
+		"- /private/tmp/tour.AbC123/web/AGENTS.md (mtime: 1795456388395)",
 		"* 325d6b8f (HEAD, main) at 2026-11-23T09:00:00.5Z   ",
 		"merged researcher into main: babb21fd",
 		"coder 4 commits",
-	})
+		// Only the scratch directory itself is replaced: never the text
+		// before it, across a JSON escape or an XML tag.
+		`{"a":"release.</description>\n<location>/tmp/tour.AbC123/repo/SKILL.md</location>"}`,
+		"/tmp/tour.Zz9999/repo",
+	}, tour)
 	want := []string{
 		"loaded $TOUR/repo $TOUR/repo/AGENTS.md (53 bytes)",
 		"- $TOUR/web/AGENTS.md (mtime: <time>)",
 		"* <hash> (HEAD, main) at <time>",
 		"merged researcher into main: <hash>",
 		"coder 4 commits",
+		`{"a":"release.</description>\n<location>$TOUR/repo/SKILL.md</location>"}`,
+		"/tmp/tour.Zz9999/repo",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("normalize (-want +got):\n%s", d)
 	}
 	// What the user sees must still be compared: text, sizes, counts.
-	if d := cmp.Diff(normalize([]string{"ok: 3 blobs"}), normalize([]string{"ok: 4 blobs"})); d == "" {
+	if d := cmp.Diff(normalize([]string{"ok: 3 blobs"}, tour), normalize([]string{"ok: 4 blobs"}, tour)); d == "" {
 		t.Error("normalize hid a count difference")
+	}
+	if got := displayPaths([]string{`"\n<location>/tmp/tour.AbC123/x</location>"`}, tour); got[0] != `"\n<location>`+displayTour+`/x</location>"` {
+		t.Errorf("displayPaths = %q", got)
+	}
+}
+
+// The check that keeps mangled output out of the README: a placeholder
+// that stands inside a tag or a word fails, paths in text, JSON strings and
+// XML elements pass.
+func TestCheckPlaceholders(t *testing.T) {
+	for _, ok := range []string{
+		"Instructions from: " + displayTour + "/repo/AGENTS.md",
+		`{"additionalContext":"\nInstructions from: ` + displayTour + `/repo/AGENTS.md\n"}`,
+		`"\n` + displayTour + `/repo"`,
+		"<location>" + displayTour + "/repo/SKILL.md</location>",
+		"root: " + displayTour + " (marker:.git)",
+		"created " + displayTour,
+	} {
+		if err := checkPlaceholders("x\n" + ok + "\n"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{
+		`{"a":"tagging a release.<` + displayTour + `/repo/SKILL.md</location>"}`,
+		"x" + displayTour + "/repo",
+		displayTour + "x/repo",
+	} {
+		err := checkPlaceholders("x\n" + bad + "\n")
+		if err == nil || !strings.Contains(err.Error(), "README.md:2: ") {
+			t.Errorf("%s: err = %v, want a finding at README.md:2", bad, err)
+		}
 	}
 }
 

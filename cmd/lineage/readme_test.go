@@ -60,6 +60,7 @@ func TestREADME(t *testing.T) {
 	run.Dir = work
 	run.Env = tourEnv(filepath.Dir(bin), out, home)
 	log, err := run.CombinedOutput()
+	tour, terr := tourDir(t, out)
 	if err != nil {
 		at := "before the first block"
 		if p, rerr := os.ReadFile(filepath.Join(out, "progress")); rerr == nil {
@@ -67,8 +68,11 @@ func TestREADME(t *testing.T) {
 		}
 		t.Fatalf("the Tour stopped %s: %v\n%s", at, err, log)
 	}
+	if terr != nil {
+		t.Fatal(terr)
+	}
 
-	if left := append(lockFiles(work), lockFiles(home)...); len(left) > 0 { // the Tour's repo is under TMPDIR=home
+	if left := append(lockFiles(work), lockFiles(tour)...); len(left) > 0 {
 		t.Errorf("the Tour leaves lock files in the tree: %v", left)
 	}
 
@@ -85,17 +89,25 @@ func TestREADME(t *testing.T) {
 		}
 		gotLines := splitOutput(string(got))
 		if *updateREADME {
-			fixes = append(fixes, fix{c, displayPaths(gotLines)})
+			shown := displayPaths(gotLines, tour)
+			if cmp.Equal(normalize(c.want, displayTour), normalize(gotLines, tour)) {
+				shown = c.want // only hashes and times moved: keep the diff to what changed
+			}
+			fixes = append(fixes, fix{c, shown})
 			continue
 		}
-		if d := cmp.Diff(normalize(c.want), normalize(gotLines)); d != "" {
+		if d := cmp.Diff(normalize(c.want, displayTour), normalize(gotLines, tour)); d != "" {
 			t.Errorf("README.md:%d: %s: output differs from the README (-README +lineage):\n%s", c.line, c.cmd, d)
 		}
 	}
 	if *updateREADME {
-		if err := os.WriteFile("../../README.md", []byte(applyFixes(string(src), fixes)), 0o644); err != nil {
+		src = []byte(applyFixes(string(src), fixes))
+		if err := os.WriteFile("../../README.md", src, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := checkPlaceholders(string(src)); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -205,6 +217,9 @@ func tourScript(blocks []block) (string, []command) {
 	var s strings.Builder
 	var cmds []command
 	s.WriteString("set +e\n")
+	// The Tour's scratch directory, for the test to compare paths with and
+	// to remove, however far the Tour got.
+	s.WriteString("trap 'printf %s \"${TOUR-}\" > \"$README_TEST_OUT/tour\"' EXIT\n")
 	for _, b := range blocks {
 		fmt.Fprintf(&s, "echo %d > \"$README_TEST_OUT/progress\"\n", b.line-1)
 		if b.lang == "sh" {
@@ -256,24 +271,43 @@ func splitOutput(s string) []string {
 }
 
 var (
-	// tourDir is the Tour's scratch directory wherever mktemp put it.
-	tourDir = regexp.MustCompile(`(?:/[^\s/"]+)*/tour\.[A-Za-z0-9]{6}`)
 	// rfc3339 and epochMillis are times: commit times, file mtimes.
 	rfc3339     = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`)
 	epochMillis = regexp.MustCompile(`\b1\d{12}\b`)
 	// hash is a commit or blob hash, full or abbreviated.
 	hash   = regexp.MustCompile(`\b[0-9a-f]{8,64}\b`)
 	spaces = regexp.MustCompile(`[ \t]+`)
+	// tourName is what mktemp makes of the Tour's template.
+	tourName = regexp.MustCompile(`^/tmp/tour\.[A-Za-z0-9]{6}$`)
 )
 
-// displayTour is the scratch directory the README shows.
+// displayTour is the scratch directory the README shows: what the Tour's
+// `mktemp -d /tmp/tour.XXXXXX` printed once.
 const displayTour = "/tmp/tour.Qx81mZ"
 
-// normalize makes an output comparable across machines and runs.
-func normalize(lines []string) []string {
+// tourDir is the scratch directory the Tour's script reported (the Tour
+// makes it under /tmp, outside the test's own directories): it is removed
+// when the test ends.
+func tourDir(t *testing.T, out string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(out, "tour"))
+	dir := string(b)
+	if err != nil || !tourName.MatchString(dir) {
+		return "", fmt.Errorf("the Tour did not make its scratch directory as /tmp/tour.XXXXXX (got %q, %v)", dir, err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir, nil
+}
+
+// normalize makes an output comparable across machines and runs: tour, the
+// scratch directory this output was printed in, becomes $TOUR. Only that
+// exact string is replaced (and its /private twin, as macOS resolves
+// /tmp), so a placeholder can only stand where a path stood, never across
+// the text around it.
+func normalize(lines []string, tour string) []string {
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		l = tourDir.ReplaceAllString(l, "$$TOUR")
+		l = strings.ReplaceAll(l, "/private"+tour, tour)
+		l = strings.ReplaceAll(l, tour, "$TOUR")
 		l = rfc3339.ReplaceAllString(l, "<time>")
 		l = epochMillis.ReplaceAllString(l, "<time>")
 		l = hash.ReplaceAllString(l, "<hash>")
@@ -284,12 +318,40 @@ func normalize(lines []string) []string {
 }
 
 // displayPaths shows the scratch directory as the README does.
-func displayPaths(lines []string) []string {
+func displayPaths(lines []string, tour string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = tourDir.ReplaceAllLiteralString(l, displayTour)
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(l, "/private"+tour, tour), tour, displayTour)
 	}
 	return out
+}
+
+// checkPlaceholders fails when the README shows the scratch directory
+// where no path can start or end: after "<" or a letter (inside an XML tag
+// or a word, as "</tmp/tour…" once showed), or before a letter. An escaped
+// newline in JSON ("\n/tmp/…") is a boundary.
+func checkPlaceholders(readme string) error {
+	var bad []string
+	for n, l := range strings.Split(readme, "\n") {
+		for i := 0; ; {
+			j := strings.Index(l[i:], displayTour)
+			if j < 0 {
+				break
+			}
+			at, end := i+j, i+j+len(displayTour)
+			i = end
+			before := l[:at]
+			okBefore := before == "" || strings.ContainsAny(before[len(before)-1:], " \t\"'(=:>`") || strings.HasSuffix(before, `\n`)
+			okAfter := end == len(l) || strings.ContainsAny(l[end:end+1], "/ \t\"')<`\\,:")
+			if !okBefore || !okAfter {
+				bad = append(bad, fmt.Sprintf("README.md:%d: %s", n+1, l))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the scratch directory stands inside a token (mangled output):\n%s", strings.Join(bad, "\n"))
+	}
+	return nil
 }
 
 type fix struct {

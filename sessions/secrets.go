@@ -1,0 +1,81 @@
+package sessions
+
+import (
+	"regexp"
+	"strings"
+)
+
+// secretPattern is one kind of secret an import masks.
+type secretPattern struct {
+	kind string
+	// hints are substrings every match holds: a text without any is not
+	// run through the expression (most texts hold no secret at all).
+	hints []string
+	re    *regexp.Regexp
+}
+
+// secretPatterns are the common shapes of credentials: provider API keys,
+// access tokens, private key blocks. A match is replaced by
+// "[masked:KIND]" before anything is stored, unless the caller keeps
+// secrets. The patterns avoid quotes and backslashes at their ends, so a
+// match inside a JSON line is replaced without breaking the line.
+var secretPatterns = []secretPattern{
+	{"private-key", []string{"PRIVATE KEY-----"}, regexp.MustCompile(`-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]{1,1000}?[\s\S]*?-----END[A-Z ]{0,40} PRIVATE KEY-----`)},
+	{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`)},
+	{"openai-key", []string{"sk-"}, regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`)},
+	{"aws-access-key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+	{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})`)},
+	{"gitlab-token", []string{"glpat-"}, regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+	{"slack-token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{"google-api-key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{"stripe-key", []string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`)},
+	{"bearer-token", []string{"earer "}, regexp.MustCompile(`\b[Bb]earer [A-Za-z0-9._~+/-]{24,}=*`)},
+}
+
+// maskSecrets returns s with every secret replaced, and how many it
+// replaced.
+func maskSecrets(s string) (string, int) {
+	n := 0
+	for _, p := range secretPatterns {
+		if !hinted(s, p.hints) || !p.re.MatchString(s) {
+			continue
+		}
+		s = p.re.ReplaceAllStringFunc(s, func(string) string {
+			n++
+			return "[masked:" + p.kind + "]"
+		})
+	}
+	return s, n
+}
+
+// mask masks the record's texts in place and returns the count.
+func (r *Record) mask() int {
+	n := 0
+	m := func(s *string) {
+		var k int
+		*s, k = maskSecrets(*s)
+		n += k
+	}
+	m(&r.Text)
+	for i := range r.Calls {
+		m(&r.Calls[i].Arguments)
+	}
+	if r.Compaction != nil {
+		m(&r.Compaction.Summary)
+	}
+	if len(r.Raw) > 0 {
+		s := string(r.Raw)
+		m(&s)
+		r.Raw = []byte(s)
+	}
+	return n
+}
+
+func hinted(s string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,90 @@
+package tract
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Tract metadata: what a tract says about itself beside its history, as
+// key/value text (an imported session's title, working directory, model).
+// It is kept as the tract's settings under the prefix "meta.", so a store
+// needs nothing new; it is not hashed, not exported and never compiled.
+
+// metaPrefix marks a setting that is tract metadata, not configuration.
+const metaPrefix = "meta."
+
+// MaxTractMetaBytes bounds one metadata value.
+const MaxTractMetaBytes = 64 << 10
+
+// TractMeta is one metadata entry of a tract.
+type TractMeta struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// TractMeta lists a tract's metadata sorted by key.
+func (r *Repo) TractMeta(ctx context.Context, tractName string) ([]TractMeta, error) {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return nil, err
+	}
+	return ReadTractMeta(ctx, r.store, t.ID)
+}
+
+// ReadTractMeta lists the metadata of the tract with id tractID, sorted by
+// key, from any reader (a transaction included).
+func ReadTractMeta(ctx context.Context, rd Finder, tractID string) ([]TractMeta, error) {
+	settings, err := rd.Settings(ctx, tractID)
+	if err != nil {
+		return nil, err
+	}
+	var out []TractMeta
+	for _, s := range settings {
+		if k, ok := strings.CutPrefix(s.Key, metaPrefix); ok {
+			out = append(out, TractMeta{Key: k, Value: s.Value})
+		}
+	}
+	slices.SortFunc(out, func(a, b TractMeta) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// SetTractMeta sets a tract's metadata entries in one transaction; an
+// empty value removes its key. Keys are non-empty printable text without
+// white space.
+func (r *Repo) SetTractMeta(ctx context.Context, tractName string, kv map[string]string) error {
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		if err := checkMetaKey(k); err != nil {
+			return err
+		}
+		if len(kv[k]) > MaxTractMetaBytes {
+			return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
+		}
+	}
+	return r.store.Update(ctx, func(tx Tx) error {
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			if err := tx.PutSetting(ctx, Setting{Tract: t.ID, Key: metaPrefix + k, Value: kv[k]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func checkMetaKey(k string) error {
+	if k == "" || len(k) > MaxNameBytes {
+		return &ValidationError{Field: "tract meta key", Value: k, Reason: fmt.Sprintf("want 1 to %d bytes", MaxNameBytes)}
+	}
+	for _, c := range k {
+		if c <= ' ' || c == 0x7f {
+			return &ValidationError{Field: "tract meta key", Value: k, Reason: "holds white space or a control character"}
+		}
+	}
+	return nil
+}
