@@ -174,3 +174,18 @@ func profileBlock(slug string, doc *triad.Value, fields []string, texts []agents
 func unset(v *triad.Value) bool {
 	return v.IsEmpty() || (v.Kind == triad.Array && len(v.Items) == 0) || (v.Kind == triad.Object && len(v.Members) == 0)
 }
+
+// ProfilePrompt is the profile block `lineage context --slug` puts in the
+// system part, for a merged agent profile: the fields (nil:
+// [DefaultProfileFields]) as canonical JSON, then the persona and system
+// instructions texts headed by the file each came from
+// ([agents.Profile.PromptTexts]); "" when nothing is set. The warnings
+// name the texts left out.
+func ProfilePrompt(slug string, prof *agents.Profile, fields []string) (string, []string) {
+	if fields == nil {
+		fields = DefaultProfileFields
+	}
+	texts, warnings := prof.PromptTexts()
+	text, _ := profileBlock(slug, prof.Document(agents.DocumentOptions{}), fields, texts)
+	return text, warnings
+}
