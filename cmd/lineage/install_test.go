@@ -194,4 +194,16 @@ func removeVersion(modcache, version string) {
 	for _, p := range dl {
 		os.Remove(p)
 	}
+	// The version list the download kept: dropped when it names only
+	// these tests' versions.
+	list := filepath.Join(modcache, "cache", "download", filepath.FromSlash(modulePath), "@v", "list")
+	if b, err := os.ReadFile(list); err == nil {
+		mine := true
+		for _, v := range strings.Fields(string(b)) {
+			mine = mine && strings.HasPrefix(v, "v0.0.0-installtest.")
+		}
+		if mine {
+			os.Remove(list)
+		}
+	}
 }
