@@ -26,8 +26,16 @@ type Importer struct {
 
 // DefaultReaders are the readers lineage has, by harness.
 func DefaultReaders() map[Harness]Reader {
-	return map[Harness]Reader{Claude: ClaudeReader{}}
+	out := map[Harness]Reader{}
+	for _, r := range readers {
+		out[r.Harness()] = r
+	}
+	return out
 }
+
+// readers lists every reader; each reader's file adds its own in init, so
+// the readers of different harnesses never touch one list line.
+var readers = []Reader{ClaudeReader{}}
 
 // IndexTract is the tract whose metadata holds the importer's cursors: one
 // entry per transcript file read, so a grown file is read from where the

@@ -88,6 +88,12 @@ func (im *Importer) mapSource(ctx context.Context, p *pendingSource) (SessionRep
 	s := p.batch.Session
 	m := &sessionMapper{im: im, ctx: ctx, b: p.batch, st: p.st(), tract: TractName(s.Harness, s.ID),
 		idx: map[string]*node{}, sessions: map[string]bool{s.ID: true}}
+	if o := s.Origin; o != nil && (o.Kind == LinkResume || o.Kind == LinkRewind) {
+		// Another file of the same conversation: its records go on the
+		// origin's tract, the first after the record the link names.
+		m.tract = TractName(o.Harness, o.Session)
+		m.sessions[o.Session] = true
+	}
 	m.rep = &SessionReport{Harness: s.Harness, Session: s.ID, Tract: m.tract, Path: p.src.Path, Records: len(p.batch.Records)}
 	for _, n := range p.batch.Skipped {
 		m.rep.Skipped += n
@@ -146,6 +152,10 @@ func (m *sessionMapper) open() error {
 			return err
 		}
 		m.fork = &forkState{origin: originTract}
+		if o.Key != "" {
+			// A fork that copies nothing (Codex) names where it starts.
+			m.fork.lastShared = m.idx[o.Key]
+		}
 		return nil
 	}
 	return m.create(nil)
@@ -171,7 +181,19 @@ func (m *sessionMapper) resume(t tract.Tract) error {
 		m.idx[m.st.LastKey] = m.tip
 		return nil
 	}
-	return m.loadIndex(m.tract)
+	if err := m.loadIndex(m.tract); err != nil {
+		return err
+	}
+	if head != "" {
+		c, err := m.im.Repo.Store().Commit(m.ctx, head)
+		if err != nil {
+			return err
+		}
+		if n := m.idx[firstKey(metaOf(c.Meta).Keys)]; n != nil && n.commit == head {
+			m.tip = n
+		}
+	}
+	return nil
 }
 
 func (m *sessionMapper) readBranches() error {
@@ -289,7 +311,11 @@ func (m *sessionMapper) record(r *Record) error {
 // the record follows main's head.
 func (m *sessionMapper) parentOf(r *Record) (*node, error) {
 	if r.Parent == "" {
-		if m.base == nil || (m.base.commit == "" && m.tip != nil && m.tip != m.base) {
+		if m.tip == nil {
+			// A fork not created yet: its root follows what it shares.
+			return &node{}, nil
+		}
+		if m.base == nil || (m.base.commit == "" && m.tip != m.base) {
 			// A new root in a tract that has a history follows it.
 			return m.tip, nil
 		}
@@ -405,7 +431,7 @@ func (m *sessionMapper) moveMain(parent *node) error {
 	}
 	old := m.tip
 	if old != nil && old.commit != "" && !m.branchHolds(old.commit) {
-		name := m.branchName(old.key)
+		name := m.branchName(firstNonEmpty(old.key, string(old.commit)))
 		if _, err := m.im.Repo.CreateBranch(m.ctx, m.tract, name, string(old.commit)); err != nil {
 			return err
 		}

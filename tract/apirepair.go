@@ -189,11 +189,4 @@ func toolInput(args string) jsontext.Value {
 }
 
 // needsRepair reports whether apiMessages could change anything in msgs.
-func needsRepair(msgs []Message) bool {
-	for _, m := range msgs {
-		if m.Role == RoleTool || len(m.ToolCalls) > 0 || m.Name != "" && !validAPIID(m.Name) {
-			return true
-		}
-	}
-	return false
-}
+func needsRepair(msgs []Message) bool { return !Plain(msgs) }

@@ -83,7 +83,7 @@ func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, coun
 			return v, nil
 		}
 	}
-	v, err := r.viewAt(ctx, t, counter, head)
+	v, err := r.viewAt(ctx, nil, t, counter, head)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
@@ -257,6 +256,15 @@ type storedCompile struct {
 	more []Message
 }
 
+// lookup is what one compile learned of its tract's stored checkpoint,
+// so that it looks the row up once: whether a plan ran (and did not serve
+// the compile: it would not serve it now), and whether there is no row
+// this build reads (none stored, or of another format).
+type lookup struct {
+	planned bool
+	absent  bool
+}
+
 // planStored finds whether the stored checkpoint serves a cold compile of
 // t at head: no annotation came after it, and head is its head or extends
 // it by fewer than checkpointEvery plain appends. It reads neither the
@@ -265,9 +273,11 @@ type storedCompile struct {
 // is left uncounted (Tokens -1).
 // part is ViewMessages, or ViewHeader for a plan whose messages are read
 // later (lendStoredOpenAI).
-func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool, part ViewPart) (storedCompile, bool, error) {
+func (r *Repo) planStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, uncounted bool, part ViewPart) (storedCompile, bool, error) {
+	lk.planned = true
 	cv, err := r.store.CompiledView(ctx, t.ID, counter.Encoding(), part)
 	if errors.Is(err, ErrNotFound) {
+		lk.absent = true
 		return storedCompile{}, false, nil
 	}
 	if err != nil {
@@ -277,6 +287,7 @@ func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, 
 		return storedCompile{}, false, err
 	}
 	if cv.Format != viewFormat {
+		lk.absent = true
 		return storedCompile{}, false, nil
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
@@ -298,8 +309,8 @@ func (r *Repo) planStored(ctx context.Context, t Tract, counter tokens.Counter, 
 // (planStored): the stored messages and the appended ones', budget
 // applied; ok is false when only a full compile can tell. With uncounted,
 // so is the result of an uncounted append (Tokens -1).
-func (r *Repo) compileStored(ctx context.Context, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
-	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted, ViewMessages)
+func (r *Repo) compileStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, budget int, uncounted bool) (Result, bool, error) {
+	sc, ok, err := r.planStored(ctx, lk, t, counter, head, uncounted, ViewMessages)
 	if err != nil || !ok {
 		return Result{}, false, err
 	}
@@ -331,19 +342,19 @@ func (sc storedCompile) result(t Tract, budget int) (Result, bool, error) {
 	return res, true, err
 }
 
-// writeStored writes the openai format of t's cold compile at head from
-// the stored checkpoint when it serves it (planStored); done is false, with
-// nothing written, when only a full compile can tell. From a store that
-// lends the messages part (ViewLender) the plan reads the checkpoint's
-// header, then the part is lent, checked to be the one planned, and
-// written from the store's memory.
-func (r *Repo) writeStored(ctx context.Context, w io.Writer, t Tract, counter tokens.Counter, head Hash, uncounted bool, indent string) (bool, error) {
+// serveStored hands t's cold compile at head to use from the stored
+// checkpoint when it serves it (planStored); done is false, with use not
+// called, when only a full compile can tell. From a store that lends the
+// messages part (ViewLender) the plan reads the checkpoint's header, then
+// the part is lent, checked to be the one planned, and handed out from
+// the store's memory.
+func (r *Repo) serveStored(ctx context.Context, lk *lookup, use func(*Messages) error, t Tract, counter tokens.Counter, head Hash, uncounted bool) (bool, error) {
 	l, lends := r.store.(ViewLender)
 	part := ViewMessages
 	if lends {
 		part = ViewHeader
 	}
-	sc, ok, err := r.planStored(ctx, t, counter, head, uncounted, part)
+	sc, ok, err := r.planStored(ctx, lk, t, counter, head, uncounted, part)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -356,7 +367,7 @@ func (r *Repo) writeStored(ctx context.Context, w io.Writer, t Tract, counter to
 			if err := checkView(&cv); err != nil {
 				return err
 			}
-			done, err := writeStoredOpenAI(w, t, storedCompile{cv: cv, more: sc.more}, indent)
+			done, err := streamStored(use, t, storedCompile{cv: cv, more: sc.more})
 			if written = done; !done {
 				sc.cv, kept = cv, true
 				sc.cv.Messages = bytes.Clone(cv.Messages)
@@ -369,10 +380,10 @@ func (r *Repo) writeStored(ctx context.Context, w io.Writer, t Tract, counter to
 		if !kept {
 			return false, nil // gone or replaced meanwhile
 		}
-	} else if done, err := writeStoredOpenAI(w, t, sc, indent); done {
+	} else if done, err := streamStored(use, t, sc); done {
 		return true, err
 	}
-	// Messages the APIs' repair reorders: all of them at once.
+	// Messages that are not all plain: all of them at once.
 	res, ok, err := sc.result(t, 0)
 	if !ok && err == nil {
 		return false, nil
@@ -380,41 +391,7 @@ func (r *Repo) writeStored(ctx context.Context, w io.Writer, t Tract, counter to
 	if err != nil {
 		return true, err
 	}
-	res.Tract, res.Head, res.Encoding = t.Name, head, counter.Encoding()
-	return true, WriteOpenAI(w, res, indent)
-}
-
-// writeStoredOpenAI writes the openai format of the stored checkpoint's
-// messages and the appended ones (planStored) as WriteOpenAI writes a
-// result, one message at a time: when neither needs the APIs' repair,
-// nothing of the context is held in memory but the part itself. ok is
-// false, with nothing written, when they do or the part does not decode.
-func writeStoredOpenAI(w io.Writer, t Tract, sc storedCompile, indent string) (bool, error) {
-	mr, sm, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
-	if err != nil || sm.repair || needsRepair(sc.more) {
-		return false, nil
-	}
-	stored := mr.left
-	n := stored + len(sc.more)
-	if n == 0 {
-		return true, fmt.Errorf("tract %s: %w", t.Name, ErrEmptyContext)
-	}
-	var m Message
-	err = writeJSONArray(w, n, indent, func(a *jsonAppender, i int) {
-		if i < stored {
-			mr.next(&m)
-		} else {
-			m = sc.more[i-stored]
-		}
-		om := openAIMessage(&m)
-		a.message(&om, 1)
-	})
-	if err == nil && mr.err() != nil {
-		// The part matched its sum, so only a layout this build reads
-		// differently gets here, half-written: say so.
-		err = fmt.Errorf("compile checkpoint of tract %s (%s, head %s): %w", t.Name, sc.cv.Encoding, sc.cv.Head.Short(), errViewData)
-	}
-	return true, err
+	return true, use(heldMessages(t.Name, res.Messages))
 }
 
 // counterName is the name of an encoding ("" is the default) without

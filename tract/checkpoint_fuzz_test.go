@@ -1,7 +1,6 @@
 package tract
 
 import (
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,7 +44,13 @@ func FuzzDecodeMessages(f *testing.F) {
 		}
 		// Written as it is read: never a panic, and damage is an error.
 		sc := storedCompile{cv: CompiledView{Messages: data, Head: v.head}}
-		if done, werr := writeStoredOpenAI(io.Discard, v.viewer, sc, ""); done && werr == nil && err != nil {
+		read := func(ms *Messages) error {
+			var m Message
+			for ms.Next(&m) {
+			}
+			return ms.Err()
+		}
+		if done, werr := streamStored(read, v.viewer, sc); done && werr == nil && err != nil {
 			t.Fatalf("streamed what does not decode (%v)", err)
 		}
 	})

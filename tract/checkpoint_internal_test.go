@@ -1,11 +1,10 @@
 package tract
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
+	"reflect"
 	"testing"
 
 	"github.com/agentlineage/lineage/internal/tokens"
@@ -27,32 +26,42 @@ func plainView(n int) *view {
 	return v
 }
 
-// A compile written as it is read holds no message but the one it writes:
+// A compile handed out as it is read holds no message but the one read:
 // its allocations do not grow with the context (a decode to Messages makes
-// one Message and one hex hash per message), and it writes what
-// WriteOpenAI writes of the decoded messages.
-func TestWriteStoredOpenAIHoldsNoMessages(t *testing.T) {
+// one Message and one hex hash per message), and it hands out the
+// messages the decoded result holds.
+func TestStreamStoredHoldsNoMessages(t *testing.T) {
+	var got []Message
+	collect := func(ms *Messages) error {
+		got = ms.All()
+		return ms.Err()
+	}
+	var m Message
+	read := func(ms *Messages) error {
+		for ms.Next(&m) {
+		}
+		return ms.Err()
+	}
 	allocs := map[int]float64{}
 	for _, n := range []int{200, 2000} {
 		v := plainView(n)
 		sc := storedCompile{cv: CompiledView{Messages: encodeMessages(v), Head: v.head},
 			more: []Message{{Role: RoleUser, Content: "one more", Type: TypeMessage, Priority: Normal}}}
-		var got, want bytes.Buffer
-		if done, err := writeStoredOpenAI(&got, v.viewer, sc, "  "); !done || err != nil {
+		if done, err := streamStored(collect, v.viewer, sc); !done || err != nil {
 			t.Fatalf("%d messages: streamed %v, %v", n, done, err)
 		}
 		res, ok, err := sc.result(v.viewer, 0)
 		if !ok || err != nil {
 			t.Fatalf("decode: %v %v", ok, err)
 		}
-		if err := WriteOpenAI(&want, res, "  "); err != nil {
-			t.Fatal(err)
+		for i := range res.Messages[:n] {
+			res.Messages[i].Commit = "" // not read when streamed
 		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Fatalf("%d messages: streamed %d bytes, WriteOpenAI %d", n, got.Len(), want.Len())
+		if !reflect.DeepEqual(got, res.Messages) {
+			t.Fatalf("%d messages: streamed %d messages unlike the decoded result's %d", n, len(got), len(res.Messages))
 		}
 		allocs[n] = testing.AllocsPerRun(5, func() {
-			if _, err := writeStoredOpenAI(io.Discard, v.viewer, sc, "  "); err != nil {
+			if _, err := streamStored(read, v.viewer, sc); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -61,15 +70,15 @@ func TestWriteStoredOpenAIHoldsNoMessages(t *testing.T) {
 		t.Fatalf("allocations grow with the messages: %v for 200, %v for 2000", allocs[200], allocs[2000])
 	}
 
-	// Messages the APIs' repair reorders are not streamed.
+	// Messages that are not plain are not streamed.
 	v := plainView(3)
 	v.rendered[1].ToolCalls = []ToolCall{{ID: "c", Name: "f"}}
 	sc := storedCompile{cv: CompiledView{Messages: encodeMessages(v), Head: v.head}}
-	if done, _ := writeStoredOpenAI(io.Discard, v.viewer, sc, ""); done {
-		t.Fatal("streamed messages that need the APIs' repair")
+	if done, _ := streamStored(read, v.viewer, sc); done {
+		t.Fatal("streamed messages that are not plain")
 	}
 	sc = storedCompile{cv: CompiledView{Messages: encodeMessages(plainView(3)), Head: v.head}, more: []Message{{Role: RoleTool, ToolCallID: "c"}}}
-	if done, _ := writeStoredOpenAI(io.Discard, v.viewer, sc, ""); done {
+	if done, _ := streamStored(read, v.viewer, sc); done {
 		t.Fatal("streamed an appended tool result")
 	}
 }

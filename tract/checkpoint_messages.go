@@ -8,7 +8,7 @@ import (
 // The messages layout: the view's rendered messages as compile returns
 // them, with the tracts they name and the tools in force, in the data
 // layout's encoding. A header says whether the messages need the chat
-// APIs' repair (needsRepair), so a compile that only writes them in the
+// APIs' repair (not Plain), so a compile that only writes them in the
 // openai format can stream them; a commit hash is its 32 bytes (hashRef).
 func encodeMessages(v *view) []byte {
 	size := 64
@@ -21,7 +21,7 @@ func encodeMessages(v *view) []byte {
 	w.str(string(v.head))
 	w.uint(uint64(len(v.lin.order)))
 	w.int(int64(v.tokens))
-	w.bool(needsRepair(v.rendered))
+	w.bool(!Plain(v.rendered))
 	w.uint(uint64(len(v.tools)))
 	for _, td := range v.tools {
 		w.str(td.Name)

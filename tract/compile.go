@@ -127,26 +127,13 @@ func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptio
 }
 
 // CompileOpenAI writes the openai format of tractName's cold compile
-// under o to w: the bytes WriteOpenAI writes of CompileCold's result. When
-// the stored checkpoint serves the compile, no budget applies and no
-// message needs the APIs' repair, the messages are read from the
-// checkpoint and written one at a time, never all held as Messages (what
-// a process that prints a long context once wants).
+// under o to w: the bytes WriteOpenAI writes of CompileCold's result, the
+// messages streamed when CompileMessages streams them.
+//
+// Deprecated: tract/wire writes the provider formats (wire.WriteOpenAIMessages
+// of CompileMessages); this stays only until the CLI moves to it (issue 38).
 func (r *Repo) CompileOpenAI(ctx context.Context, w io.Writer, tractName string, o CompileOptions, indent string) error {
-	t, counter, head, err := r.compileTarget(ctx, tractName, o)
-	if err != nil {
-		return err
-	}
-	if o.Budget == 0 && !r.noCheckpoints && head != "" {
-		if done, err := r.writeStored(ctx, w, t, counter, head, o.Uncounted, indent); done || err != nil {
-			return err
-		}
-	}
-	res, err := r.compileAt(ctx, t, counter, head, o, false)
-	if err != nil {
-		return err
-	}
-	return WriteOpenAI(w, res, indent)
+	return r.CompileMessages(ctx, tractName, o, func(ms *Messages) error { return writeOpenAIMessages(w, ms, indent) })
 }
 
 // compileTarget checks o and finds what it compiles: the tract, the
@@ -181,26 +168,31 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	if err != nil {
 		return Result{}, err
 	}
-	return r.compileAt(ctx, t, counter, head, o, cached)
+	return r.compileAt(ctx, nil, t, counter, head, o, cached)
 }
 
-func (r *Repo) compileAt(ctx context.Context, t Tract, counter tokens.Counter, head Hash, o CompileOptions, cached bool) (Result, error) {
+// compileAt compiles t at head; lk is what the compile learned of the
+// stored checkpoint so far (nil: nothing).
+func (r *Repo) compileAt(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, o CompileOptions, cached bool) (Result, error) {
 	var (
 		res Result
 		err error
 	)
+	if lk == nil {
+		lk = &lookup{}
+	}
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
 	if cached {
 		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget, o.Scratch)
 	} else {
 		ok := false
-		if !r.noCheckpoints && head != "" {
-			res, ok, err = r.compileStored(ctx, t, counter, head, o.Budget, o.Uncounted && o.Budget == 0)
+		if !r.noCheckpoints && head != "" && !lk.planned {
+			res, ok, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, o.Uncounted && o.Budget == 0)
 		}
 		if !ok && err == nil {
 			var v *view
-			if v, err = r.viewAt(ctx, t, counter, head); err == nil {
+			if v, err = r.viewAt(ctx, lk, t, counter, head); err == nil {
 				r.keep(ctx, v, o.At == "")
 				res, err = v.result(o.Budget, false, o.Scratch)
 			}
@@ -279,9 +271,10 @@ func newView(t Tract, counter tokens.Counter) *view {
 }
 
 // viewAt builds the view of t at head: the stored checkpoint extended to
-// head when it can be, else a cold view.
-func (r *Repo) viewAt(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
-	if !r.noCheckpoints && head != "" {
+// head when it can be, else a cold view. lk, when not nil, is what the
+// compile learned of the stored checkpoint (none to load: absent).
+func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	if !r.noCheckpoints && head != "" && (lk == nil || !lk.absent) {
 		v, err := r.loadCheckpoint(ctx, t, counter)
 		if err != nil {
 			return nil, err
@@ -561,4 +554,29 @@ func (r *Repo) loadTracts(ctx context.Context, v *view, from int) error {
 		}
 	}
 	return nil
+}
+
+// writeOpenAIMessages is wire.WriteOpenAIMessages, for CompileOpenAI until
+// the CLI moves to tract/wire (issue 38).
+func writeOpenAIMessages(w io.Writer, ms *Messages, indent string) error {
+	if ms.Len() == 0 {
+		return fmt.Errorf("tract %s: %w", ms.Tract(), ErrEmptyContext)
+	}
+	if !ms.Plain() {
+		msgs := apiMessages(ms.All())
+		return writeJSONArray(w, len(msgs), indent, func(a *jsonAppender, i int) {
+			om := openAIMessage(&msgs[i])
+			a.message(&om, 1)
+		})
+	}
+	var m Message
+	err := writeJSONArray(w, ms.Len(), indent, func(a *jsonAppender, i int) {
+		ms.Next(&m)
+		om := openAIMessage(&m)
+		a.message(&om, 1)
+	})
+	if err == nil {
+		err = ms.Err()
+	}
+	return err
 }

@@ -52,6 +52,8 @@ type LogEntry struct {
 	Role    string         `json:"role,omitempty"`
 	Summary string         `json:"summary"`
 	Refs    []string       `json:"refs"`
+	// Content is the commit's content blob ("" for a merge); not printed.
+	Content Hash `json:"-"`
 }
 
 // Log lists a tract's history newest first, in linearization order reversed
@@ -204,7 +206,7 @@ func (r *Repo) linearizeAll(ctx context.Context, tips []Hash) ([]*Commit, error)
 
 func newLogEntry(c *Commit, tractName string, refs []string, byHash map[Hash]Content) LogEntry {
 	e := LogEntry{Hash: c.Hash, Parents: c.Parents, Operation: c.Operation, EditTarget: c.EditTarget, Tract: tractName, Meta: c.Meta,
-		Time: c.Time, Message: c.Message, Refs: append([]string{}, refs...)}
+		Time: c.Time, Message: c.Message, Refs: append([]string{}, refs...), Content: c.Content}
 	sort.Strings(e.Refs)
 	if content, ok := byHash[c.Content]; ok {
 		e.Type, e.Role, e.Summary = content.Type, content.Role, summary(content)

@@ -233,7 +233,10 @@ type ReflogQuery struct {
 
 // AnnotationQuery selects annotations.
 type AnnotationQuery struct {
-	Viewers  []string
-	Commit   Hash
+	Viewers []string
+	Commit  Hash
+	// Commits, when not nil, selects the annotations of these commits
+	// (none when empty): a window's in one query.
+	Commits  []Hash
 	AfterSeq int64
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // TestCrawlNeverFails follows every link of every page of the fixture (a
@@ -30,7 +31,7 @@ func TestCrawlNeverFails(t *testing.T) {
 	seen := map[string]bool{}
 	queue := []string{"/", "/instructions", "/tract/main/find?q=message&all=1", "/tract/main/diff?a=v1~3&b=v1"}
 	for _, tr := range []string{"main", "kid"} {
-		for _, fm := range []tract.Format{"", tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText} {
+		for _, fm := range []wire.Format{"", wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText} {
 			for _, q := range []string{"", "&budget=1", "&budget=40", "&budget=100000", "&at=v1", "&at=HEAD~2", "&at=" + string(f.merge), "&at=" + string(f.skipped)} {
 				queue = append(queue, "/tract/"+tr+"/compile?format="+string(fm)+q)
 			}

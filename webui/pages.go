@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/agentlineage/lineage/triad"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // tractRow is one tract on the tracts page.
@@ -146,37 +146,11 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 		rows[i] = graphRow{LogEntry: e, Node: p.Layout.Nodes[i]}
 		at[e.Hash] = i
 	}
-	for i, e := range entries {
-		if e.EditTarget == "" {
-			continue
-		}
-		if j, ok := at[e.EditTarget]; ok && e.Operation == tract.OpEdit {
-			rows[j].EditedBy = e.Hash
-		}
-		if e.Operation == tract.OpCompress {
-			shown, err := s.o.Repo.Show(ctx, name, string(e.Hash))
-			if err != nil {
-				return "", pageData{}, err
-			}
-			if shown.Content != nil {
-				rows[i].From = shown.Content.From
-			}
-			newestAt, ok1 := at[e.EditTarget]
-			oldestAt, ok2 := at[rows[i].From]
-			for k := newestAt; ok1 && ok2 && k <= oldestAt; k++ {
-				rows[k].SummarizedBy = e.Hash
-			}
-		}
+	rel, err := s.o.Repo.Relations(ctx, info.ID, entries)
+	if err != nil {
+		return "", pageData{}, err
 	}
-	for i, e := range entries {
-		anns, err := s.o.Repo.Store().Annotations(ctx, tract.AnnotationQuery{Commit: e.Hash, Viewers: []string{info.ID}})
-		if err != nil {
-			return "", pageData{}, err
-		}
-		if n := len(anns); n > 0 {
-			rows[i].Skipped = newest(anns).Priority == tract.Skip
-		}
-	}
+	relate(rows, at, rel)
 	for _, t := range list {
 		if t.Spawn == nil {
 			continue
@@ -190,6 +164,31 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 	}
 	p.Rows = rows
 	return "graph", pageData{Title: name + " graph", Tract: name, Page: p}, nil
+}
+
+// relate marks the rows of a graph window (at: a commit's row) with what
+// their commits say of each other: edits, summaries and skips.
+func relate(rows []graphRow, at map[tract.Hash]int, rel tract.Relations) {
+	for i := range rows {
+		e := &rows[i].LogEntry
+		if a, ok := rel.Newest[e.Hash]; ok {
+			rows[i].Skipped = a.Priority == tract.Skip
+		}
+		if e.EditTarget == "" {
+			continue
+		}
+		if j, ok := at[e.EditTarget]; ok && e.Operation == tract.OpEdit {
+			rows[j].EditedBy = e.Hash
+		}
+		if e.Operation == tract.OpCompress {
+			rows[i].From = rel.From[e.Hash]
+			newestAt, ok1 := at[e.EditTarget]
+			oldestAt, ok2 := at[rows[i].From]
+			for k := newestAt; ok1 && ok2 && k <= oldestAt; k++ {
+				rows[k].SummarizedBy = e.Hash
+			}
+		}
+	}
 }
 
 // nextPage is the query of the page after a window of all (the log from
@@ -224,10 +223,6 @@ func nextPage(all []tract.LogEntry, from string, skip, window int) string {
 		v.Set("skip", strconv.Itoa(skip+window))
 	}
 	return v.Encode()
-}
-
-func newest(anns []tract.Annotation) tract.Annotation {
-	return slices.MaxFunc(anns, func(a, b tract.Annotation) int { return int(a.Seq - b.Seq) })
 }
 
 type commitPage struct {
@@ -277,11 +272,11 @@ type compilePage struct {
 	// DroppedRows are the first maxListed dropped messages.
 	DroppedRows []tract.Dropped
 	Budget      int
-	Format      tract.Format
+	Format      wire.Format
 	At          string
 	Request     string
 	Percent     int // used share of the budget, 0–100
-	Formats     []tract.Format
+	Formats     []wire.Format
 	Dropped     int
 	DropToks    int
 }
@@ -304,11 +299,11 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	if err != nil {
 		return "", pageData{}, err
 	}
-	f := tract.Format(q.Get("format"))
+	f := wire.Format(q.Get("format"))
 	if f == "" {
-		f = tract.FormatOpenAI
+		f = wire.FormatOpenAI
 	}
-	if f == tract.FormatJSON {
+	if f == wire.FormatJSON {
 		return "", pageData{}, badRequest{"format=json: the page shows the record itself; pick openai, openai-request, anthropic or text"}
 	}
 	if err := f.Validate(); err != nil {
@@ -322,12 +317,12 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	if err != nil {
 		return "", pageData{}, err
 	}
-	rendered, err := tract.Render(res, f)
+	rendered, err := wire.Render(res, f)
 	if err != nil {
 		return "", pageData{}, err
 	}
 	p := compilePage{Result: res, Budget: budget, Format: f, At: o.At, Dropped: len(res.Dropped),
-		Formats: []tract.Format{tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText}}
+		Formats: []wire.Format{wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText}}
 	for _, d := range res.Dropped {
 		p.DropToks += d.Tokens
 	}
@@ -337,13 +332,13 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 		p.Percent = min(100, res.Tokens*100/budget)
 	}
 	switch f {
-	case tract.FormatText:
+	case wire.FormatText:
 		p.Request = rendered.Text
-	case tract.FormatOpenAI:
+	case wire.FormatOpenAI:
 		p.Request = indentJSON(rendered.OpenAI)
-	case tract.FormatOpenAIRequest:
+	case wire.FormatOpenAIRequest:
 		p.Request = indentJSON(rendered.OpenAIRequest)
-	case tract.FormatAnthropic:
+	case wire.FormatAnthropic:
 		p.Request = indentJSON(rendered.Anthropic)
 	}
 	return "compile", pageData{Title: name + " compile", Tract: name, Page: p}, nil

@@ -119,10 +119,32 @@ func not(f func(string) bool) func(string) bool {
 
 // The layers of docs/architecture.md.
 var (
-	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver", "webui")
+	faces = func(p string) bool {
+		return pkg("cmd/lineage", "mcpserver", "webui")(p) || under(Module+"/internal/cli")(p)
+	}
 	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard", "sessions")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
+)
+
+// cliGroup selects the CLI's command-group packages (internal/cli/tractcmd,
+// internal/cli/agentscmd, …): the packages right under internal/cli named
+// …cmd. Their shared base (internal/cli/clienv) is not one.
+func cliGroup(p string) bool {
+	rel, ok := strings.CutPrefix(p, Module+"/internal/cli/")
+	return ok && !strings.Contains(rel, "/") && strings.HasSuffix(rel, "cmd")
+}
+
+// CLIGroupsRule is the name of the rule that keeps the CLI's command
+// groups apart.
+const CLIGroupsRule = "a CLI command group imports no other group, and the CLI's base imports none"
+
+// ConfigRule and ConfigFacesRule name the rules that keep internal/config
+// the CLI's own: only the CLI reads the host's configuration, and it
+// depends on no face.
+const (
+	ConfigRule      = "only the CLI imports internal/config"
+	ConfigFacesRule = "internal/config imports no face"
 )
 
 // Rules are lineage's dependency rules.
@@ -157,4 +179,15 @@ var Rules = []Rule{
 		Forbid: under(Module + "/internal/platformtest"), Direct: true},
 	{Name: "the instructions.FS suite only in tests", For: not(pkg("instructions/fstest")),
 		Forbid: under(Module + "/instructions/fstest"), Direct: true},
+	{Name: "the domain renders no provider's format: tract and its stores never reach tract/wire",
+		For: func(p string) bool {
+			return pkg("tract")(p) || under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/internal")(p)
+		},
+		Forbid: under(Module + "/tract/wire")},
+	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
+		Forbid: cliGroup},
+	{Name: ConfigRule, For: not(func(p string) bool { return under(Module+"/internal/cli")(p) || pkg("internal/config")(p) }),
+		Forbid: under(Module + "/internal/config"), Direct: true},
+	{Name: ConfigFacesRule, For: pkg("internal/config"),
+		Forbid: func(d string) bool { return faces(d) || under(Module+"/hooks")(d) }},
 }

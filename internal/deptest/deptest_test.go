@@ -81,6 +81,14 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[12].Name, m("sessions"), m("instructions"), m("tract"), true},
 		{Rules[13].Name, m("journal"), m("internal/platformtest"), m("internal/fsx"), false},
 		{Rules[14].Name, m("mcpserver"), m("instructions/fstest"), m("instructions"), false},
+		{Rules[15].Name, m("tract"), m("tract/wire"), m("internal/tokens"), true},
+		{Rules[15].Name, m("tract/sqlite"), m("tract/wire"), m("tract"), true},
+		{CLIGroupsRule, m("internal/cli/contextcmd"), m("internal/cli/tractcmd"), m("internal/cli/clienv"), true},
+		{CLIGroupsRule, m("internal/cli/clienv"), m("internal/cli/mcpcmd"), m("mcpserver"), true},
+		{ConfigRule, m("mcpserver"), m("internal/config"), m("instructions"), false},
+		{ConfigRule, m("cmd/lineage"), m("internal/config"), m("internal/cli"), false},
+		{ConfigFacesRule, m("internal/config"), m("hooks"), m("instructions"), true},
+		{ConfigFacesRule, m("internal/config"), m("internal/cli/clienv"), m("tract/stores"), true},
 	}
 	for _, tt := range tests {
 		var rule []Rule

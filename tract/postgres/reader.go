@@ -350,6 +350,14 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 		args = append(args, rowform.Raw(q.Commit))
 		where = append(where, fmt.Sprintf("commit_hash = $%d", len(args)))
 	}
+	if q.Commits != nil {
+		raw := make([][]byte, len(q.Commits))
+		for i, h := range q.Commits {
+			raw[i] = rowform.Raw(h)
+		}
+		args = append(args, raw)
+		where = append(where, fmt.Sprintf("commit_hash = ANY($%d)", len(args)))
+	}
 	rows, err := r.q.Query(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY seq`, args...)
 	if err != nil {

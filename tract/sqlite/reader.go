@@ -313,6 +313,13 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 	if q.Commit != "" {
 		where, args = append(where, "commit_hash = ?"), append(args, rowform.Raw(q.Commit))
 	}
+	if q.Commits != nil {
+		marks := make([]string, len(q.Commits))
+		for i, h := range q.Commits {
+			marks[i], args = "?", append(args, rowform.Raw(h))
+		}
+		where = append(where, "commit_hash IN ("+strings.Join(marks, ",")+")")
+	}
 	rows, err := r.query(ctx, `SELECT seq, viewer, commit_hash, priority, reason, time, head FROM annotations WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY seq`, args...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // Bench runs the tract performance benchmarks against a store: newStore
@@ -125,7 +126,7 @@ func benchCompileCold(b *testing.B, newStore func(*testing.B) tract.Store) {
 
 // benchCompileFresh: the compile of a fresh process (a new Repo, no
 // in-memory cache) on a history whose compile checkpoint is stored, written
-// as `tract compile --format openai` writes it (CompileOpenAI: one row
+// as `tract compile --format openai` writes it (CompileMessages written by wire.WriteOpenAIMessages: one row
 // read and checked, each message written as it is decoded), with the same
 // history one commit further (the checkpoint extended by one commit).
 func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
@@ -157,13 +158,13 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 						b.Fatal(err, len(res.Messages))
 					}
 					var want countWriter
-					if err := tract.WriteOpenAI(&want, res, "  "); err != nil {
+					if err := wire.WriteOpenAI(&want, res, "  "); err != nil {
 						b.Fatal(err)
 					}
 					for b.Loop() {
 						fresh := tract.New(r.Store(), tract.Options{})
 						var out countWriter
-						if err := fresh.CompileOpenAI(ctx, &out, "main", tract.CompileOptions{Uncounted: true}, "  "); err != nil || out != want {
+						if err := compileOpenAI(ctx, fresh, &out, "main", tract.CompileOptions{Uncounted: true}, "  "); err != nil || out != want {
 							b.Fatal(err, out, want)
 						}
 					}

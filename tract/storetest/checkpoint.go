@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,10 +13,11 @@ import (
 
 	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 func init() {
-	suites = append(suites, []testCase{{"CompileCheckpoints", testCheckpoints}, {"UncountedCompile", testUncounted}})
+	suites = append(suites, []testCase{{"CompileCheckpoints", testCheckpoints}, {"UncountedCompile", testUncounted}, {"CheckpointLookedUpOnce", testCheckpointLookedUpOnce}})
 }
 
 // noHistory is a store that refuses to read a whole history: what a
@@ -192,7 +194,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		}
 		// So does one written as it is read, and it writes nothing then.
 		var streamed bytes.Buffer
-		err = r.CompileOpenAI(e.ctx, &streamed, "main", tract.CompileOptions{}, "  ")
+		err = compileOpenAI(e.ctx, r, &streamed, "main", tract.CompileOptions{}, "  ")
 		if i == dataDamage {
 			if err != nil {
 				t.Fatalf("openai compile beside damaged checkpoint data: %v", err)
@@ -272,19 +274,19 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	}
 }
 
-// sameOpenAI checks that r's CompileOpenAI of main writes what WriteOpenAI
+// sameOpenAI checks that r's compile of main written as it is read writes what WriteOpenAI
 // writes of want.
 func sameOpenAI(t *testing.T, r *tract.Repo, want tract.Result) {
 	t.Helper()
 	var got, exp bytes.Buffer
-	if err := r.CompileOpenAI(context.Background(), &got, "main", tract.CompileOptions{}, "  "); err != nil {
+	if err := compileOpenAI(context.Background(), r, &got, "main", tract.CompileOptions{}, "  "); err != nil {
 		t.Fatal(err)
 	}
-	if err := tract.WriteOpenAI(&exp, want, "  "); err != nil {
+	if err := wire.WriteOpenAI(&exp, want, "  "); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), exp.Bytes()) {
-		t.Fatalf("CompileOpenAI wrote %d bytes unlike WriteOpenAI's %d:\n%.400s\nwant\n%.400s", got.Len(), exp.Len(), got.Bytes(), exp.Bytes())
+		t.Fatalf("streamed compile wrote %d bytes unlike WriteOpenAI's %d:\n%.400s\nwant\n%.400s", got.Len(), exp.Len(), got.Bytes(), exp.Bytes())
 	}
 }
 
@@ -344,5 +346,65 @@ func testUncounted(t *testing.T, newStore Factory) {
 	got.Tokens = cold.Tokens
 	if !reflect.DeepEqual(got, cold) {
 		t.Fatalf("uncounted compile differs from cold beyond its counts:\n%+v\n%+v", got, cold)
+	}
+}
+
+// compileOpenAI writes the openai format of r's cold compile of tractName
+// as `tract compile --format openai` does: wire's writer over the compile
+// handed out as it is read.
+func compileOpenAI(ctx context.Context, r *tract.Repo, w io.Writer, tractName string, o tract.CompileOptions, indent string) error {
+	return r.CompileMessages(ctx, tractName, o, func(ms *tract.Messages) error { return wire.WriteOpenAIMessages(w, ms, indent) })
+}
+
+// viewLookups counts the reads of a stored compile checkpoint.
+type viewLookups struct {
+	tract.Store
+	n *atomic.Int64
+}
+
+func (s viewLookups) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
+	s.n.Add(1)
+	return s.Store.CompiledView(ctx, viewer, encoding, part)
+}
+
+// lendingViewLookups is viewLookups of a store that lends its checkpoints.
+type lendingViewLookups struct{ viewLookups }
+
+func (s lendingViewLookups) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+	s.n.Add(1)
+	return s.Store.(tract.ViewLender).LendCompiledView(ctx, viewer, encoding, fn)
+}
+
+// testCheckpointLookedUpOnce: a cold compile, whether it returns a result
+// or hands out a message sequence, looks the stored checkpoint up once
+// (there is none yet: nothing more to read), and a compile the stored
+// checkpoint serves reads it once (its header and then its messages from
+// a store that lends them).
+func testCheckpointLookedUpOnce(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	e.importNumbered(20)
+	var n atomic.Int64
+	var store tract.Store = viewLookups{e.store, &n}
+	reads := 1
+	if _, ok := e.store.(tract.ViewLender); ok {
+		store, reads = lendingViewLookups{viewLookups{e.store, &n}}, 2
+	}
+	r := tract.New(store, tract.Options{Now: e.clock.Now})
+	for _, enc := range []string{"o200k_base", "cl100k_base"} {
+		o := tract.CompileOptions{Encoding: enc}
+		var err error
+		if enc == "o200k_base" {
+			err = compileOpenAI(e.ctx, r, io.Discard, "main", o, "")
+		} else {
+			_, err = r.CompileCold(e.ctx, "main", o)
+		}
+		e.must(err)
+		if got := n.Swap(0); got != 1 {
+			t.Fatalf("cold compile (%s) looked the stored checkpoint up %d times, want 1", enc, got)
+		}
+	}
+	e.must(compileOpenAI(e.ctx, r, io.Discard, "main", tract.CompileOptions{}, ""))
+	if got := n.Swap(0); got != int64(reads) {
+		t.Fatalf("a compile the checkpoint serves read it %d times, want %d", got, reads)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/go-json-experiment/json"
 )
 
@@ -63,7 +64,7 @@ func testCompileToolCalls(t *testing.T, newStore Factory) {
 	_, err = e.repo.Commit(e.ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: "c1", Text: "rain"}})
 	e.must(err)
 	res := e.compile("main", tract.CompileOptions{})
-	b, err := json.Marshal(tract.OpenAI(res.Messages))
+	b, err := json.Marshal(wire.OpenAI(res.Messages))
 	e.must(err)
 	equal(t, string(b), `[{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},{"role":"tool","content":"rain","tool_call_id":"c1"}]`)
 }
@@ -283,7 +284,7 @@ func testAnthropic(t *testing.T, newStore Factory) {
 		{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: "done"}},
 	})
 	e.must(err)
-	a := tract.ToAnthropic(e.compile("main", tract.CompileOptions{}).Messages)
+	a := wire.ToAnthropic(e.compile("main", tract.CompileOptions{}).Messages)
 	b, err := json.Marshal(a)
 	e.must(err)
 	equal(t, string(b), `{"system":"sys one\n\nsys two","messages":[`+

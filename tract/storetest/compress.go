@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func testCompressReplacesRange(t *testing.T, newStore Factory) {
 	e.add("hand", tract.TypeMessage, "user", "We talked about tracts.")
 	e.add("hand", tract.TypeMessage, "user", "latest question")
 	want := e.compile("hand", tract.CompileOptions{})
-	if !reflect.DeepEqual(tract.OpenAI(got.Messages), tract.OpenAI(want.Messages)) || got.Tokens != want.Tokens {
+	if !reflect.DeepEqual(wire.OpenAI(got.Messages), wire.OpenAI(want.Messages)) || got.Tokens != want.Tokens {
 		t.Fatalf("compile with summary:\n%s(%d tokens)\nhand-built:\n%s(%d tokens)", texts(got), got.Tokens, texts(want), want.Tokens)
 	}
 	for _, budget := range []int{0, 40} {

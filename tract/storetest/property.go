@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/go-json-experiment/json"
 	"pgregory.net/rapid"
 )
@@ -205,13 +206,13 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 	// compile, or its error.
 	if o.At == "" {
 		var streamed, want bytes.Buffer
-		serr := fresh.CompileOpenAI(ctx, &streamed, name, o, "  ")
+		serr := compileOpenAI(ctx, fresh, &streamed, name, o, "  ")
 		werr := cerr
 		if werr == nil {
-			werr = tract.WriteOpenAI(&want, c, "  ")
+			werr = wire.WriteOpenAI(&want, c, "  ")
 		}
 		if (serr == nil) != (werr == nil) || serr != nil && serr.Error() != werr.Error() || !bytes.Equal(streamed.Bytes(), want.Bytes()) {
-			rt.Fatalf("CompileOpenAI: %v\n%s\nwant %v\n%s", serr, streamed.Bytes(), werr, want.Bytes())
+			rt.Fatalf("streamed compile: %v\n%s\nwant %v\n%s", serr, streamed.Bytes(), werr, want.Bytes())
 		}
 	}
 	for _, x := range []struct {
@@ -371,15 +372,15 @@ func checkAPIFormats(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		return // a budget below what is pinned
 	}
 	for _, c := range []struct {
-		f        tract.Format
+		f        wire.Format
 		validate func([]byte) error
 	}{
-		{tract.FormatOpenAI, ValidateOpenAI},
-		{tract.FormatOpenAIRequest, ValidateOpenAIRequest},
-		{tract.FormatAnthropic, ValidateAnthropic},
+		{wire.FormatOpenAI, ValidateOpenAI},
+		{wire.FormatOpenAIRequest, ValidateOpenAIRequest},
+		{wire.FormatAnthropic, ValidateAnthropic},
 	} {
-		out, err := tract.Render(res, c.f)
-		if errors.Is(err, tract.ErrEmptyContext) && len(res.Messages) == 0 {
+		out, err := wire.Render(res, c.f)
+		if errors.Is(err, wire.ErrEmptyContext) && len(res.Messages) == 0 {
 			continue
 		}
 		if err != nil {

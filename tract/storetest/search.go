@@ -2,13 +2,13 @@ package storetest
 
 import (
 	"errors"
-
-	"github.com/go-json-experiment/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/go-json-experiment/json"
 )
 
 func init() {
@@ -270,7 +270,7 @@ func testToolsCompile(t *testing.T, newStore Factory) {
 	if len(res.Tools) != 1 || res.Tools[0].Name != "search" || string(res.Tools[0].Parameters) != `{"properties":{"q":{"type":"string"}},"type":"object"}` {
 		t.Fatalf("after skip: %+v", res.Tools)
 	}
-	r, err := tract.Render(res, tract.FormatOpenAIRequest)
+	r, err := wire.Render(res, wire.FormatOpenAIRequest)
 	e.must(err)
 	if len(r.OpenAIRequest.Tools) != 1 || r.OpenAIRequest.Tools[0].Type != "function" || r.OpenAIRequest.Tools[0].Function.Name != "search" || len(r.OpenAIRequest.Messages) != 2 {
 		t.Fatalf("openai-request %+v", r.OpenAIRequest)
@@ -278,7 +278,7 @@ func testToolsCompile(t *testing.T, newStore Factory) {
 	if err := ValidateOpenAIRequest(mustJSON(t, r.OpenAIRequest)); err != nil {
 		t.Fatal(err)
 	}
-	r, err = tract.Render(res, tract.FormatAnthropic)
+	r, err = wire.Render(res, wire.FormatAnthropic)
 	e.must(err)
 	if len(r.Anthropic.Tools) != 1 || r.Anthropic.Tools[0].Name != "search" || string(r.Anthropic.Tools[0].InputSchema) != string(res.Tools[0].Parameters) {
 		t.Fatalf("anthropic %+v", r.Anthropic.Tools)
