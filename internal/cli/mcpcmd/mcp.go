@@ -11,6 +11,7 @@ import (
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/mcpserver"
 )
 
@@ -115,7 +116,7 @@ func serveMCPHTTP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, srv *mcpserv
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
-	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
+	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token, Hosts: httpguard.AddrHosts(addr)})
 }
 
 // dirFlags are the values of a repeatable directory flag, absolute; each

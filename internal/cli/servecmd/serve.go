@@ -11,6 +11,7 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/agentlineage/lineage/webui"
 )
@@ -42,8 +43,11 @@ AGENTS.md chain and an agent's profile for a directory below this one.
 The store is opened read-only: nothing is written. The server listens on
 ` + defaultServeAddr + ` unless --addr says otherwise; an address other
 machines can reach needs --token-env VAR, exactly as lineage mcp --http: every
-request must carry "Authorization: Bearer <value of VAR>". Requests from a web
-page of another origin get 403. --open starts $BROWSER (else the system's
+request must carry "Authorization: Bearer <value of VAR>". A request whose Host
+header names a host the server is not bound to (a loopback name, the --addr
+host, the address it arrived on) gets 421, so a page whose name is rebound to
+this machine reads nothing; requests from a web page of another origin get
+403. --open starts $BROWSER (else the system's
 opener) on the page.`,
 		Example: `  lineage serve --open
   lineage serve --store sqlite:.lineage/lineage.db --addr 127.0.0.1:8080
@@ -83,6 +87,7 @@ func runServe(cmd *cobra.Command, env *clienv.Env, f *serveFlags) error {
 	srv, err := webui.New(webui.Options{
 		Repo:  repo,
 		Store: where,
+		Hosts: httpguard.AddrHosts(f.addr),
 		Instructions: instructions.Options{Config: instructions.BuildConfig(env.Dir, fromEnv), Cwd: env.Dir,
 			Home: env.Host().Home, Tokens: instructions.DefaultTokenCounter()},
 		Agents: agents.Options{},
