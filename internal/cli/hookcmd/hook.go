@@ -2,8 +2,10 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -105,6 +107,23 @@ func hookSettings(env *clienv.Env, f hooks.Flags) (file, flags instructions.Sett
 	return file, flags, nil
 }
 
+// lostOutput reports whether w is the null device: what a closed stdout
+// becomes (Go's runtime opens the null device on a standard descriptor
+// that is closed at start, so a later open cannot take its place), and
+// where no harness reads an answer.
+func lostOutput(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	out, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(out, null)
+}
+
 // runHook answers one event: its context on stdout, printed while the
 // session's state is locked and saved only once printed; warnings go to
 // stderr.
@@ -122,6 +141,11 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	}
 	if ev.Kind == hooks.Ignored {
 		return nil
+	}
+	if lostOutput(env.Stdout) {
+		// Nothing is read or saved: the next event answers as if this
+		// one never came, so the harness gets the context then.
+		return errors.New("write the answer: stdout is closed or the null device, the harness would never read it")
 	}
 	clock, err := env.Clock()
 	if err != nil {
