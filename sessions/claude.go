@@ -142,7 +142,7 @@ func (ClaudeReader) Read(ctx context.Context, src Source, from Cursor) (Batch, e
 	if err := p.origin(src.Path); err != nil {
 		return Batch{}, err
 	}
-	if from.Offset == 0 && !strings.HasPrefix(p.b.Session.ID, "agent-") {
+	if !strings.HasPrefix(p.b.Session.ID, "agent-") {
 		p.b.Related = claudeSubagents(src.Path)
 	}
 	return p.b, nil

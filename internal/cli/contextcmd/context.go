@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -94,8 +93,8 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 			// that a run does not load the tokenizer only to count them
 			// again; a state directory that cannot be written only means
 			// counting again.
-			if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-				o.Counts = compose.OpenCountFile(filepath.Join(base, "lineage", "token-counts.json"))
+			if p := env.Host().StatePath("token-counts.json"); p != "" {
+				o.Counts = compose.OpenCountFile(p)
 			}
 			res, err := compose.Compile(cmd.Context(), o)
 			if o.Counts != nil {
