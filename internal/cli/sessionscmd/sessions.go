@@ -64,7 +64,7 @@ classified fails the import (exit 3) and nothing is written.`,
 				return err
 			}
 			defer done()
-			rep, err := (&sessions.Importer{Repo: repo, KeepSecrets: keep}).Import(cmd.Context(), srcs)
+			rep, err := (&sessions.Importer{Repo: repo, KeepSecrets: keep, LockPath: sf.lock}).Import(cmd.Context(), srcs)
 			if err != nil {
 				return importErr(err)
 			}

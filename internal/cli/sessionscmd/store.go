@@ -2,6 +2,8 @@ package sessionscmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 // storeFlags select the sessions store.
 type storeFlags struct {
 	store string
+	// lock is the import lock of the store opened (see lockPath).
+	lock string
 }
 
 func (f *storeFlags) add(cmd *cobra.Command) {
@@ -55,6 +59,7 @@ func (f *storeFlags) open(ctx context.Context, env *clienv.Env, write bool) (*tr
 		}
 		url = p
 	}
+	f.lock = lockPath(env, url)
 	repo, _, err := clienv.OpenRepo(ctx, env, env.Dir, url, stores.Options{Create: write, ReadOnly: !write})
 	if errors.Is(err, tract.ErrNotFound) && !write {
 		return nil, func() {}, nil
@@ -75,4 +80,23 @@ func privateFile(p string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// lockPath is the file an import locks: beside an SQLite store, else (a
+// PostgreSQL URL) in the user's state directory, named by the URL's hash.
+func lockPath(env *clienv.Env, url string) string {
+	loc, err := stores.Parse(url, env.Dir)
+	if err == nil && loc.Driver == stores.SQLite {
+		return loc.Path + ".import.lock"
+	}
+	base, err := fsx.Host.StateDir(env.Getenv)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(url))
+	dir := filepath.Join(base, "lineage", "sessions")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return ""
+	}
+	return filepath.Join(dir, "import-"+hex.EncodeToString(sum[:8])+".lock")
 }
