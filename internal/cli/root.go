@@ -27,7 +27,7 @@ import (
 type Env = clienv.Env
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
-// otherwise the module Version from the build info is used.
+// otherwise the module version from the build info is used.
 var Version = ""
 
 func version() string {
