@@ -40,8 +40,20 @@ func serveFromEnv() int {
 			return tract.New(st, tract.Options{}), nil
 		}
 	}
+	var openSessions SessionsOpener
+	if path := os.Getenv("LINEAGE_MCP_TEST_SESSIONS"); path != "" {
+		openSessions = func(ctx context.Context) (*tract.Repo, func(), error) {
+			st, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
+			if err != nil {
+				return nil, nil, err
+			}
+			return tract.New(st, tract.Options{}), func() { st.Close() }, nil
+		}
+	}
 	srv, err := New(Options{
 		OpenTract:       open,
+		OpenSessions:    openSessions,
+		SessionsAll:     os.Getenv("LINEAGE_MCP_TEST_SESSIONS_ALL") == "1",
 		Cwd:             os.Getenv("LINEAGE_MCP_TEST_CWD"),
 		StateDir:        os.Getenv("LINEAGE_MCP_TEST_STATE_DIR"),
 		Stateless:       os.Getenv("LINEAGE_MCP_TEST_STATELESS") == "1",
@@ -66,6 +78,8 @@ func serveFromEnv() int {
 type serverProc struct {
 	cwd, stateDir string
 	store         string
+	sessions      string
+	sessionsAll   bool
 	stateless     bool
 	poll          time.Duration
 	maxTokens     int
@@ -87,9 +101,13 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_POLL="+p.poll.String(),
 		"LINEAGE_MCP_TEST_MAX_TOKENS="+strconv.Itoa(p.maxTokens),
 		"LINEAGE_MCP_TEST_STORE="+p.store,
+		"LINEAGE_MCP_TEST_SESSIONS="+p.sessions,
 		"LINEAGE_MCP_TEST_ALLOW_ROOTS="+strings.Join(p.allowRoots, " "),
 		"LINEAGE_MCP_TEST_ROOTS_WITHIN="+strings.Join(p.rootsWithin, " "),
 	)
+	if p.sessionsAll {
+		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_SESSIONS_ALL=1")
+	}
 	if p.stateless {
 		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_STATELESS=1")
 	}

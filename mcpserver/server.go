@@ -74,6 +74,13 @@ type Options struct {
 	// declaring "/" gets them, not the whole host. A client root outside
 	// all of them is dropped.
 	RootsWithin []string
+	// OpenSessions opens the store of imported harness sessions for the
+	// sessions tools; nil leaves them out.
+	OpenSessions SessionsOpener
+	// SessionsAll lets the sessions tools see every project's sessions,
+	// not only those whose working directory is inside the call's allowed
+	// roots.
+	SessionsAll bool
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -167,6 +174,9 @@ func New(opts Options) (*Server, error) {
 		s.addTractTools()
 		s.addTractResources()
 		s.addTractPrompts()
+	}
+	if opts.OpenSessions != nil {
+		s.addSessionsTools()
 	}
 	return s, nil
 }

@@ -36,6 +36,9 @@ func TestToolsListUnchanged(t *testing.T) {
 		OpenTract: func(context.Context) (*tract.Repo, error) {
 			return nil, fmt.Errorf("tools/list must not open the store")
 		},
+		OpenSessions: func(context.Context) (*tract.Repo, func(), error) {
+			return nil, nil, fmt.Errorf("tools/list must not open the sessions store")
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
 	allowRoots, rootsWithin           []string
-	stateless                         bool
+	stateless, sessionsAll            bool
 	poll                              time.Duration
 	maxTokens                         int
 }
@@ -64,6 +64,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
+	fl.BoolVar(&f.sessionsAll, "sessions-all", false, "let the sessions tools see every project's imported sessions (default: only those inside the allowed roots)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
 	fl.IntVar(&f.maxTokens, "max-result-tokens", mcpserver.DefaultMaxResultTokens, "most tokens in one tool result (longer results are paged)")
 	cmd.AddCommand(newMCPInstallCmd(env, true), newMCPInstallCmd(env, false))
@@ -97,6 +98,8 @@ func runMCP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, args []string) err
 	defer store.Close()
 	opts.OpenTract = store.opener()
 	opts.Tract = env.Host().TractName(f.tract)
+	opts.OpenSessions = sessionsOpener(env)
+	opts.SessionsAll = f.sessionsAll
 	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err

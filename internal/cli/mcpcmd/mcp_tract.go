@@ -85,3 +85,19 @@ func mcpStateDir(env *clienv.Env, f *mcpFlags, cwd string) string {
 	}
 	return filepath.Join(cwd, stores.DirName)
 }
+
+// sessionsOpener opens the sessions store as `lineage sessions list` does
+// (LINEAGE_STORE, else the user's store under the state directory),
+// read-only, for one call.
+func sessionsOpener(env *clienv.Env) mcpserver.SessionsOpener {
+	return func(ctx context.Context) (*tract.Repo, func(), error) {
+		s, err := clienv.OpenSessions(ctx, env, "", false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.Repo == nil {
+			return nil, nil, nil
+		}
+		return s.Repo, s.Close, nil
+	}
+}
