@@ -96,7 +96,18 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	if len(tips) == 0 {
 		return []LogEntry{}, nil
 	}
+	order, err := r.logOrder(ctx, t, start, tips, o)
+	if err != nil {
+		return nil, err
+	}
+	return r.logEntries(ctx, order, labels)
+}
+
+// logOrder is the commits a log of t from start (tips: every tip it
+// walks) lists under o, newest first, filtered and windowed.
+func (r *Repo) logOrder(ctx context.Context, t Tract, start Hash, tips []Hash, o LogOptions) ([]*Commit, error) {
 	var tagged Hash
+	var err error
 	if o.Tag != "" {
 		if tagged, err = tagCommit(ctx, r.store, t, o.Tag); err != nil {
 			return nil, err
@@ -128,6 +139,12 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 			order = order[:o.N]
 		}
 	}
+	return order, nil
+}
+
+// logEntries makes the entries of order: their contents read in one
+// query, their tracts' names, the refs (labels) pointing at them.
+func (r *Repo) logEntries(ctx context.Context, order []*Commit, labels map[Hash][]string) ([]LogEntry, error) {
 	var contents []Hash
 	for _, c := range order {
 		if c.Content != "" {
