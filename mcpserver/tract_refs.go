@@ -9,6 +9,156 @@ import (
 	"github.com/agentlineage/lineage/tract"
 )
 
+// addTractRefTools registers branches, tags and moving HEAD: branch, switch, merge, reset, checkout, cherry_pick, tag.
+func (s *Server) addTractRefTools() {
+	addTool(s, &mcp.Tool{
+		Name:        "tract_reset",
+		Title:       "Rewind the current branch",
+		Description: "Move the current branch (or detached HEAD) to a ref, as `lineage tract reset`: rewind to a checkpoint tag or HEAD~N. The old tip stays in the reflog (and reachable by a tag or branch you made).",
+		Annotations: hints(false, true, true),
+	}, s.toolReset)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_checkout",
+		Title:       "Detach HEAD at a commit",
+		Description: "Detach HEAD at a ref to look at or compile an older context, as `lineage tract checkout --json`; ref - goes back (to a branch, attached again).",
+		Annotations: hints(false, false, true),
+	}, s.toolCheckout)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_cherry_pick",
+		Title:       "Copy a commit onto HEAD",
+		Description: "Append a commit with the same content as ref on the current branch, as `lineage tract cherry-pick --json` (bring back one message from an abandoned branch).",
+		Annotations: hints(false, false, false),
+	}, s.toolCherryPick)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_tag",
+		Title:       "List, create or delete tags",
+		Description: "Without arguments, list the tract's tags (as `lineage tract tags --json`); with name, tag a commit (ref, default HEAD); with delete, delete a tag. A tag is a fixed ref: it resolves wherever a ref is taken and keeps its commit through gc.",
+		Annotations: hints(false, true, false),
+	}, s.toolTag)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_branch",
+		Title:       "List, create or delete tract branches",
+		Description: "Without arguments, list the tract's branches (as `lineage tract branch --json`); with name, create a branch (at from, default HEAD); with delete, delete a branch (force: even unmerged).",
+		Annotations: hints(false, true, false),
+	}, s.toolBranch)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_switch",
+		Title:       "Switch the current branch",
+		Description: "Make a branch the tract's current branch (HEAD), as `lineage tract switch`.",
+		Annotations: hints(false, false, true),
+	}, s.toolSwitch)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_merge",
+		Title:       "Merge a branch",
+		Description: "Merge a branch into the current one, as `lineage tract merge --json`: fast-forward when possible, else a merge commit. Conflicts change nothing and are reported unless a strategy is given.",
+		Annotations: hints(false, false, false),
+		InputSchema: withEnums[MergeInput](map[string][]string{"strategy": {tract.StrategyOurs, tract.StrategyTheirs}}),
+	}, s.toolMerge)
+}
+
+// The agent's own verbs: an agent checkpoints, rewinds and inspects its own
+// context with these (see the guide in the server instructions).
+
+// RefInput names one ref of a tract.
+type RefInput struct {
+	TractArg
+	Ref string `json:"ref" jsonschema:"a ref: hash or prefix, branch, tag, HEAD, HEAD~N, TRACT:REF, or a time (RFC 3339)"`
+}
+
+// CheckoutInput are the arguments of tract_checkout.
+type CheckoutInput struct {
+	TractArg
+	Ref string `json:"ref" jsonschema:"the commit to detach HEAD at; - goes back to where HEAD was before the last switch or checkout"`
+}
+
+// HeadOutput is where HEAD is after a move.
+type HeadOutput struct {
+	Tract string `json:"tract"`
+	// Branch is the branch HEAD is attached to; absent when detached.
+	Branch string     `json:"branch,omitempty"`
+	Head   tract.Hash `json:"head"`
+}
+
+func (s *Server) toolReset(ctx context.Context, _ *mcp.CallToolRequest, in RefInput) (*mcp.CallToolResult, HeadOutput, error) {
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, HeadOutput{}, err
+	}
+	if _, err := repo.Reset(ctx, s.tractName(in.Tract), in.Ref); err != nil {
+		return nil, HeadOutput{}, err
+	}
+	return s.headOutput(ctx, repo, in.Tract)
+}
+
+func (s *Server) toolCheckout(ctx context.Context, _ *mcp.CallToolRequest, in CheckoutInput) (*mcp.CallToolResult, HeadOutput, error) {
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, HeadOutput{}, err
+	}
+	if _, err := repo.Checkout(ctx, s.tractName(in.Tract), in.Ref); err != nil {
+		return nil, HeadOutput{}, err
+	}
+	return s.headOutput(ctx, repo, in.Tract)
+}
+
+func (s *Server) headOutput(ctx context.Context, repo *tract.Repo, name string) (*mcp.CallToolResult, HeadOutput, error) {
+	t, h, err := repo.Head(ctx, s.tractName(name))
+	if err != nil {
+		return nil, HeadOutput{}, err
+	}
+	return nil, HeadOutput{Tract: t.Name, Branch: h.Branch, Head: h.Commit}, nil
+}
+
+func (s *Server) toolCherryPick(ctx context.Context, _ *mcp.CallToolRequest, in RefInput) (*mcp.CallToolResult, tract.Commit, error) {
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, tract.Commit{}, err
+	}
+	c, err := repo.CherryPick(ctx, s.tractName(in.Tract), in.Ref)
+	return nil, c, err
+}
+
+// TagInput are the arguments of tract_tag: list (no name), create name (at
+// ref), or delete.
+type TagInput struct {
+	TractArg
+	Name   string `json:"name,omitempty" jsonschema:"tag to create"`
+	Ref    string `json:"ref,omitempty" jsonschema:"commit the new tag names (default HEAD)"`
+	Delete string `json:"delete,omitempty" jsonschema:"tag to delete"`
+}
+
+// TagOutput is what tract_tag did: the tags (tract tags --json), the tag
+// created, or the tag deleted.
+type TagOutput struct {
+	Tags    []tract.Tag `json:"tags,omitempty"`
+	Created *tract.Tag  `json:"created,omitempty"`
+	Deleted *tract.Tag  `json:"deleted,omitempty"`
+}
+
+func (s *Server) toolTag(ctx context.Context, _ *mcp.CallToolRequest, in TagInput) (*mcp.CallToolResult, TagOutput, error) {
+	if in.Delete != "" && in.Name != "" {
+		return nil, TagOutput{}, fmt.Errorf("give a tag to create (name) or delete, not both")
+	}
+	if in.Ref != "" && in.Name == "" {
+		return nil, TagOutput{}, fmt.Errorf("ref: only with name")
+	}
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, TagOutput{}, err
+	}
+	name := s.tractName(in.Tract)
+	switch {
+	case in.Delete != "":
+		t, err := repo.DeleteTag(ctx, name, in.Delete)
+		return nil, TagOutput{Deleted: &t}, err
+	case in.Name != "":
+		t, err := repo.CreateTag(ctx, name, in.Name, in.Ref)
+		return nil, TagOutput{Created: &t}, err
+	}
+	tags, err := repo.Tags(ctx, name)
+	return nil, TagOutput{Tags: tags}, err
+}
+
 // BranchInput are the arguments of tract_branch: list (no name, no
 // delete), create name (from a ref), or delete.
 type BranchInput struct {
@@ -48,90 +198,6 @@ type MergeInput struct {
 	Strategy     string `json:"strategy,omitempty" jsonschema:"resolve conflicts: ours or theirs (recorded as an edit on top of the merge); without it a conflict changes nothing and is reported"`
 	Message      string `json:"message,omitempty" jsonschema:"the merge commit's message (default: merge BRANCH)"`
 	DeleteBranch bool   `json:"deleteBranch,omitempty" jsonschema:"delete the merged branch afterwards"`
-}
-
-// AnnotateInput are the arguments of tract_annotate.
-type AnnotateInput struct {
-	TractArg
-	Ref      string `json:"ref" jsonschema:"commit to annotate (hash, prefix, branch, HEAD~N, TRACT:REF)"`
-	Priority string `json:"priority" jsonschema:"skip, normal, important or pinned, as seen by this tract"`
-	Reason   string `json:"reason,omitempty" jsonschema:"why"`
-}
-
-// EditInput are the arguments of tract_edit.
-type EditInput struct {
-	TractArg
-	Ref     string `json:"ref" jsonschema:"this tract's commit whose content to replace"`
-	Text    string `json:"text" jsonschema:"new text"`
-	Message string `json:"message,omitempty" jsonschema:"commit message"`
-}
-
-// SpawnInput are the arguments of tract_spawn.
-type SpawnInput struct {
-	TractArg
-	Child   string `json:"child" jsonschema:"name of the new child tract"`
-	Purpose string `json:"purpose" jsonschema:"what the child is for"`
-	Mode    string `json:"mode,omitempty" jsonschema:"reference (default: sees the parent's context by reference), snapshot (a seed with the compiled parent context) or empty (a seed with the purpose)"`
-	Budget  int    `json:"budget,omitempty" jsonschema:"token budget of a snapshot"`
-}
-
-// MergeFromInput are the arguments of tract_merge_from.
-type MergeFromInput struct {
-	Child  string   `json:"child" jsonschema:"child tract whose work to merge"`
-	Into   string   `json:"into,omitempty" jsonschema:"parent tract (default: the child's spawn parent)"`
-	Range  string   `json:"range,omitempty" jsonschema:"take only FROM..TO of the child's first-parent history, both included (refs of the child)"`
-	Types  []string `json:"types,omitempty" jsonschema:"take only commits of these content types"`
-	Roles  []string `json:"roles,omitempty" jsonschema:"take only commits of these roles"`
-	Tags   []string `json:"tags,omitempty" jsonschema:"take only the commits these tags of the child name"`
-	DryRun bool     `json:"dryRun,omitempty" jsonschema:"list the messages the merge would add, with tokens, and store nothing"`
-}
-
-func (s *Server) addTractRefTools() {
-	addTool(s, &mcp.Tool{
-		Name:        "tract_branch",
-		Title:       "List, create or delete tract branches",
-		Description: "Without arguments, list the tract's branches (as `lineage tract branch --json`); with name, create a branch (at from, default HEAD); with delete, delete a branch (force: even unmerged).",
-		Annotations: hints(false, true, false),
-	}, s.toolBranch)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_switch",
-		Title:       "Switch the current branch",
-		Description: "Make a branch the tract's current branch (HEAD), as `lineage tract switch`.",
-		Annotations: hints(false, false, true),
-	}, s.toolSwitch)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_merge",
-		Title:       "Merge a branch",
-		Description: "Merge a branch into the current one, as `lineage tract merge --json`: fast-forward when possible, else a merge commit. Conflicts change nothing and are reported unless a strategy is given.",
-		Annotations: hints(false, false, false),
-		InputSchema: withEnums[MergeInput](map[string][]string{"strategy": {tract.StrategyOurs, tract.StrategyTheirs}}),
-	}, s.toolMerge)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_annotate",
-		Title:       "Set a commit's priority",
-		Description: "Record how this tract sees a commit (skip, normal, important, pinned), as `lineage tract annotate`; the newest annotation counts, older ones are kept.",
-		Annotations: hints(false, false, false),
-		InputSchema: withEnums[AnnotateInput](map[string][]string{"priority": strs(tract.Skip, tract.Normal, tract.Important, tract.Pinned)}),
-	}, s.toolAnnotate)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_edit",
-		Title:       "Edit a commit",
-		Description: "Replace the content of one of this tract's commits with an edit commit (history is kept), as `lineage tract edit`. Returns the edit commit.",
-		Annotations: hints(false, false, false),
-	}, s.toolEdit)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_spawn",
-		Title:       "Spawn a child tract",
-		Description: "Create a child tract for a sub-agent from the tract's current head, as `lineage tract spawn --json`: by reference (nothing copied), as a snapshot or empty.",
-		Annotations: hints(false, false, false),
-		InputSchema: withEnums[SpawnInput](map[string][]string{"mode": strs(tract.SpawnReference, tract.SpawnSnapshot, tract.SpawnEmpty)}),
-	}, s.toolSpawn)
-	addTool(s, &mcp.Tool{
-		Name:        "tract_merge_from",
-		Title:       "Merge a child's work",
-		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied. range, types, roles and tags narrow what it takes (recorded in the merge); dryRun lists what it would add, with tokens.",
-		Annotations: hints(false, false, false),
-	}, s.toolMergeFrom)
 }
 
 func (s *Server) toolBranch(ctx context.Context, _ *mcp.CallToolRequest, in BranchInput) (*mcp.CallToolResult, BranchOutput, error) {
@@ -196,53 +262,5 @@ func (s *Server) toolMerge(ctx context.Context, _ *mcp.CallToolRequest, in Merge
 	if res.Resolved == nil {
 		res.Resolved = []tract.Conflict{}
 	}
-	return nil, res, err
-}
-
-func (s *Server) toolAnnotate(ctx context.Context, _ *mcp.CallToolRequest, in AnnotateInput) (*mcp.CallToolResult, tract.Annotation, error) {
-	p, err := tract.ParsePriority(in.Priority)
-	if err != nil {
-		return nil, tract.Annotation{}, err
-	}
-	repo, err := s.tracts.get(ctx)
-	if err != nil {
-		return nil, tract.Annotation{}, err
-	}
-	a, err := repo.Annotate(ctx, s.tractName(in.Tract), in.Ref, p, in.Reason)
-	return nil, a, err
-}
-
-func (s *Server) toolEdit(ctx context.Context, _ *mcp.CallToolRequest, in EditInput) (*mcp.CallToolResult, tract.Commit, error) {
-	repo, err := s.tracts.get(ctx)
-	if err != nil {
-		return nil, tract.Commit{}, err
-	}
-	c, err := repo.Edit(ctx, s.tractName(in.Tract), in.Ref, in.Text, in.Message)
-	return nil, c, err
-}
-
-func (s *Server) toolSpawn(ctx context.Context, _ *mcp.CallToolRequest, in SpawnInput) (*mcp.CallToolResult, tract.Tract, error) {
-	o := tract.SpawnOptions{Purpose: in.Purpose, Mode: tract.SpawnMode(in.Mode), Budget: in.Budget}
-	if err := o.Validate(); err != nil {
-		return nil, tract.Tract{}, err
-	}
-	repo, err := s.tracts.get(ctx)
-	if err != nil {
-		return nil, tract.Tract{}, err
-	}
-	t, err := repo.Spawn(ctx, s.tractName(in.Tract), in.Child, o)
-	return nil, t, err
-}
-
-func (s *Server) toolMergeFrom(ctx context.Context, _ *mcp.CallToolRequest, in MergeFromInput) (*mcp.CallToolResult, tract.MergeFromResult, error) {
-	repo, err := s.tracts.get(ctx)
-	if err != nil {
-		return nil, tract.MergeFromResult{}, err
-	}
-	o := tract.MergeFromOptions{Into: in.Into, Range: in.Range, Roles: in.Roles, Tags: in.Tags, DryRun: in.DryRun}
-	for _, t := range in.Types {
-		o.Types = append(o.Types, tract.Type(t))
-	}
-	res, err := repo.MergeFromWith(ctx, in.Child, o)
 	return nil, res, err
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
 // TestStdinTerminalNotice: a command that reads stdin says so on stderr
@@ -21,21 +23,21 @@ func TestStdinTerminalNotice(t *testing.T) {
 		code     int
 		notice   string
 	}{
-		{[]string{"tract", "commit"}, "hello", true, ExitOK, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
-		{[]string{"tract", "commit", "--file", "-"}, "hello", true, ExitOK, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
-		{[]string{"tract", "import", "-"}, `[{"role":"user","content":"hi"}]`, true, ExitOK, "lineage: reading messages from stdin (end with Ctrl-D)\n"},
+		{[]string{"tract", "commit"}, "hello", true, clienv.ExitOK, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
+		{[]string{"tract", "commit", "--file", "-"}, "hello", true, clienv.ExitOK, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
+		{[]string{"tract", "import", "-"}, `[{"role":"user","content":"hi"}]`, true, clienv.ExitOK, "lineage: reading messages from stdin (end with Ctrl-D)\n"},
 		// The notice comes before the wait, so an empty read still shows it.
-		{[]string{"tract", "commit"}, "", true, ExitUsage, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
-		{[]string{"tract", "commit"}, "hello", false, ExitOK, ""},
-		{[]string{"tract", "import", "-"}, `[]`, false, ExitOK, ""},
-		{[]string{"mcp", "--cwd", dir}, "", true, ExitOK, "lineage: serving MCP on stdin and stdout"},
-		{[]string{"mcp", "--cwd", dir}, "", false, ExitOK, ""},
+		{[]string{"tract", "commit"}, "", true, clienv.ExitUsage, "lineage: reading the text from stdin (end with Ctrl-D)\n"},
+		{[]string{"tract", "commit"}, "hello", false, clienv.ExitOK, ""},
+		{[]string{"tract", "import", "-"}, `[]`, false, clienv.ExitOK, ""},
+		{[]string{"mcp", "--cwd", dir}, "", true, clienv.ExitOK, "lineage: serving MCP on stdin and stdout"},
+		{[]string{"mcp", "--cwd", dir}, "", false, clienv.ExitOK, ""},
 		// Text given on the command line never touches stdin.
-		{[]string{"tract", "commit", "--text", "x"}, "", true, ExitOK, ""},
+		{[]string{"tract", "commit", "--text", "x"}, "", true, clienv.ExitOK, ""},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
-		env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(c.input), StdinTerminal: c.terminal, Dir: dir}
+		env := &clienv.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(c.input), StdinTerminal: c.terminal, Dir: dir}
 		code := Run(context.Background(), c.args, env)
 		if code != c.code {
 			t.Errorf("%v (terminal %v): exit %d, want %d; stderr %s", c.args, c.terminal, code, c.code, errb.String())
@@ -52,7 +54,7 @@ func TestStdinTerminalNotice(t *testing.T) {
 func TestLazyGroups(t *testing.T) {
 	run := func(args []string, full bool) string {
 		var out bytes.Buffer
-		env := &Env{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("")}
+		env := &clienv.Env{Stdout: &out, Stderr: &out, Stdin: strings.NewReader("")}
 		var root = NewRootCmd(env, append([]string{}, args...)...)
 		if full {
 			root = NewRootCmd(env)
@@ -72,12 +74,12 @@ func TestLazyGroups(t *testing.T) {
 		}
 	}
 	for _, g := range groups {
-		if got := g.build(&Env{}).Short; got != g.short {
+		if got := g.build(&clienv.Env{}).Short; got != g.short {
 			t.Errorf("group %s: stub says %q, the group %q", g.name, g.short, got)
 		}
 	}
 	// Only the named group is built.
-	root := NewRootCmd(&Env{}, "tract", "commit")
+	root := NewRootCmd(&clienv.Env{}, "tract", "commit")
 	for _, c := range root.Commands() {
 		if built := len(c.Commands()) > 0 || c.Flags().HasFlags(); built != (c.Name() == "tract") {
 			t.Errorf("group %s built = %v", c.Name(), built)

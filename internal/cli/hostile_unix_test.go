@@ -190,7 +190,7 @@ func TestHostileTree(t *testing.T) {
 // lock another process holds): exit 143 or 130, a message, nothing written.
 //
 // The command catches signals from the moment it first waits (or has run
-// armSignalsAfter); a signal that lands between its open of the lock file,
+// ArmSignalsAfter); a signal that lands between its open of the lock file,
 // which is what this test can see, and that first wait ends it by the
 // signal's default action instead: also with nothing written, as the
 // design says. So an attempt that meets that window is checked for

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
@@ -40,7 +42,7 @@ func startMCPHTTP(t *testing.T, env map[string]string, args ...string) string {
 		t.Fatal(err)
 	}
 	stderr := &syncBuffer{}
-	e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir,
+	e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
@@ -119,7 +121,7 @@ func TestMCPUsageErrorsExit2(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer
-		e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir,
+		e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir,
 			LookupEnv: func(string) (string, bool) { return "", false }}
 		if code := Run(context.Background(), append([]string{"mcp"}, tt.args...), e); code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "serving MCP on") {
 			t.Errorf("mcp %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)

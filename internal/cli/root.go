@@ -9,18 +9,20 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-)
 
-// Exit codes shared by every command.
-const (
-	ExitOK      = 0
-	ExitFailure = 1
-	ExitUsage   = 2
-	ExitFinding = 3
+	"github.com/agentlineage/lineage/internal/cli/agentscmd"
+	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/cli/contextcmd"
+	"github.com/agentlineage/lineage/internal/cli/hookcmd"
+	"github.com/agentlineage/lineage/internal/cli/instructionscmd"
+	"github.com/agentlineage/lineage/internal/cli/mcpcmd"
+	"github.com/agentlineage/lineage/internal/cli/servecmd"
+	"github.com/agentlineage/lineage/internal/cli/skillscmd"
+	"github.com/agentlineage/lineage/internal/cli/tractcmd"
 )
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
-// otherwise the module version from the build info is used.
+// otherwise the module Version from the build info is used.
 var Version = ""
 
 func version() string {
@@ -33,48 +35,24 @@ func version() string {
 	return "devel"
 }
 
-// ExitError carries the exit code a command wants. Commands return it through
-// [usageError] and [findingError]; anything else exits 1.
-type ExitError struct {
-	Code int
-	Err  error
-	// Silent: the command already printed what it had to say.
-	Silent bool
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// usageError marks err as a usage error (exit 2).
-func usageError(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
-
-// findingError marks err as a validation or integrity finding (exit 3).
-func findingError(err error) error {
-	return &ExitError{Code: ExitFinding, Err: err}
-}
-
-// silentExit exits with code without printing anything more.
-func silentExit(code int) error {
-	return &ExitError{Code: code, Err: fmt.Errorf("exit %d", code), Silent: true}
-}
-
 // Main runs lineage with the process's arguments and environment and returns
 // the exit code. SIGINT and SIGTERM cancel the command's context; a command
-// that stops because of it exits 130 or 143 (see signalExitCode).
+// that stops because of it exits 130 or 143 (see SignalExitCode).
 func Main() int {
-	env := ProcessEnv()
+	env := clienv.ProcessEnv()
 	env.Serving = collectLate()
 	env.Exits = true
-	ctx, received, stop := signalContext(context.Background(), armSignalsAfter)
+	ctx, received, stop := clienv.SignalContext(context.Background(), clienv.ArmSignalsAfter)
 	defer stop()
-	return signalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)
+	return clienv.SignalExitCode(Run(ctx, os.Args[1:], env), received(), env.Stderr)
 }
 
 // Run executes one lineage command line and returns its exit code. Errors are
 // printed to env.Stderr as "lineage: <message>".
-func Run(ctx context.Context, args []string, env *Env) (code int) {
+func Run(ctx context.Context, args []string, env *clienv.Env) (code int) {
+	if env.Version == "" {
+		env.Version = version()
+	}
 	// A harness runs the hook: exit 2 would block its agent, and a Go
 	// panic exits 2. Neither may happen there.
 	hook := hookRun(args)
@@ -82,7 +60,7 @@ func Run(ctx context.Context, args []string, env *Env) (code int) {
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(env.Stderr, "lineage: hook: internal error: %v\n", r)
-				code = ExitFailure
+				code = clienv.ExitFailure
 			}
 		}()
 	}
@@ -98,17 +76,17 @@ func Run(ctx context.Context, args []string, env *Env) (code int) {
 		cmd, err = root.ExecuteContextC(ctx)
 	}
 	if err == nil {
-		return ExitOK
+		return clienv.ExitOK
 	}
 	code = exitCode(err)
-	if hook && code == ExitUsage {
-		code = ExitFailure
+	if hook && code == clienv.ExitUsage {
+		code = clienv.ExitFailure
 	}
-	var ee *ExitError
+	var ee *clienv.ExitError
 	if !(errors.As(err, &ee) && ee.Silent) {
 		fmt.Fprintf(env.Stderr, "lineage: %s\n", err)
 	}
-	if code == ExitUsage {
+	if code == clienv.ExitUsage {
 		path := "lineage"
 		if cmd != nil {
 			path = cmd.CommandPath()
@@ -119,7 +97,7 @@ func Run(ctx context.Context, args []string, env *Env) (code int) {
 }
 
 func exitCode(err error) int {
-	var ee *ExitError
+	var ee *clienv.ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
@@ -127,10 +105,10 @@ func exitCode(err error) int {
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most"} {
 		if strings.HasPrefix(msg, p) {
-			return ExitUsage
+			return clienv.ExitUsage
 		}
 	}
-	return ExitFailure
+	return clienv.ExitFailure
 }
 
 // groups are lineage's top-level commands. Building a group's subtree (a
@@ -141,22 +119,22 @@ func exitCode(err error) int {
 // only those.
 var groups = []struct {
 	name, short string
-	build       func(*Env) *cobra.Command
+	build       func(*clienv.Env) *cobra.Command
 }{
-	{"instructions", instructionsShort, newInstructionsCmd},
-	{"agents", agentsShort, newAgentsCmd},
-	{"tract", tractShort, newTractCmd},
-	{"context", contextShort, newContextCmd},
-	{"mcp", mcpShort, newMCPCmd},
-	{"hook", hookShort, newHookCmd},
-	{"skills", skillsShort, newSkillsCmd},
-	{"serve", serveShort, newServeCmd},
+	{"instructions", instructionscmd.Short, instructionscmd.NewCmd},
+	{"agents", agentscmd.Short, agentscmd.NewCmd},
+	{"tract", tractcmd.Short, tractcmd.NewCmd},
+	{"context", contextcmd.Short, contextcmd.NewCmd},
+	{"mcp", mcpcmd.Short, mcpcmd.NewCmd},
+	{"hook", hookcmd.Short, hookcmd.NewCmd},
+	{"skills", skillscmd.Short, skillscmd.NewCmd},
+	{"serve", servecmd.Short, servecmd.NewCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args
 // names (see [invokedGroup]) in full, the other groups as stubs. A nil
 // args builds every group in full.
-func NewRootCmd(env *Env, args ...string) *cobra.Command {
+func NewRootCmd(env *clienv.Env, args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lineage",
 		Short: "Instructions, agent triads and version-controlled LLM context",
@@ -173,7 +151,7 @@ version control:
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          noArgs,
+		Args:          clienv.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -182,7 +160,7 @@ version control:
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("lineage {{.Version}}\n")
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(clienv.FlagError)
 	want, all := invokedGroup(args)
 	for _, g := range groups {
 		if all || g.name == want {
@@ -232,7 +210,7 @@ func invokedGroup(args []string) (name string, all bool) {
 // It returns the group, for the usage hint.
 func unknownSubcommand(root *cobra.Command, args []string) (*cobra.Command, error) {
 	cmd, rest, err := root.Find(args)
-	if err != nil || cmd.Annotations[groupAnnotation] == "" {
+	if err != nil || cmd.Annotations[clienv.GroupAnnotation] == "" {
 		return nil, nil
 	}
 	for i := 0; i < len(rest); i++ {
@@ -254,7 +232,7 @@ func unknownSubcommand(root *cobra.Command, args []string) (*cobra.Command, erro
 		if sugg := cmd.SuggestionsFor(a); len(sugg) > 0 {
 			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sugg, ", "))
 		}
-		return cmd, &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+		return cmd, &clienv.ExitError{Code: clienv.ExitUsage, Err: errors.New(msg)}
 	}
 	return nil, nil
 }
@@ -276,60 +254,4 @@ func hookRun(args []string) bool {
 		}
 	}
 	return true
-}
-
-// noArgs rejects positional arguments as a usage error; a group command
-// without a subcommand prints its help.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError("unknown command %q for %q", args[0], cmd.CommandPath())
-	}
-	return nil
-}
-
-// exactArgs, rangeArgs and minArgs are cobra's validators with usage exit codes.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageError("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
-		}
-		return nil
-	}
-}
-
-func rangeArgs(lo, hi int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < lo || len(args) > hi {
-			return usageError("%s takes %d to %d arguments, got %d", cmd.CommandPath(), lo, hi, len(args))
-		}
-		return nil
-	}
-}
-
-func minArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < n {
-			return usageError("%s takes at least %d argument(s), got %d", cmd.CommandPath(), n, len(args))
-		}
-		return nil
-	}
-}
-
-// groupCmd is a command that only holds subcommands: run without one, it
-// prints its help.
-// groupAnnotation marks a group command (see groupCmd): its only
-// arguments are its subcommands.
-const groupAnnotation = "lineage-group"
-
-func groupCmd(use, short, long string) *cobra.Command {
-	return &cobra.Command{
-		Use:         use,
-		Short:       short,
-		Long:        long,
-		Args:        noArgs,
-		Annotations: map[string]string{groupAnnotation: "true"},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
-		},
-	}
 }

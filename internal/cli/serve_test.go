@@ -18,6 +18,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
 // hostileText is a stored message that must reach every page as text.
@@ -32,7 +34,7 @@ func serveFixture(t *testing.T, dir, url string) {
 	run := func(args ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer
-		e := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir,
+		e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir,
 			LookupEnv: func(k string) (string, bool) {
 				if k == "LINEAGE_NOW" {
 					return "2026-11-25T10:00:00Z", true
@@ -69,7 +71,7 @@ func serveFixture(t *testing.T, dir, url string) {
 func startServe(t *testing.T, dir, url string) string {
 	t.Helper()
 	stderr := &syncBuffer{}
-	e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir}
+	e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- Run(ctx, []string{"serve", "--store", url, "--addr", "127.0.0.1:0"}, e) }()
@@ -301,7 +303,7 @@ func TestServeOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr := &syncBuffer{}
-	e := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir,
+	e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir,
 		LookupEnv: func(k string) (string, bool) {
 			if k == "BROWSER" {
 				return browser, true

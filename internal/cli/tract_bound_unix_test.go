@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
 // TestTractCommitFileBounded: commit --file of more than a commit may hold
@@ -50,7 +52,7 @@ func TestTractCommitFileBounded(t *testing.T) {
 		r.Close()
 	}
 	<-done
-	if code != ExitUsage || !strings.Contains(stderr, "--file big.txt holds more than 4194304 bytes, the limit for one commit") {
+	if code != clienv.ExitUsage || !strings.Contains(stderr, "--file big.txt holds more than 4194304 bytes, the limit for one commit") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if got := written.Load(); got > 8<<20 {

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
 func tractRun(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Dir: dir,
+	env := &clienv.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Dir: dir,
 		LookupEnv: func(k string) (string, bool) {
 			if k == "LINEAGE_NOW" {
 				return "2026-01-02T03:04:05Z", true
@@ -41,7 +43,7 @@ func TestTractVerifyDamage(t *testing.T) {
 	}
 	db.Close()
 	code, stdout, stderr := tractRun(t, dir, "tract", "verify")
-	if code != ExitFinding {
+	if code != clienv.ExitFinding {
 		t.Fatalf("verify exit %d, want 3; stderr %s", code, stderr)
 	}
 	if !strings.HasPrefix(stdout, "commit ") || !strings.Contains(stdout, ": fields hash to ") {
@@ -62,7 +64,7 @@ func TestTractGCProgress(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Dir: dir, StdoutTerminal: true, StderrTerminal: true}
+	env := &clienv.Env{Stdout: &out, Stderr: &errb, Dir: dir, StdoutTerminal: true, StderrTerminal: true}
 	if code := Run(context.Background(), []string{"tract", "gc"}, env); code != 0 {
 		t.Fatalf("gc exit %d: %s", code, errb.String())
 	}
@@ -92,18 +94,18 @@ func TestTractTagsFindExitCodes(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"tract", "find", "--type", "bogus"}, ExitUsage},
-		{[]string{"tract", "find", "--meta", "novalue"}, ExitUsage},
-		{[]string{"tract", "find", "!!"}, ExitUsage},
-		{[]string{"tract", "find", "-n", "-1"}, ExitUsage},
-		{[]string{"tract", "tag", "--delete", "a", "b"}, ExitUsage},
-		{[]string{"tract", "tag", "bad name"}, ExitUsage},
-		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, ExitUsage},
-		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, ExitUsage},
-		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, ExitUsage},
-		{[]string{"tract", "find", "--tag", "nosuch"}, ExitFailure},
-		{[]string{"tract", "tag", "--delete", "nosuch"}, ExitFailure},
-		{[]string{"tract", "find", "one"}, ExitOK},
+		{[]string{"tract", "find", "--type", "bogus"}, clienv.ExitUsage},
+		{[]string{"tract", "find", "--meta", "novalue"}, clienv.ExitUsage},
+		{[]string{"tract", "find", "!!"}, clienv.ExitUsage},
+		{[]string{"tract", "find", "-n", "-1"}, clienv.ExitUsage},
+		{[]string{"tract", "tag", "--delete", "a", "b"}, clienv.ExitUsage},
+		{[]string{"tract", "tag", "bad name"}, clienv.ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", "[{"}, clienv.ExitUsage},
+		{[]string{"tract", "commit", "--type", "tools", "--text", `[{"name":"a b"}]`}, clienv.ExitUsage},
+		{[]string{"tract", "commit", "--text", "x", "--meta", "[]"}, clienv.ExitUsage},
+		{[]string{"tract", "find", "--tag", "nosuch"}, clienv.ExitFailure},
+		{[]string{"tract", "tag", "--delete", "nosuch"}, clienv.ExitFailure},
+		{[]string{"tract", "find", "one"}, clienv.ExitOK},
 	} {
 		if code, _, stderr := tractRun(t, dir, tc.args...); code != tc.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, stderr)

@@ -119,11 +119,25 @@ func not(f func(string) bool) func(string) bool {
 
 // The layers of docs/architecture.md.
 var (
-	faces   = pkg("cmd/lineage", "internal/cli", "mcpserver", "webui")
+	faces = func(p string) bool {
+		return pkg("cmd/lineage", "mcpserver", "webui")(p) || under(Module+"/internal/cli")(p)
+	}
 	domain  = pkg("instructions", "skills", "hooks", "agents", "journal", "triad", "triad/triadschema", "tract", "internal/fsx", "internal/confine", "internal/canon", "internal/jsonerr", "internal/tokens", "internal/frontmatter", "internal/httpguard", "sessions")
 	stores  = under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/stores")
 	drivers = under("modernc.org/sqlite", "github.com/jackc/pgx/v5", "database/sql")
 )
+
+// cliGroup selects the CLI's command-group packages (internal/cli/tractcmd,
+// internal/cli/agentscmd, …): the packages right under internal/cli named
+// …cmd. Their shared base (internal/cli/clienv) is not one.
+func cliGroup(p string) bool {
+	rel, ok := strings.CutPrefix(p, Module+"/internal/cli/")
+	return ok && !strings.Contains(rel, "/") && strings.HasSuffix(rel, "cmd")
+}
+
+// CLIGroupsRule is the name of the rule that keeps the CLI's command
+// groups apart.
+const CLIGroupsRule = "a CLI command group imports no other group, and the CLI's base imports none"
 
 // Rules are lineage's dependency rules.
 var Rules = []Rule{
@@ -162,4 +176,6 @@ var Rules = []Rule{
 			return pkg("tract")(p) || under(Module+"/tract/sqlite", Module+"/tract/postgres", Module+"/tract/internal")(p)
 		},
 		Forbid: under(Module + "/tract/wire")},
+	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
+		Forbid: cliGroup},
 }

@@ -83,6 +83,8 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[14].Name, m("mcpserver"), m("instructions/fstest"), m("instructions"), false},
 		{Rules[15].Name, m("tract"), m("tract/wire"), m("internal/tokens"), true},
 		{Rules[15].Name, m("tract/sqlite"), m("tract/wire"), m("tract"), true},
+		{CLIGroupsRule, m("internal/cli/contextcmd"), m("internal/cli/tractcmd"), m("internal/cli/clienv"), true},
+		{CLIGroupsRule, m("internal/cli/clienv"), m("internal/cli/mcpcmd"), m("mcpserver"), true},
 	}
 	for _, tt := range tests {
 		var rule []Rule

@@ -1,0 +1,92 @@
+package tractcmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/tract"
+)
+
+func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
+	var (
+		o      tract.CompileOptions
+		format string
+		asJSON clienv.JSONFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "compile [--budget N] [--format openai|openai-request|anthropic|text] [--at REF] [--encoding E]",
+		Short: "Compile the context an LLM receives",
+		Args:  clienv.ExactArgs(0),
+		RunE: f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
+			if asJSON.Set {
+				format = string(tract.FormatJSON)
+			}
+			// Only --json prints token figures: the other formats do not
+			// load the tokenizer just to count a message committed by a
+			// process that never loaded it (a budget counts anyway).
+			o.Uncounted = tract.Format(format) != tract.FormatJSON
+			if tract.Format(format) == tract.FormatOpenAI && o.Budget == 0 {
+				// Nothing dropped to report: written as it is read.
+				err := s.Repo.CompileOpenAI(cmd.Context(), env.Stdout, s.Tract, o, clienv.JSONIndent)
+				if errors.Is(err, tract.ErrEmptyContext) {
+					return clienv.FindingError(err)
+				}
+				return clienv.TractErr(err)
+			}
+			// One compile per process: a cached view would only hold the
+			// whole history in memory while the result is printed.
+			res, err := s.Repo.CompileCold(cmd.Context(), s.Tract, o)
+			if err != nil {
+				return clienv.TractErr(err)
+			}
+			dropped := func() {
+				if len(res.Dropped) == 0 || asJSON.Set {
+					return
+				}
+				var short []string
+				tokens := 0
+				for _, d := range res.Dropped {
+					short = append(short, d.Commit.Short())
+					tokens += d.Tokens
+				}
+				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
+			}
+			if tract.Format(format) == tract.FormatOpenAI {
+				// Shaped and written message by message: the bytes
+				// WriteJSON prints of the rendered list.
+				if len(res.Messages) > 0 {
+					dropped()
+				}
+				err := tract.WriteOpenAI(env.Stdout, res, clienv.JSONIndent)
+				if errors.Is(err, tract.ErrEmptyContext) {
+					return clienv.FindingError(err)
+				}
+				return err
+			}
+			out, err := tract.Render(res, tract.Format(format))
+			if errors.Is(err, tract.ErrEmptyContext) {
+				return clienv.FindingError(err)
+			}
+			if err != nil {
+				return err
+			}
+			dropped()
+			if v, ok := out.JSON(); ok {
+				return clienv.WriteJSON(env.Stdout, v)
+			}
+			fmt.Fprint(env.Stdout, out.Text)
+			return nil
+		}, clienv.Check(func() error { return tract.Format(format).Validate() }), &o),
+	}
+	fl := cmd.Flags()
+	clienv.BudgetFlag(cmd, &o.Budget, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
+	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
+	fl.StringVar(&o.At, "at", "", "compile as of this ref")
+	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
+	asJSON.Add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
+	return cmd
+}

@@ -1,0 +1,190 @@
+package tractcmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/tract"
+)
+
+func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
+	var (
+		typ, role, name, text, file, message, toolCallID, toolCalls, meta string
+		pin, skip                                                         bool
+		asJSON                                                            clienv.JSONFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
+		Short: "Append a commit to the current branch; prints its hash",
+		Args:  clienv.ExactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pin && skip {
+				return clienv.UsageError("give --pin or --skip, not both")
+			}
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, toolCalls != "")
+			if err != nil {
+				return err
+			}
+			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
+			if c.Type == tract.TypeTools {
+				tools, err := tract.ParseTools([]byte(body))
+				if err != nil {
+					return clienv.TractErr(err)
+				}
+				c.Text, c.Tools = "", tools
+			}
+			if toolCalls != "" {
+				calls, err := tract.ParseToolCalls([]byte(toolCalls))
+				if err != nil {
+					return clienv.UsageError("--tool-calls: %v", err)
+				}
+				c.ToolCalls = calls
+			}
+			req := tract.CommitRequest{Content: c, Message: message}
+			if cmd.Flags().Changed("meta") {
+				req.Meta = []byte(meta)
+			}
+			if pin {
+				req.Priority = tract.Pinned
+			} else if skip {
+				req.Priority = tract.Skip
+			}
+			s, err := f.Session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			commit, err := s.Repo.Commit(cmd.Context(), s.Tract, req)
+			if err != nil {
+				return clienv.TractErr(err)
+			}
+			// The pressure costs a compile: without a budget only --json
+			// (which reports the tokens) pays for it.
+			var p *tract.Pressure
+			if cfg, err := s.Repo.Config(cmd.Context(), s.Tract); err == nil && (cfg.Budget > 0 || asJSON.Set) {
+				if got, err := s.Repo.Pressure(cmd.Context(), s.Tract); err == nil {
+					p = &got
+				} else {
+					fmt.Fprintf(env.Stderr, "lineage: committed %s; the context's tokens are unknown: %v\n", commit.Hash.Short(), err)
+				}
+			}
+			if p != nil && p.Warn {
+				warnPressure(env, *p)
+			}
+			if asJSON.Set {
+				if p == nil {
+					return clienv.WriteJSON(env.Stdout, commit)
+				}
+				return clienv.WriteJSON(env.Stdout, tract.CommitResult{Commit: commit, Pressure: *p})
+			}
+			fmt.Fprintln(env.Stdout, commit.Hash)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&typ, "type", string(tract.TypeMessage), "content type: instruction, message, tool_call, tool_result, reasoning, artifact, metadata, tools (the text: a JSON array of tool definitions)")
+	fl.StringVar(&role, "role", "", "role (default: the type's: user for messages)")
+	fl.StringVar(&name, "name", "", "name (of an instruction: only the latest of a name is compiled)")
+	fl.StringVar(&text, "text", "", "content text")
+	fl.StringVar(&file, "file", "", "read the content text from a file ('-' for stdin)")
+	fl.StringVar(&message, "message", "", "commit message")
+	fl.StringVar(&toolCallID, "tool-call-id", "", "the tool call a tool_result answers")
+	fl.StringVar(&toolCalls, "tool-calls", "", `tool calls of a tool_call, JSON: [{"id","name","arguments"}]`)
+	fl.StringVar(&meta, "meta", "", `metadata, a JSON object kept with the commit (hashed, searchable with find --meta, never compiled)`)
+	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
+	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
+	asJSON.Add(cmd, "print the commit as JSON")
+	return cmd
+}
+
+func newTractEditCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
+	var text, file, message string
+	var asJSON clienv.JSONFlag
+	cmd := &cobra.Command{
+		Use:   "edit REF (--text S | --file F)",
+		Short: "Record an edit replacing a commit's text; prints the edit's hash",
+		Args:  clienv.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("text") && file == "" {
+				return clienv.UsageError("give --text or --file")
+			}
+			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, false)
+			if err != nil {
+				return err
+			}
+			s, err := f.Session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			c, err := s.Repo.Edit(cmd.Context(), s.Tract, args[0], body, message)
+			if err != nil {
+				return clienv.TractErr(err)
+			}
+			if asJSON.Set {
+				return clienv.WriteJSON(env.Stdout, c)
+			}
+			fmt.Fprintln(env.Stdout, c.Hash)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&text, "text", "", "new text")
+	cmd.Flags().StringVar(&file, "file", "", "read the new text from a file ('-' for stdin)")
+	cmd.Flags().StringVar(&message, "message", "", "commit message")
+	asJSON.Add(cmd, "print the edit commit as JSON")
+	return cmd
+}
+
+func newTractAnnotateCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
+	var reason string
+	var asJSON clienv.JSONFlag
+	cmd := &cobra.Command{
+		Use:   "annotate REF skip|normal|important|pinned [--reason R]",
+		Short: "Set the current tract's priority for a commit (any tract's)",
+		Args:  clienv.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := tract.ParsePriority(args[1])
+			if err != nil {
+				return clienv.TractErr(err)
+			}
+			s, err := f.Session(cmd, env)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			a, err := s.Repo.Annotate(cmd.Context(), s.Tract, args[0], p, reason)
+			if err != nil {
+				return clienv.TractErr(err)
+			}
+			if asJSON.Set {
+				return clienv.WriteJSON(env.Stdout, struct {
+					Commit   tract.Hash     `json:"commit"`
+					Tract    string         `json:"tract"`
+					Priority tract.Priority `json:"priority"`
+					Reason   string         `json:"reason,omitempty"`
+					Time     time.Time      `json:"time"`
+				}{a.Commit, s.Tract, a.Priority, a.Reason, a.Time})
+			}
+			fmt.Fprintf(env.Stdout, "%s is %s for tract %s\n", a.Commit.Short(), a.Priority, s.Tract)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why")
+	asJSON.Add(cmd, "print the annotation as JSON")
+	return cmd
+}
+
+// warnPressure says on stderr that the context is at or above its warning
+// threshold, with the compression that brings it back under.
+func warnPressure(env *clienv.Env, p tract.Pressure) {
+	fmt.Fprintf(env.Stderr, "lineage: context at %.0f%% of the budget (%d of %d tokens, warn-at %g)", *p.Ratio*100, p.Tokens, *p.Budget, p.WarnAt)
+	if p.Plan == nil {
+		fmt.Fprintln(env.Stderr, ": nothing but pinned messages to compress")
+		return
+	}
+	fmt.Fprintf(env.Stderr, ": compress %s frees %d tokens of %d messages for a summary of at most %d tokens (lineage tract compress %s --summary TEXT)\n",
+		p.Plan.Range, p.Plan.Tokens, p.Plan.Messages, p.Plan.MaxSummaryTokens, p.Plan.Range)
+}

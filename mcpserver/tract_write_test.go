@@ -1,0 +1,80 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlineage/lineage/tract"
+)
+
+func TestTractCommitsSharedWithTheLibrary(t *testing.T) {
+	path, repo := newStore(t)
+	cs := connectStdio(t, serverProc{cwd: t.TempDir(), store: path}, nil)
+
+	var c tract.Commit
+	call(t, cs, "tract_commit", map[string]any{"type": "message", "text": "from mcp", "message": "m1"}, &c)
+	if c.Hash == "" || c.Operation != tract.OpAppend || len(c.Parents) != 0 || c.Message != "m1" {
+		t.Fatalf("commit = %+v", c)
+	}
+	if got := logTexts(t, repo, "main"); !slices.Equal(got, []string{"from mcp"}) {
+		t.Fatalf("library log = %v", got)
+	}
+
+	if _, err := repo.Commit(context.Background(), "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "assistant", Text: "from the cli"}}); err != nil {
+		t.Fatal(err)
+	}
+	var page LogOutput
+	call(t, cs, "tract_log", nil, &page)
+	if len(page.Entries) != 2 || page.Entries[0].Summary != "from the cli" || page.Entries[1].Hash != c.Hash || page.NextCursor != "" {
+		t.Fatalf("mcp log = %+v", page)
+	}
+}
+
+func TestTwoServersCommitConcurrentlyWithoutLoss(t *testing.T) {
+	path, repo := newStore(t)
+	const perServer = 20
+	var wg sync.WaitGroup
+	for s := range 2 {
+		cs := connectStdio(t, serverProc{cwd: t.TempDir(), store: path}, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perServer {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tract_commit",
+					Arguments: map[string]any{"type": "message", "text": fmt.Sprintf("s%d-%d", s, i)}})
+				if err != nil || res.IsError {
+					t.Errorf("server %d commit %d: %v %s", s, i, err, contentText(res))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	entries, err := repo.Log(context.Background(), "main", tract.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2*perServer {
+		t.Fatalf("%d commits, want %d", len(entries), 2*perServer)
+	}
+	// One chain: each commit's only parent is the next older one.
+	seen := map[string]bool{}
+	for i, e := range entries {
+		seen[e.Summary] = true
+		if i+1 < len(entries) && (len(e.Parents) != 1 || e.Parents[0] != entries[i+1].Hash) {
+			t.Fatalf("commit %d is not on one chain: %+v", i, e)
+		}
+	}
+	for s := range 2 {
+		for i := range perServer {
+			if !seen[fmt.Sprintf("s%d-%d", s, i)] {
+				t.Fatalf("lost s%d-%d", s, i)
+			}
+		}
+	}
+}
