@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // importFixture imports every session file of one fixture folder.
@@ -32,7 +33,7 @@ func compileText(t *testing.T, repo *tract.Repo, name, at string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tract.Text(res.Messages)
+	return wire.Text(res.Messages)
 }
 
 // TestClaudeSessionShape checks the 2.1.332 scenario in tract: the rewind
