@@ -77,7 +77,10 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 // field of r's format.
 func compileOutput(res tract.Result, r wire.Rendered) CompileOutput {
 	out := CompileOutput{Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Tokens: res.Tokens, Budget: res.Budget,
-		Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
+		Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
+	if r.OpenAIRequest != nil {
+		out.OpenAIRequest = &r.OpenAIRequest.OpenAIRequest
+	}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // importFixture imports every session file of one fixture folder.
@@ -33,7 +32,7 @@ func compileText(t *testing.T, repo *tract.Repo, name, at string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wire.Text(res.Messages)
+	return tract.Text(res.Messages)
 }
 
 // TestClaudeSessionShape checks the 2.1.332 scenario in tract: the rewind

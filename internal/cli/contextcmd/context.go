@@ -8,12 +8,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
-	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/spf13/cobra"
 )
 
 const Short = "One model request: AGENTS.md chain, agent profile and tract history under one budget"
@@ -55,7 +54,7 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Format = compose.Format(format)
-			if err := o.Format.Validate(); err != nil {
+			if err := compose.CheckFormat(o.Format); err != nil {
 				return clienv.UsageError("unknown --format %q (want text, openai, anthropic, openai-request or anthropic-request)", format)
 			}
 			if explain && asJSON.Set {
@@ -116,14 +115,14 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 			if len(res.Dropped)+len(res.DroppedMessages) > 0 {
 				writeDroppedNote(env, res)
 			}
-			if text, ok := res.Request.(string); ok {
-				_, err := io.WriteString(env.Stdout, text)
+			switch req := res.Request; req.Format {
+			case compose.FormatText:
+				_, err := io.WriteString(env.Stdout, req.Text)
 				return err
-			}
-			if msgs, ok := res.Request.([]tract.OpenAIMessage); ok {
+			case compose.FormatOpenAI:
 				// The same bytes as WriteJSON, without the encoder's work
 				// per token.
-				return tract.WriteOpenAIJSON(env.Stdout, msgs, clienv.JSONIndent)
+				return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
 			}
 			return clienv.WriteJSON(env.Stdout, res.Request)
 		},
@@ -161,7 +160,7 @@ func contextErr(err error) error {
 	var be *compose.BudgetError
 	var ve *compose.ValidationError
 	switch {
-	case errors.As(err, &be), errors.Is(err, tract.ErrEmptyContext):
+	case errors.As(err, &be), errors.Is(err, wire.ErrEmptyContext):
 		return clienv.FindingError(err)
 	case errors.As(err, &ve):
 		return clienv.UsageError("%v", ve)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -109,7 +108,7 @@ func printPlan(env *clienv.Env, p tract.CompressPlan) error {
 	for _, r := range p.Ranges {
 		fmt.Fprintf(env.Stdout, "compress %s: %d messages, %d tokens; the summary may use %d tokens (context %d, budget %d)\n",
 			r.Range, len(r.Messages), r.Tokens, r.MaxSummaryTokens, p.Tokens, p.Budget)
-		fmt.Fprint(env.Stdout, wire.Text(r.Messages))
+		fmt.Fprint(env.Stdout, tract.Text(r.Messages))
 	}
 	if !p.Fits {
 		return fmt.Errorf("even compressing everything but pinned messages leaves the context over the budget of %d", p.Budget)
