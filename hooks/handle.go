@@ -48,10 +48,6 @@ type Options struct {
 	// session's state is locked; the state is saved only after the write
 	// succeeded. A failed write is Handle's error.
 	Out io.Writer
-	// Deliver, when set, is called instead of writing to Out.
-	//
-	// Deprecated: set Out; Deliver goes once the CLI writes through Out.
-	Deliver func(Result) error
 }
 
 // Result is the answer to one event.
@@ -140,9 +136,6 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 // writeAnswer hands res to the harness: it writes res's context to
 // opts.Out in the harness's output format.
 func writeAnswer(h *Harness, ev Event, res Result, opts Options) error {
-	if opts.Deliver != nil {
-		return opts.Deliver(res)
-	}
 	if opts.Out == nil {
 		return nil
 	}

@@ -109,12 +109,24 @@ func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionR
 	} else if sel, err := triad.SelectDir(t.Dir); err == nil {
 		existing = sel
 	}
+	if res.Files, err = writeDocs(dir, t, c, docs, existing); err != nil {
+		return nil, err
+	}
+	res.Roster, err = UpdateRoster(ctx, root, RosterRow{Title: c.Title, Slug: c.Slug, Summary: c.rosterSummary(), AgentsRoot: agentsRoot}, c.DryRun)
+	return res, err
+}
+
+// writeDocs writes through dir (t.Dir, locked) the document of each kind
+// that has none there yet, or only says what it would write for a dry run;
+// a kind that has one is reported as it is.
+func writeDocs(dir *os.Root, t Target, c Commission, docs map[triad.DocKind]*triad.Value, existing triad.Selection) ([]CommissionFile, error) {
+	var out []CommissionFile
 	tag := filepath.Base(t.Root)
 	for _, k := range triad.Kinds {
 		f := CommissionFile{Kind: string(k), State: "would create"}
 		if name, ok := existing.Files[k]; ok {
 			f.File, f.State = filepath.Join(t.Dir, name), "exists"
-			res.Files = append(res.Files, f)
+			out = append(out, f)
 			continue
 		}
 		f.File = filepath.Join(t.Dir, c.Slug+"@"+tag+"."+string(k)+".triad.json")
@@ -128,17 +140,21 @@ func Commissioned(ctx context.Context, opts Options, c Commission) (*CommissionR
 			}
 			f.State = "created"
 		}
-		res.Files = append(res.Files, f)
+		out = append(out, f)
 	}
-	summary := c.Summary
-	if summary == "" {
-		summary = c.Role
+	return out, nil
+}
+
+// rosterSummary is the roster row's mission line: Summary, else Role,
+// else Title.
+func (c Commission) rosterSummary() string {
+	switch {
+	case c.Summary != "":
+		return c.Summary
+	case c.Role != "":
+		return c.Role
 	}
-	if summary == "" {
-		summary = c.Title
-	}
-	res.Roster, err = UpdateRoster(ctx, root, RosterRow{Title: c.Title, Slug: c.Slug, Summary: summary, AgentsRoot: agentsRoot}, c.DryRun)
-	return res, err
+	return c.Title
 }
 
 // checkRoster refuses a roster (<root>/AGENTS.md) that [UpdateRoster]

@@ -22,9 +22,14 @@ const HTTPPath = "/mcp"
 type HTTPOptions struct {
 	// Token, when not empty, is required as "Authorization: Bearer <Token>".
 	Token string
+	// Hosts are the names besides loopback ones (and the address a
+	// request arrived on) its Host header may carry: the listen address's
+	// host ([httpguard.AddrHosts]). Any other name gets 421.
+	Hosts []string
 }
 
 // HTTPHandler serves the streamable HTTP transport on [HTTPPath]. A request
+// whose Host header names a host the server is not bound to gets 421; one
 // whose Origin header is present and not a loopback origin gets 403 (so a
 // web page cannot drive a local server); with a token configured, a
 // request without the right bearer token gets 401. With Options.Stateless
@@ -35,7 +40,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		&mcp.StreamableHTTPOptions{Stateless: s.opts.Stateless, Logger: s.opts.Logger})
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, h)
-	return httpguard.Guard(o.Token, mux)
+	return httpguard.Policy{Token: o.Token, Hosts: o.Hosts}.Handler(mux)
 }
 
 // ServeHTTP serves the streamable HTTP transport on ln until ctx is

@@ -220,13 +220,19 @@ func textResult(text string) *mcp.CallToolResult {
 // words rather than being empty: an empty schema is written as `true`, and
 // the TypeScript SDK rejects the whole tool list over a boolean property
 // schema.
+// A []byte (pathBytes: the bytes of a name that is not valid UTF-8) is
+// base64 text in JSON, as the CLI prints it.
 var anySchemaTypes = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[jsontext.Value](): {Description: "any JSON value"},
+	reflect.TypeFor[[]byte]():         {Types: []string{"null", "string"}, Description: "bytes, base64"},
 }
 
-// marshalResult is the CLI's JSON of v, compact.
+// marshalResult is the CLI's JSON of v, compact. A name that is not valid
+// UTF-8 (a file or folder so named) shows U+FFFD where its bytes are, as
+// the CLI's JSON does (the results that carry such paths keep the bytes
+// beside them, as pathBytes): one such name never fails a whole call.
 func marshalResult(v any) (json.RawMessage, error) {
-	b, err := jsonv2.Marshal(v, jsonv2.Deterministic(true))
+	b, err := jsonv2.Marshal(v, jsonv2.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}

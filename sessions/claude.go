@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func (ClaudeReader) Read(ctx context.Context, src Source, from Cursor) (Batch, e
 	if err := p.origin(src.Path); err != nil {
 		return Batch{}, err
 	}
-	if from.Offset == 0 && !strings.HasPrefix(p.b.Session.ID, "agent-") {
+	if !strings.HasPrefix(p.b.Session.ID, "agent-") {
 		p.b.Related = claudeSubagents(src.Path)
 	}
 	return p.b, nil
@@ -180,7 +181,7 @@ func (p *claudeParser) line(l line) error {
 			p.b.Session.Title = e.CustomTitle
 		}
 		p.flush()
-		p.emit(Record{Keys: []string{asideKey(e.Type, l.Data)}, Offset: l.Offset, Kind: KindMetadata, Type: e.Type, Aside: true, Raw: clone(l.Data)})
+		p.emit(Record{Keys: []string{asideKey(e.Type, l.Offset, l.Data)}, Offset: l.Offset, Kind: KindMetadata, Type: e.Type, Aside: true, Raw: clone(l.Data)})
 		return nil
 	case e.Type != "user" && e.Type != "assistant" && e.Type != "system" && e.Type != "attachment":
 		return &UnclassifiedError{Path: p.path, Line: l.N, Type: e.Type}
@@ -283,11 +284,12 @@ func (p *claudeParser) turn(m *claudeMessage) *Turn {
 // clone copies a line: the read's buffer is not kept by the records.
 func clone(b []byte) jsontext.Value { return jsontext.Value(slices.Clone(b)) }
 
-// asideKey keys a line without an id of its own by its type and bytes: the
-// same line read twice is the same record.
-func asideKey(typ string, data []byte) string {
+// asideKey keys a line without an id of its own by its type, offset and
+// bytes: the same line read twice is the same record, and two equal lines
+// (a repeated "mode" line) are two records.
+func asideKey(typ string, offset int64, data []byte) string {
 	sum := sha256.Sum256(data)
-	return typ + ":" + hex.EncodeToString(sum[:8])
+	return typ + "@" + strconv.FormatInt(offset, 10) + ":" + hex.EncodeToString(sum[:6])
 }
 
 func parseTime(s string) time.Time {

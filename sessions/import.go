@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -22,6 +23,11 @@ type Importer struct {
 	// KeepSecrets stores what looks like a secret in clear; by default it
 	// is masked before anything is stored.
 	KeepSecrets bool
+	// LockPath, when set, is a lock file held for the whole import: two
+	// processes importing into one store (a hook recording a turn while
+	// the user imports) take turns, so neither stores a record the other
+	// just stored. Without it the caller serialises imports itself.
+	LockPath string
 }
 
 // DefaultReaders are the readers lineage has, by harness.
@@ -112,6 +118,13 @@ type pendingSource struct {
 func (im *Importer) Import(ctx context.Context, srcs []Source) (Report, error) {
 	if im.Readers == nil {
 		im.Readers = DefaultReaders()
+	}
+	if im.LockPath != "" {
+		l, err := fsx.LockFile(ctx, im.LockPath)
+		if err != nil {
+			return Report{}, err
+		}
+		defer l.Unlock()
 	}
 	cursors, err := im.cursors(ctx)
 	if err != nil {

@@ -215,6 +215,11 @@ func TestGrownTranscriptAddsOnlyItsNewRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := rep.Sessions[0].Tract
+	for k, n := range keyCounts(t, repo, name) {
+		if n != 1 {
+			t.Errorf("key %s stored %d times", k, n)
+		}
+	}
 	a, b := storedKeys(t, repo, name), storedKeys(t, once, name)
 	if len(a) != len(b) {
 		t.Errorf("grown import holds %d keys, one import %d", len(a), len(b))

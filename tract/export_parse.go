@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -246,6 +247,23 @@ func (p *Export) checkLinks() error {
 	return nil
 }
 
+// Times a store keeps: every store holds a time as nanoseconds since 1970
+// in a signed 64-bit integer, which ends in April 2262; lineage wrote none
+// before 1970. A time outside would be stored as another time, and the
+// commit would then fail verify (its fields no longer hash to its hash).
+var (
+	minStoredTime = time.Unix(0, 0).UTC()
+	maxStoredTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// checkStoredTime refuses a time a store cannot keep as it is.
+func checkStoredTime(field string, t time.Time) error {
+	if t.Before(minStoredTime) || !t.Before(maxStoredTime) {
+		return fmt.Errorf("%s %s is outside what a store keeps (1970-01-01 to 2261-12-31 UTC)", field, t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
 // badExport is the error of a malformed record on line.
 func badExport(line int, format string, args ...any) error {
 	return &ExportError{Line: line, Reason: fmt.Sprintf(format, args...)}
@@ -279,6 +297,14 @@ func (p *Export) add(rec exportRecord, line int) error {
 		if rec.Spawn != nil && rec.Spawn.Parent == rec.ID {
 			return badExport(line, "tract %s spawned from itself", rec.Name)
 		}
+		if err := checkStoredTime("created", *rec.Created); err != nil {
+			return badExport(line, "tract %s: %v", rec.Name, err)
+		}
+		if rec.Spawn != nil {
+			if err := checkStoredTime("spawn time", rec.Spawn.Time); err != nil {
+				return badExport(line, "tract %s: %v", rec.Name, err)
+			}
+		}
 		p.lines["tract:"+rec.ID] = line
 		p.tracts = append(p.tracts, Tract{ID: rec.ID, Name: rec.Name, Created: *rec.Created, Spawn: rec.Spawn})
 	case "blob":
@@ -298,6 +324,9 @@ func (p *Export) add(rec exportRecord, line int) error {
 		pr, err := ParsePriority(string(rec.Priority))
 		if err != nil || rec.Viewer == "" || rec.Commit == "" || rec.Time == nil {
 			return badExport(line, "annotation needs a viewer, a commit, a priority and a time")
+		}
+		if err := checkStoredTime("time", *rec.Time); err != nil {
+			return badExport(line, "annotation of %s: %v", rec.Commit.Short(), err)
 		}
 		p.lines[fmt.Sprintf("annotation:%d", len(p.anns))] = line
 		p.anns = append(p.anns, Annotation{Viewer: rec.Viewer, Commit: rec.Commit, Priority: pr, Reason: rec.Reason, Time: rec.Time.UTC(), Head: rec.Head})
@@ -348,6 +377,9 @@ func (p *Export) addCommit(rec exportRecord, line int) error {
 	case OpAppend, OpEdit, OpMerge, OpCompress:
 	default:
 		return badExport(line, "commit %s: operation %q", rec.Hash.Short(), rec.Operation)
+	}
+	if err := checkStoredTime("time", *rec.Time); err != nil {
+		return badExport(line, "commit %s: %v", rec.Hash.Short(), err)
 	}
 	if len(rec.Meta) > 0 {
 		m, err := ParseMeta(rec.Meta)

@@ -168,6 +168,14 @@ func TestImportChecksMeaning(t *testing.T) {
 		"content limit":     {meaningExport(t, big, nil, []string{t1}, []string{head, main}, nil), "the limit for one commit's content"},
 		"duplicate parents": {meaningExport(t, "", func(root Hash) []Hash { return []Hash{root, root, root} }, []string{t1}, []string{head, main}, nil), "named twice"},
 		"annotation viewer": {meaningExport(t, "", nil, []string{t1}, []string{head, main}, []string{`{"kind":"annotation","time":"2026-01-02T03:04:05Z","viewer":"t7","commit":"HEADHASH","priority":"skip"}`}), "annotation by tract id t7"},
+		// Times a store cannot keep: stored, they would change, and the
+		// commit (or the view of it) would fail verify.
+		"tract created 2300": {meaningExport(t, "", nil, []string{`{"kind":"tract","id":"t1","name":"main","created":"2300-01-02T03:04:05Z"}`}, []string{head, main}, nil), "created 2300-01-02T03:04:05Z is outside what a store keeps"},
+		"tract created 1600": {meaningExport(t, "", nil, []string{`{"kind":"tract","id":"t1","name":"main","created":"1600-01-02T03:04:05Z"}`}, []string{head, main}, nil), "is outside what a store keeps"},
+		"spawn time 9999": {meaningExport(t, "", nil, []string{t1, `{"kind":"tract","id":"t2","name":"kid","created":"2026-01-02T03:04:05Z","spawn":{"parent":"t1","purpose":"p","mode":"reference","time":"9999-01-02T03:04:05Z"}}`},
+			[]string{head, main}, nil), "spawn time 9999-01-02T03:04:05Z is outside"},
+		"annotation 1969": {meaningExport(t, "", nil, []string{t1}, []string{head, main}, []string{`{"kind":"annotation","time":"1969-12-31T23:59:59Z","viewer":"t1","commit":"HEADHASH","priority":"skip"}`}), "time 1969-12-31T23:59:59Z is outside"},
+		"commit 2263":     {timedCommitExport(t, time.Date(2263, 1, 1, 0, 0, 0, 0, time.UTC)), "time 2263-01-01T00:00:00Z is outside"},
 	} {
 		_, err := ParseExport(strings.NewReader(tc.in))
 		var ee *ExportError
@@ -175,4 +183,23 @@ func TestImportChecksMeaning(t *testing.T) {
 			t.Errorf("%s: %v; want an ExportError with %q", name, err, tc.want)
 		}
 	}
+}
+
+// timedCommitExport is an export of one tract whose one commit, rightly
+// hashed, was made at at.
+func timedCommitExport(t *testing.T, at time.Time) string {
+	t.Helper()
+	b, err := NewBlob(Content{Type: TypeMessage, Role: RoleUser, Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Commit{Parents: []Hash{}, Content: b.Hash, Operation: OpAppend, Tract: "t1", Time: at}
+	c.Hash = c.ComputeHash()
+	return strings.Join([]string{`{"kind":"lineage-export","version":1}`,
+		`{"kind":"tract","id":"t1","name":"main","created":"2026-01-02T03:04:05Z"}`,
+		fmt.Sprintf(`{"kind":"blob","hash":"%s","data":%s}`, b.Hash, b.Data),
+		fmt.Sprintf(`{"kind":"commit","hash":"%s","parents":[],"content":"%s","operation":"append","time":"%s","tract":"t1"}`, c.Hash, b.Hash, at.Format(time.RFC3339Nano)),
+		`{"kind":"ref","tract":"t1","name":"HEAD","value":"branch:main"}`,
+		fmt.Sprintf(`{"kind":"ref","tract":"t1","name":"main","value":"%s"}`, c.Hash),
+	}, "\n") + "\n"
 }

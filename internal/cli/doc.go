@@ -36,5 +36,6 @@
 //     tract_status.go, tract_compress.go, tract_spawn.go, tract_export.go.
 //
 // The testscripts of every command (testdata/script/*.txtar) run here,
-// through Run, as do the other tests that drive a whole command line.
+// through Run. A group's own Go tests sit in its package as an external
+// test package (package tractcmd_test, …) and drive it through [Run] too.
 package cli

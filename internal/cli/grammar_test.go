@@ -13,7 +13,7 @@ import (
 // when stdin is a terminal, and stays quiet when it is a pipe or a file.
 func TestStdinTerminalNotice(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, stderr := tractRun(t, dir, "tract", "init"); code != 0 {
+	if code, _, stderr := runLine(t, dir, "tract", "init"); code != 0 {
 		t.Fatalf("init: %d %s", code, stderr)
 	}
 	cases := []struct {
@@ -85,4 +85,20 @@ func TestLazyGroups(t *testing.T) {
 			t.Errorf("group %s built = %v", c.Name(), built)
 		}
 	}
+}
+
+// runLine runs one command line in process with a fixed LINEAGE_NOW and
+// returns its exit code, stdout and stderr.
+func runLine(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &clienv.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Dir: dir,
+		LookupEnv: func(k string) (string, bool) {
+			if k == "LINEAGE_NOW" {
+				return "2026-01-02T03:04:05Z", true
+			}
+			return "", false
+		}}
+	code := Run(context.Background(), args, env)
+	return code, out.String(), errb.String()
 }

@@ -17,9 +17,14 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/instructionscmd"
 	"github.com/agentlineage/lineage/internal/cli/mcpcmd"
 	"github.com/agentlineage/lineage/internal/cli/servecmd"
+	"github.com/agentlineage/lineage/internal/cli/sessionscmd"
 	"github.com/agentlineage/lineage/internal/cli/skillscmd"
 	"github.com/agentlineage/lineage/internal/cli/tractcmd"
 )
+
+// Env is the environment a command runs in (see [clienv.Env]), named here
+// for callers of [Run] and [NewRootCmd].
+type Env = clienv.Env
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
 // otherwise the module Version from the build info is used.
@@ -129,6 +134,7 @@ var groups = []struct {
 	{"hook", hookcmd.Short, hookcmd.NewCmd},
 	{"skills", skillscmd.Short, skillscmd.NewCmd},
 	{"serve", servecmd.Short, servecmd.NewCmd},
+	{"sessions", sessionscmd.Short, sessionscmd.NewCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args

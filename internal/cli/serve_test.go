@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,24 @@ const hostileText = `<script>document.title="pwned"</script><img src=x onerror="
 // would: main with four messages (one hostile), a child spawned at the
 // fourth whose two commits main merges back by reference, a compressed
 // range, a skipped commit, a tag and a budget small enough to drop.
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func serveFixture(t *testing.T, dir, url string) {
 	t.Helper()
 	run := func(args ...string) string {

@@ -139,6 +139,14 @@ func cliGroup(p string) bool {
 // groups apart.
 const CLIGroupsRule = "a CLI command group imports no other group, and the CLI's base imports none"
 
+// ConfigRule and ConfigFacesRule name the rules that keep internal/config
+// the CLI's own: only the CLI reads the host's configuration, and it
+// depends on no face.
+const (
+	ConfigRule      = "only the CLI imports internal/config"
+	ConfigFacesRule = "internal/config imports no face"
+)
+
 // Rules are lineage's dependency rules.
 var Rules = []Rule{
 	{Name: "the domain never reaches a store or a database driver", For: domain,
@@ -178,4 +186,8 @@ var Rules = []Rule{
 		Forbid: under(Module + "/tract/wire")},
 	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
 		Forbid: cliGroup},
+	{Name: ConfigRule, For: not(func(p string) bool { return under(Module+"/internal/cli")(p) || pkg("internal/config")(p) }),
+		Forbid: under(Module + "/internal/config"), Direct: true},
+	{Name: ConfigFacesRule, For: pkg("internal/config"),
+		Forbid: func(d string) bool { return faces(d) || under(Module+"/hooks")(d) }},
 }

@@ -85,6 +85,10 @@ func TestEachRuleCatchesAForbiddenImport(t *testing.T) {
 		{Rules[15].Name, m("tract/sqlite"), m("tract/wire"), m("tract"), true},
 		{CLIGroupsRule, m("internal/cli/contextcmd"), m("internal/cli/tractcmd"), m("internal/cli/clienv"), true},
 		{CLIGroupsRule, m("internal/cli/clienv"), m("internal/cli/mcpcmd"), m("mcpserver"), true},
+		{ConfigRule, m("mcpserver"), m("internal/config"), m("instructions"), false},
+		{ConfigRule, m("cmd/lineage"), m("internal/config"), m("internal/cli"), false},
+		{ConfigFacesRule, m("internal/config"), m("hooks"), m("instructions"), true},
+		{ConfigFacesRule, m("internal/config"), m("internal/cli/clienv"), m("tract/stores"), true},
 	}
 	for _, tt := range tests {
 		var rule []Rule

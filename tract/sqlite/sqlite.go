@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -149,7 +150,7 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 		if firstErr == nil || !cannotOpen(err) {
 			firstErr = err
 		}
-		if !cannotOpen(err) {
+		if !cannotOpen(err) && !(diskFull(err) && walAtRest(path)) {
 			break
 		}
 	}
@@ -170,6 +171,22 @@ func truncateWAL(path string, o Options) {
 	}
 	defer db.Close()
 	checkpointWAL(db, path, walLimit)
+}
+
+// diskFull reports an I/O error of the kind a full disk gives a reader:
+// SQLite cannot size the WAL index (-shm) it maps, or write at all.
+func diskFull(err error) bool {
+	msg := fmt.Sprint(err)
+	return strings.Contains(msg, "disk I/O error") || strings.Contains(msg, "database or disk is full") || strings.Contains(msg, "SQLITE_FULL")
+}
+
+// walAtRest reports whether the store's WAL holds nothing (absent or
+// empty): then the database file alone is the store, and an immutable
+// open, which needs no WAL index, reads all of it. With a WAL that holds
+// commits an immutable open would miss them, so it is not tried.
+func walAtRest(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return errors.Is(err, fs.ErrNotExist) || err == nil && fi.Size() == 0
 }
 
 // cannotOpen reports an error of opening the file itself (not of its

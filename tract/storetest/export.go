@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlineage/lineage/tract"
 )
@@ -14,6 +16,7 @@ func init() {
 	suites = append(suites, []testCase{
 		{"ExportImportRoundTrip", testExportRoundTrip},
 		{"ImportRefusesDamage", testImportDamage},
+		{"ImportedTimesVerify", testImportedTimesVerify},
 	})
 }
 
@@ -173,4 +176,54 @@ func importBytes(to *tract.Repo, data []byte) (tract.ImportReport, error) {
 		return tract.ImportReport{}, err
 	}
 	return to.ImportExport(context.Background(), p)
+}
+
+// testImportedTimesVerify: an export whose times are at the edges of what
+// import accepts (1970, the end of 2261, nanoseconds) is imported, keeps
+// every time and passes verify; a time past them is refused, nothing
+// written. Whatever import accepts, verify passes.
+func testImportedTimesVerify(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	for _, at := range []time.Time{time.Unix(0, 0).UTC(), time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(2026, 5, 6, 7, 8, 9, 123456789, time.UTC)} {
+		to := tract.New(newStore(t), tract.Options{})
+		if _, err := importBytes(to, []byte(timedExport(t, at))); err != nil {
+			t.Fatalf("%s: %v", at, err)
+		}
+		rep, err := to.Verify(ctx)
+		if err != nil || len(rep.Damage) != 0 {
+			t.Fatalf("%s: verify after import: %+v %v", at, rep.Damage, err)
+		}
+		log, err := to.Log(ctx, "main", tract.LogOptions{})
+		if err != nil || len(log) != 1 || !log[0].Time.Equal(at) {
+			t.Fatalf("%s: log after import: %+v %v", at, log, err)
+		}
+	}
+	to := tract.New(newStore(t), tract.Options{})
+	for _, at := range []time.Time{time.Date(2262, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)} {
+		if _, err := importBytes(to, []byte(timedExport(t, at))); err == nil || !strings.Contains(err.Error(), "outside what a store keeps") {
+			t.Fatalf("%s: %v, want it refused", at, err)
+		}
+	}
+	if ts, _ := to.Store().Tracts(ctx); len(ts) != 0 {
+		t.Fatalf("a refused import left tracts %+v", ts)
+	}
+}
+
+// timedExport is an export of one tract whose one commit, rightly hashed,
+// was made at at.
+func timedExport(t testing.TB, at time.Time) string {
+	t.Helper()
+	b, err := tract.NewBlob(tract.Content{Type: tract.TypeMessage, Role: tract.RoleUser, Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tract.Commit{Parents: []tract.Hash{}, Content: b.Hash, Operation: tract.OpAppend, Tract: "t1", Time: at}
+	c.Hash = c.ComputeHash()
+	return strings.Join([]string{`{"kind":"lineage-export","version":1}`,
+		`{"kind":"tract","id":"t1","name":"main","created":"2026-01-02T03:04:05Z"}`,
+		fmt.Sprintf(`{"kind":"blob","hash":"%s","data":%s}`, b.Hash, b.Data),
+		fmt.Sprintf(`{"kind":"commit","hash":"%s","parents":[],"content":"%s","operation":"append","time":"%s","tract":"t1"}`, c.Hash, b.Hash, at.Format(time.RFC3339Nano)),
+		`{"kind":"ref","tract":"t1","name":"HEAD","value":"branch:main"}`,
+		fmt.Sprintf(`{"kind":"ref","tract":"t1","name":"main","value":"%s"}`, c.Hash),
+	}, "\n") + "\n"
 }

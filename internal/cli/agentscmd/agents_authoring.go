@@ -2,6 +2,7 @@ package agentscmd
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -366,30 +367,7 @@ func newAgentsTidyCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *cobr
 				}
 				return clienv.AgentsError(err)
 			}
-			changed := 0
-			for _, r := range res {
-				state := "unchanged"
-				switch {
-				case r.Skipped != "":
-					fmt.Fprintf(env.Stdout, "skipped %s: %s\n", r.File, r.Skipped)
-					continue
-				case r.Written:
-					state, changed = "wrote", changed+1
-				case r.Changed:
-					state, changed = "would change", changed+1
-				}
-				fmt.Fprintf(env.Stdout, "%s %s\n", state, r.File)
-				if r.RenamedFrom != "" {
-					fmt.Fprintf(env.Stdout, "  renames %s\n", fsx.LineSafe(r.RenamedFrom))
-				}
-				for _, ref := range r.References {
-					fmt.Fprintf(env.Stdout, "  rewrites %s\n", fsx.LineSafe(ref))
-				}
-				if !t.Write && r.Diff != "" {
-					fmt.Fprint(env.Stdout, r.Diff)
-				}
-			}
-			fmt.Fprintf(env.Stdout, "%d of %d file(s) %s\n", changed, len(res), map[bool]string{true: "changed", false: "would change"}[t.Write])
+			printTidied(env.Stdout, res, t.Write)
 			return clienv.AgentsError(err)
 		},
 	}
@@ -405,6 +383,35 @@ func newAgentsTidyCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *cobr
 	asJSON.Add(cmd, "")
 	w.add(cmd)
 	return cmd
+}
+
+// printTidied reports what normalize or migrate did (write) or would do,
+// file by file, with the diff of a dry run.
+func printTidied(w io.Writer, res []journal.TidyResult, write bool) {
+	changed := 0
+	for _, r := range res {
+		state := "unchanged"
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(w, "skipped %s: %s\n", r.File, r.Skipped)
+			continue
+		case r.Written:
+			state, changed = "wrote", changed+1
+		case r.Changed:
+			state, changed = "would change", changed+1
+		}
+		fmt.Fprintf(w, "%s %s\n", state, r.File)
+		if r.RenamedFrom != "" {
+			fmt.Fprintf(w, "  renames %s\n", fsx.LineSafe(r.RenamedFrom))
+		}
+		for _, ref := range r.References {
+			fmt.Fprintf(w, "  rewrites %s\n", fsx.LineSafe(ref))
+		}
+		if !write && r.Diff != "" {
+			fmt.Fprint(w, r.Diff)
+		}
+	}
+	fmt.Fprintf(w, "%d of %d file(s) %s\n", changed, len(res), map[bool]string{true: "changed", false: "would change"}[write])
 }
 
 func newAgentsRenderCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {

@@ -4,9 +4,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/agentlineage/lineage/internal/config"
 )
 
 // Env is everything a command may take from its surroundings. Tests build
@@ -38,6 +41,17 @@ type Env struct {
 	// Exits is set when the process ends as the command returns (Main):
 	// a read command then leaves its SQLite store for the exit to close.
 	Exits bool
+
+	hostOnce sync.Once
+	host     *config.Host
+}
+
+// Host is what the host says (variables, home, state directory, store and
+// tract choice, clock), read from LookupEnv, Dir and Now on first use and
+// kept: a command sees one configuration from start to end.
+func (e *Env) Host() *config.Host {
+	e.hostOnce.Do(func() { e.host = config.Read(e.LookupEnv, e.Dir, e.Now) })
+	return e.host
 }
 
 // ProcessEnv returns the Env of the running process.
@@ -59,35 +73,20 @@ func ProcessEnv() *Env {
 	}
 }
 
-// Getenv returns the variable's value, or "" when it is not set.
-func (e *Env) Getenv(key string) string {
-	v, _ := e.Lookup(key)
-	return v
-}
-
-func (e *Env) Lookup(key string) (string, bool) {
-	if e.LookupEnv == nil {
-		return "", false
-	}
-	return e.LookupEnv(key)
-}
+// Getenv returns the variable's value, or "" when it is not set (for the
+// variables a user names, such as --token-env's, and the terminal's).
+func (e *Env) Getenv(key string) string { return e.Host().Getenv(key) }
 
 // Clock is the clock every command writes times with: a fixed
 // LINEAGE_NOW (an RFC 3339 time, for reproducible runs) when that is set,
 // else the injected clock, else time.Now. A LINEAGE_NOW that is not a time
 // is a usage error.
 func (e *Env) Clock() (func() time.Time, error) {
-	if v := strings.TrimSpace(e.Getenv("LINEAGE_NOW")); v != "" {
-		at, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return nil, UsageError("LINEAGE_NOW %q: want an RFC 3339 time such as 2026-01-02T03:04:05Z", v)
-		}
-		return func() time.Time { return at }, nil
+	now, err := e.Host().Clock()
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
-	if e.Now == nil {
-		return time.Now, nil
-	}
-	return e.Now, nil
+	return now, nil
 }
 
 // Color reports whether output to stdout may use colour: only on a terminal

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentlineage/lineage/hooks"
-	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // EditHarnessFile installs or uninstalls lineage in a harness's settings
@@ -18,8 +17,8 @@ import (
 // left to print.
 func EditHarnessFile(ctx context.Context, env *Env, path string, install, dryRun bool, add, remove func(before []byte) ([]byte, error)) (res hooks.SettingsEdit, done bool, err error) {
 	lockDir := filepath.Dir(path)
-	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-		lockDir = filepath.Join(base, "lineage", "locks")
+	if p := env.Host().StatePath("locks"); p != "" {
+		lockDir = p
 	}
 	res, err = hooks.EditSettingsFile(ctx, path, lockDir, !dryRun, func(before []byte, missing bool) ([]byte, error) {
 		var after []byte

@@ -41,7 +41,7 @@ func (f *InstructionsFlags) Options(cmd *cobra.Command, env *Env) (instructions.
 			return instructions.Options{}, fmt.Errorf("config %s: %w", p, err)
 		}
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	InstructionsWarn(env, warnings)
 	flags, err := f.settings(cmd)
 	if err != nil {
@@ -50,7 +50,7 @@ func (f *InstructionsFlags) Options(cmd *cobra.Command, env *Env) (instructions.
 	return instructions.Options{
 		Config: instructions.BuildConfig(cwd, file, fromEnv, flags),
 		Cwd:    cwd,
-		Home:   fsx.HomeDir(env.Getenv),
+		Home:   env.Host().Home,
 	}, nil
 }
 

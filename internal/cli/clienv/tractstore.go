@@ -41,32 +41,6 @@ func (s *TractSession) Close() error {
 	return s.Store.Close()
 }
 
-// StoreURL picks the store: flag (--store), LINEAGE_STORE, or the nearest
-// .lineage/lineage.db upward from dir.
-func StoreURL(env *Env, flag, dir string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if v := env.Getenv("LINEAGE_STORE"); v != "" {
-		return v, nil
-	}
-	if p, ok := stores.Locate(dir); ok {
-		return p, nil
-	}
-	return "", errors.New("no tract store found: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE")
-}
-
-// TractName is the flag (--tract), else LINEAGE_TRACT, else main.
-func TractName(env *Env, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if v := env.Getenv("LINEAGE_TRACT"); v != "" {
-		return v
-	}
-	return tract.DefaultTract
-}
-
 // OpenRepo opens the store url names (a relative SQLite path is relative to
 // dir) and returns a repo on it with the environment's clock, and the
 // store's name for messages.
@@ -112,7 +86,7 @@ func relTo(dir, p string) string {
 
 // session opens the selected store and returns a repo on it.
 func (f *TractFlags) Session(cmd *cobra.Command, env *Env) (*TractSession, error) {
-	url, err := StoreURL(env, f.Store, env.Dir)
+	url, err := env.Host().StoreURL(f.Store, env.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +96,7 @@ func (f *TractFlags) Session(cmd *cobra.Command, env *Env) (*TractSession, error
 // readSession opens the selected store read-only: read commands work on a
 // read-only file system and never write a schema into a file.
 func (f *TractFlags) ReadSession(cmd *cobra.Command, env *Env) (*TractSession, error) {
-	url, err := StoreURL(env, f.Store, env.Dir)
+	url, err := env.Host().StoreURL(f.Store, env.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +114,7 @@ func (f *TractFlags) SessionAt(cmd *cobra.Command, env *Env, url string, create,
 	if err != nil {
 		return nil, TractErr(err)
 	}
-	s := &TractSession{Store: repo.Store(), Repo: repo, Tract: TractName(env, f.Tract), Where: where}
+	s := &TractSession{Store: repo.Store(), Repo: repo, Tract: env.Host().TractName(f.Tract), Where: where}
 	// A read-only SQLite handle has nothing to write back when it closes
 	// (no checkpoint: it cannot write the file), and the exit releases its
 	// locks and files as a close would; closing it (statements, the WAL

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -17,17 +16,21 @@ import (
 
 const Short = "One model request: AGENTS.md chain, agent profile and tract history under one budget"
 
+// contextFlags are the flags of lineage context: its own and those of
+// the instruction chain, the agent chain and the tract store it reads.
+type contextFlags struct {
+	inf     clienv.InstructionsFlags
+	af      clienv.AgentsFlags
+	tf      clienv.TractFlags
+	o       compose.Options
+	format  string
+	asJSON  clienv.JSONFlag
+	explain bool
+	noSkill bool
+}
+
 func NewCmd(env *clienv.Env) *cobra.Command {
-	var (
-		inf     clienv.InstructionsFlags
-		af      clienv.AgentsFlags
-		tf      clienv.TractFlags
-		o       compose.Options
-		format  string
-		asJSON  clienv.JSONFlag
-		explain bool
-		noSkill bool
-	)
+	c := &contextFlags{}
 	cmd := &cobra.Command{
 		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
 		Short: Short,
@@ -53,93 +56,29 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Format = compose.Format(format)
-			if err := compose.CheckFormat(o.Format); err != nil {
-				return clienv.UsageError("unknown --format %q (want text, openai, anthropic, openai-request or anthropic-request)", format)
-			}
-			if explain && asJSON.Set {
-				return clienv.UsageError("give --json or --explain, not both")
-			}
-			if o.Slug != "" {
-				if err := clienv.RequireSlug(o.Slug); err != nil {
-					return err
-				}
-			}
-			iopts, err := inf.Options(cmd, env)
-			if err != nil {
-				return err
-			}
-			o.Instructions = iopts
-			if !noSkill {
-				o.Skills = clienv.HookSkills(env, iopts.Cwd, iopts.Home, iopts.Config.Root)
-			}
-			if len(args) == 1 {
-				o.Target = args[0]
-			}
-			o.Agents = af.Options(env)
-			o.Agents.Path = ""
-			if o.Tract != "" {
-				tf.Tract = o.Tract
-				s, err := tf.ReadSession(cmd, env)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				// One compile per process: a cached view would only hold
-				// the whole history while the request is printed.
-				o.Repo, o.Cold = s.Repo, true
-			}
-			// Token counts of unchanged files are kept between runs, so
-			// that a run does not load the tokenizer only to count them
-			// again; a state directory that cannot be written only means
-			// counting again.
-			if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-				o.Counts = compose.OpenCountFile(filepath.Join(base, "lineage", "token-counts.json"))
-			}
-			res, err := compose.Compile(cmd.Context(), o)
-			if o.Counts != nil {
-				_ = o.Counts.Save(cmd.Context())
-			}
-			if err != nil {
-				return contextErr(err)
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
-			}
-			switch {
-			case asJSON.Set:
-				return clienv.WriteJSON(env.Stdout, res)
-			case explain:
-				return writeContextExplain(env.Stdout, res)
-			}
-			if len(res.Dropped)+len(res.DroppedMessages) > 0 {
-				writeDroppedNote(env, res)
-			}
-			switch req := res.Request; req.Format {
-			case compose.FormatText:
-				_, err := io.WriteString(env.Stdout, req.Text)
-				return err
-			case compose.FormatOpenAI:
-				// The same bytes as WriteJSON, without the encoder's work
-				// per token.
-				return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
-			}
-			return clienv.WriteJSON(env.Stdout, res.Request)
+			return c.run(cmd, env, args)
 		},
 	}
+	c.add(cmd)
+	return cmd
+}
+
+// add registers the flags on cmd.
+func (c *contextFlags) add(cmd *cobra.Command) {
+	o, inf, af := &c.o, &c.inf, &c.af
 	fl := cmd.Flags()
 	fl.StringVar(&o.Slug, "slug", "", "agent slug whose merged profile joins the system part")
 	fl.StringVar(&o.Tract, "tract", "", "tract whose history fills the messages (default: none)")
-	fl.StringVar(&tf.Store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
+	fl.StringVar(&c.tf.Store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	fl.StringVar(&o.At, "at", "", "compile the tract as of this ref")
 	clienv.BudgetFlag(cmd, &o.Budget, "most tokens the whole request may use (the pinned part is never cut)")
-	fl.StringVar(&format, "format", string(compose.FormatOpenAI), "text, openai (messages), anthropic (system, messages, tools), openai-request or anthropic-request (request bodies)")
+	fl.StringVar(&c.format, "format", string(compose.FormatOpenAI), "text, openai (messages), anthropic (system, messages, tools), openai-request or anthropic-request (request bodies)")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
 	fl.StringVar(&o.Model, "model", "", "model name the request formats carry")
 	fl.IntVar(&o.MaxTokens, "max-tokens", 0, "reply token limit the request formats carry (max_tokens, max_completion_tokens)")
-	fl.BoolVar(&noSkill, "no-skills", false, "leave the Agent Skills catalog out of the system part")
-	fl.BoolVar(&explain, "explain", false, "print where every block came from and what was left out, as a table")
-	asJSON.Add(cmd, "print the request with the provenance of every block and what was left out")
+	fl.BoolVar(&c.noSkill, "no-skills", false, "leave the Agent Skills catalog out of the system part")
+	fl.BoolVar(&c.explain, "explain", false, "print where every block came from and what was left out, as a table")
+	c.asJSON.Add(cmd, "print the request with the provenance of every block and what was left out")
 	// The instruction chain's flags, as 'lineage instructions' takes them.
 	fl.StringVar(&inf.Config, "config", "", "instructions: JSON configuration `file`")
 	fl.StringVar(&inf.Root, "root", "", "instructions: project root override (markers are not consulted)")
@@ -150,7 +89,88 @@ for 'lineage tract' (--store, LINEAGE_STORE, the nearest .lineage/lineage.db).`,
 	// The agent chain's flags, as 'lineage agents' takes them.
 	fl.StringArrayVar(&af.Roots, "agents-root", nil, "agents: agents root searched in every domain root after .clia/agents (repeatable)")
 	fl.BoolVar(&af.AllowOutside, "allow-outside-inherits", false, "agents: follow inherits that leave the workspace")
-	return cmd
+}
+
+// run composes the request and prints it.
+func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
+	o := c.o
+	o.Format = compose.Format(c.format)
+	if err := compose.CheckFormat(o.Format); err != nil {
+		return clienv.UsageError("unknown --format %q (want text, openai, anthropic, openai-request or anthropic-request)", c.format)
+	}
+	if c.explain && c.asJSON.Set {
+		return clienv.UsageError("give --json or --explain, not both")
+	}
+	if o.Slug != "" {
+		if err := clienv.RequireSlug(o.Slug); err != nil {
+			return err
+		}
+	}
+	iopts, err := c.inf.Options(cmd, env)
+	if err != nil {
+		return err
+	}
+	o.Instructions = iopts
+	if !c.noSkill {
+		o.Skills = clienv.HookSkills(env, iopts.Cwd, iopts.Home, iopts.Config.Root)
+	}
+	if len(args) == 1 {
+		o.Target = args[0]
+	}
+	o.Agents = c.af.Options(env)
+	o.Agents.Path = ""
+	if o.Tract != "" {
+		c.tf.Tract = o.Tract
+		s, err := c.tf.ReadSession(cmd, env)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		// One compile per process: a cached view would only hold
+		// the whole history while the request is printed.
+		o.Repo, o.Cold = s.Repo, true
+	}
+	// Token counts of unchanged files are kept between runs, so
+	// that a run does not load the tokenizer only to count them
+	// again; a state directory that cannot be written only means
+	// counting again.
+	if p := env.Host().StatePath("token-counts.json"); p != "" {
+		o.Counts = compose.OpenCountFile(p)
+	}
+	res, err := compose.Compile(cmd.Context(), o)
+	if o.Counts != nil {
+		_ = o.Counts.Save(cmd.Context())
+	}
+	if err != nil {
+		return contextErr(err)
+	}
+	return c.print(env, res)
+}
+
+// print writes the composed request as --json, --explain or --format say.
+func (c *contextFlags) print(env *clienv.Env, res compose.Result) error {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
+	}
+	switch {
+	case c.asJSON.Set:
+		return clienv.WriteJSON(env.Stdout, res)
+	case c.explain:
+		return writeContextExplain(env.Stdout, res)
+	}
+	if len(res.Dropped)+len(res.DroppedMessages) > 0 {
+		writeDroppedNote(env, res)
+	}
+	switch req := res.Request; req.Format {
+	case compose.FormatText:
+		_, err := io.WriteString(env.Stdout, req.Text)
+		return err
+	case compose.FormatOpenAI:
+		// The same bytes as WriteJSON, without the encoder's work per
+		// token.
+		return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
+	}
+	return clienv.WriteJSON(env.Stdout, res.Request)
 }
 
 // contextErr maps compose errors to exit codes: a budget the pinned part

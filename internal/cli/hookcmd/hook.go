@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -129,17 +128,14 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	}
 	// Without a state directory the hook still answers, statelessly
 	// (hooks.Handle says so on stderr).
-	sessions := ""
-	if base, err := fsx.Host.StateDir(env.Getenv); err == nil {
-		sessions = filepath.Join(base, "lineage", "sessions")
-	}
+	sessions := env.Host().StatePath("sessions")
 	file, flags, err := hookSettings(env, f)
 	if err != nil {
 		return err
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
-	home := fsx.HomeDir(env.Getenv)
+	home := env.Host().Home
 	cfg := instructions.BuildConfig(ev.Cwd, file, fromEnv, flags)
 	res, err := hooks.Handle(cmd.Context(), h, ev, hooks.Options{
 		Instructions: instructions.Options{Config: cfg, Home: home},
@@ -147,17 +143,8 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 		SessionsDir:  sessions,
 		Slug:         f.Slug,
 		Now:          clock,
-		Env:          hooks.Env{Lookup: env.LookupEnv, Home: home},
-		Deliver: func(res hooks.Result) error {
-			out, err := h.Output(ev, res.Context)
-			if err != nil {
-				return err
-			}
-			if _, err := env.Stdout.Write(out); err != nil {
-				return fmt.Errorf("write the answer: %w", err)
-			}
-			return nil
-		},
+		Env:          hooks.Env{Lookup: env.Host().Lookup, Home: home},
+		Out:          env.Stdout,
 	})
 	clienv.InstructionsWarn(env, res.Warnings)
 	return err
@@ -217,7 +204,7 @@ only after you trust it: install prints the step.`,
 					return clienv.UsageError("--config %s: %v", f.Config, err)
 				}
 			}
-			path, err := h.SettingsPath(scope, hooks.Env{Lookup: env.LookupEnv, Home: fsx.HomeDir(env.Getenv)}, fsx.Abs(env.Dir, cwd))
+			path, err := h.SettingsPath(scope, hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}, fsx.Abs(env.Dir, cwd))
 			if err != nil {
 				return clienv.UsageError("%v", err)
 			}
@@ -308,7 +295,7 @@ installed).`,
 				}
 				hs = []*hooks.Harness{h}
 			}
-			hookEnv := hooks.Env{Lookup: env.LookupEnv, Home: fsx.HomeDir(env.Getenv)}
+			hookEnv := hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}
 			project := fsx.Abs(env.Dir, cwd)
 			var all []hooks.Status
 			ok, any := true, false

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +11,7 @@ import (
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/mcpserver"
 )
 
@@ -96,7 +96,7 @@ func runMCP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, args []string) err
 	store := newMCPTractStore(env, f, opts.Cwd)
 	defer store.Close()
 	opts.OpenTract = store.opener()
-	opts.Tract = clienv.TractName(env, f.tract)
+	opts.Tract = env.Host().TractName(f.tract)
 	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func serveMCPHTTP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, srv *mcpserv
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "lineage: serving MCP on http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)
-	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token})
+	return srv.ServeHTTP(cmd.Context(), ln, mcpserver.HTTPOptions{Token: token, Hosts: httpguard.AddrHosts(addr)})
 }
 
 // dirFlags are the values of a repeatable directory flag, absolute; each
@@ -144,7 +144,7 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 			return mcpserver.Options{}, err
 		}
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
 	cfg := instructions.BuildConfig(cwd, fromEnv)
 	// LINEAGE_NOW fixes the clock of journal entries and commits, as for
@@ -165,7 +165,7 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 		AllowRoots:      allow,
 		RootsWithin:     within,
 		Cwd:             cwd,
-		Home:            fsx.HomeDir(env.Getenv),
+		Home:            env.Host().Home,
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
@@ -182,16 +182,12 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 // hookSessionsDir is where lineage's hooks keep their session states ("" when
 // there is no state directory).
 func hookSessionsDir(env *clienv.Env) string {
-	base, err := fsx.Host.StateDir(env.Getenv)
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "lineage", "sessions")
+	return env.Host().StatePath("sessions")
 }
 
 // skillsServerOptions are the MCP server's skills settings: the same
 // environment as the skills commands.
 func skillsServerOptions(env *clienv.Env, cwd string) mcpserver.SkillsOptions {
-	user, _, extra := clienv.SkillsEnv(env, cwd)
-	return mcpserver.SkillsOptions{User: user, Extra: extra, CacheDir: clienv.SkillsCacheDir(env)}
+	s := clienv.SkillsEnv(env, cwd)
+	return mcpserver.SkillsOptions{User: s.User, Extra: s.Extra, CacheDir: s.CacheDir}
 }

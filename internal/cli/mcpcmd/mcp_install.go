@@ -39,7 +39,7 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 			if h == nil {
 				return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
 			}
-			path, err := h.MCPConfigPath(scope, hooks.Env{Lookup: env.LookupEnv, Home: fsx.HomeDir(env.Getenv)}, fsx.Abs(env.Dir, cwd))
+			path, err := h.MCPConfigPath(scope, hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}, fsx.Abs(env.Dir, cwd))
 			if err != nil {
 				return clienv.UsageError("%v", err)
 			}

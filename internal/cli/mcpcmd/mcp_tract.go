@@ -42,7 +42,7 @@ func mcpStoreFlag(env *clienv.Env, f *mcpFlags) string {
 
 func (m *mcpTractStore) opener() mcpserver.TractOpener {
 	return func(ctx context.Context) (*tract.Repo, error) {
-		url, err := clienv.StoreURL(m.env, m.store, m.cwd)
+		url, err := m.env.Host().StoreURL(m.store, m.cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +74,7 @@ func (m *mcpTractStore) Close() error {
 func mcpStateDir(env *clienv.Env, f *mcpFlags, cwd string) string {
 	url := mcpStoreFlag(env, f)
 	if url == "" {
-		url = strings.TrimSpace(env.Getenv("LINEAGE_STORE"))
+		url = env.Host().StoreSetting("")
 	}
 	if url == "" {
 		if p, ok := stores.Locate(cwd); ok {

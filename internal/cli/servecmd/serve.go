@@ -11,7 +11,7 @@ import (
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/tract/stores"
 	"github.com/agentlineage/lineage/webui"
 )
@@ -43,8 +43,11 @@ AGENTS.md chain and an agent's profile for a directory below this one.
 The store is opened read-only: nothing is written. The server listens on
 ` + defaultServeAddr + ` unless --addr says otherwise; an address other
 machines can reach needs --token-env VAR, exactly as lineage mcp --http: every
-request must carry "Authorization: Bearer <value of VAR>". Requests from a web
-page of another origin get 403. --open starts $BROWSER (else the system's
+request must carry "Authorization: Bearer <value of VAR>". A request whose Host
+header names a host the server is not bound to (a loopback name, the --addr
+host, the address it arrived on) gets 421, so a page whose name is rebound to
+this machine reads nothing; requests from a web page of another origin get
+403. --open starts $BROWSER (else the system's
 opener) on the page.`,
 		Example: `  lineage serve --open
   lineage serve --store sqlite:.lineage/lineage.db --addr 127.0.0.1:8080
@@ -67,7 +70,7 @@ func runServe(cmd *cobra.Command, env *clienv.Env, f *serveFlags) error {
 	if f.addr == "" {
 		return clienv.UsageError("--addr must not be empty")
 	}
-	url, err := clienv.StoreURL(env, f.store, env.Dir)
+	url, err := env.Host().StoreURL(f.store, env.Dir)
 	if err != nil {
 		return err
 	}
@@ -79,13 +82,14 @@ func runServe(cmd *cobra.Command, env *clienv.Env, f *serveFlags) error {
 	if where == url {
 		where = stores.Redact(url)
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
 	srv, err := webui.New(webui.Options{
 		Repo:  repo,
 		Store: where,
+		Hosts: httpguard.AddrHosts(f.addr),
 		Instructions: instructions.Options{Config: instructions.BuildConfig(env.Dir, fromEnv), Cwd: env.Dir,
-			Home: fsx.HomeDir(env.Getenv), Tokens: instructions.DefaultTokenCounter()},
+			Home: env.Host().Home, Tokens: instructions.DefaultTokenCounter()},
 		Agents: agents.Options{},
 	})
 	if err != nil {

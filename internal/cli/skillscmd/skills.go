@@ -54,7 +54,7 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *clienv.Env) (skills.Optio
 			return skills.Options{}, err
 		}
 	}
-	fromEnv, warnings := instructions.SettingsFromEnv(env.LookupEnv)
+	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
 	var flags instructions.Settings
 	changed := func(name string) bool { fl := cmd.Flag(name); return fl != nil && fl.Changed }
@@ -71,7 +71,7 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *clienv.Env) (skills.Optio
 		}
 	}
 	flags.Root = root
-	home := fsx.HomeDir(env.Getenv)
+	home := env.Host().Home
 	o := skills.Options{
 		Cwd:  cwd,
 		Home: home,
@@ -89,11 +89,9 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *clienv.Env) (skills.Optio
 			}
 		}
 	}
-	user, userSet, extra := clienv.SkillsEnv(env, cwd)
-	if userSet && !changed("user") {
-		o.User = user
-	}
-	o.Extra = extra
+	fromHost := clienv.SkillsEnv(env, cwd)
+	o.User = fromHost.SkillsUser(f.user, changed("user"))
+	o.Extra = fromHost.Extra
 	for _, p := range f.paths {
 		dir, err := clienv.ExistingDir(env, "path", p, true)
 		if err != nil {
@@ -102,7 +100,7 @@ func (f *skillsFlags) options(cmd *cobra.Command, env *clienv.Env) (skills.Optio
 		o.Extra = append(o.Extra, dir)
 	}
 	if !f.noCache {
-		o.CacheDir = clienv.SkillsCacheDir(env)
+		o.CacheDir = fromHost.CacheDir
 	}
 	return o, nil
 }

@@ -3,6 +3,7 @@ package tractcmd
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/tract"
@@ -36,19 +37,7 @@ and prints its messages, for the caller to summarize.`,
 				if len(args) > 0 || summary != "" || file != "" {
 					return clienv.UsageError("--plan takes no range and no summary")
 				}
-				return f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
-					p, err := s.Repo.PlanCompress(cmd.Context(), s.Tract, tract.PlanOptions{Budget: planBudget, Encoding: o.Encoding})
-					if errors.Is(err, tract.ErrNoBudget) {
-						return clienv.UsageError("%v", err)
-					}
-					if err != nil {
-						return clienv.TractErr(err)
-					}
-					if asJSON.Set {
-						return clienv.WriteJSON(env.Stdout, p)
-					}
-					return printPlan(env, p)
-				}, tract.PlanOptions{Budget: planBudget})(cmd, nil)
+				return runCompressPlan(cmd, env, f, tract.PlanOptions{Budget: planBudget, Encoding: o.Encoding}, asJSON.Set)
 			}
 			if len(args) != 1 {
 				return clienv.UsageError("give one range FROM..TO (or --plan)")
@@ -72,15 +61,7 @@ and prints its messages, for the caller to summarize.`,
 				if asJSON.Set {
 					return clienv.WriteJSON(env.Stdout, res)
 				}
-				what := fmt.Sprintf("%d messages (%s..%s)", len(res.Replaced), res.From.Short(), res.To.Short())
-				if len(res.Kept) > 0 {
-					what += fmt.Sprintf(", %d pinned kept", len(res.Kept))
-				}
-				if res.DryRun {
-					fmt.Fprintf(env.Stdout, "dry run: a summary would replace %s: %d → %d tokens\n", what, res.TokensBefore, res.TokensAfter)
-					return nil
-				}
-				fmt.Fprintf(env.Stdout, "compressed %s into %s: %d → %d tokens\n", what, res.Commit.Short(), res.TokensBefore, res.TokensAfter)
+				printCompressed(env.Stdout, res)
 				return nil
 			}, o)(cmd, nil)
 		},
@@ -95,6 +76,38 @@ and prints its messages, for the caller to summarize.`,
 	cmd.Flags().StringVar(&o.Encoding, "encoding", "", "token encoding (o200k_base or cl100k_base)")
 	asJSON.Add(cmd, "")
 	return cmd
+}
+
+// runCompressPlan is compress --plan: the range to summarize to fit the
+// budget, with its messages. The budget is validated as the options are
+// (given 0, the stored one).
+func runCompressPlan(cmd *cobra.Command, env *clienv.Env, f *clienv.TractFlags, po tract.PlanOptions, asJSON bool) error {
+	return f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
+		p, err := s.Repo.PlanCompress(cmd.Context(), s.Tract, po)
+		if errors.Is(err, tract.ErrNoBudget) {
+			return clienv.UsageError("%v", err)
+		}
+		if err != nil {
+			return clienv.TractErr(err)
+		}
+		if asJSON {
+			return clienv.WriteJSON(env.Stdout, p)
+		}
+		return printPlan(env, p)
+	}, tract.PlanOptions{Budget: po.Budget})(cmd, nil)
+}
+
+// printCompressed says what a compress replaced, or would (--dry-run).
+func printCompressed(w io.Writer, res tract.CompressResult) {
+	what := fmt.Sprintf("%d messages (%s..%s)", len(res.Replaced), res.From.Short(), res.To.Short())
+	if len(res.Kept) > 0 {
+		what += fmt.Sprintf(", %d pinned kept", len(res.Kept))
+	}
+	if res.DryRun {
+		fmt.Fprintf(w, "dry run: a summary would replace %s: %d → %d tokens\n", what, res.TokensBefore, res.TokensAfter)
+		return
+	}
+	fmt.Fprintf(w, "compressed %s into %s: %d → %d tokens\n", what, res.Commit.Short(), res.TokensBefore, res.TokensAfter)
 }
 
 func printPlan(env *clienv.Env, p tract.CompressPlan) error {

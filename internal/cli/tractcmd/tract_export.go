@@ -54,7 +54,7 @@ func tractImportExport(cmd *cobra.Command, env *clienv.Env, f *clienv.TractFlags
 	}
 	// Without --store, LINEAGE_STORE or a store found upward, the store
 	// is created here, where 'lineage tract init' makes it.
-	url, err := clienv.StoreURL(env, f.Store, env.Dir)
+	url, err := env.Host().StoreURL(f.Store, env.Dir)
 	if err != nil {
 		url = stores.Default(env.Dir)
 	}

@@ -207,13 +207,7 @@ func newTractInitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 		Short: "Create the store (.lineage/lineage.db here) and tract main",
 		Args:  clienv.ExactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url := f.Store
-			if url == "" {
-				url = env.Getenv("LINEAGE_STORE")
-			}
-			if url == "" {
-				url = stores.Default(env.Dir)
-			}
+			url := env.Host().NewStoreURL(f.Store, env.Dir)
 			s, err := f.SessionAt(cmd, env, url, true, false)
 			if err != nil {
 				return err

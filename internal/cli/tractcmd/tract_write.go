@@ -61,27 +61,7 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			if err != nil {
 				return clienv.TractErr(err)
 			}
-			// The pressure costs a compile: without a budget only --json
-			// (which reports the tokens) pays for it.
-			var p *tract.Pressure
-			if cfg, err := s.Repo.Config(cmd.Context(), s.Tract); err == nil && (cfg.Budget > 0 || asJSON.Set) {
-				if got, err := s.Repo.Pressure(cmd.Context(), s.Tract); err == nil {
-					p = &got
-				} else {
-					fmt.Fprintf(env.Stderr, "lineage: committed %s; the context's tokens are unknown: %v\n", commit.Hash.Short(), err)
-				}
-			}
-			if p != nil && p.Warn {
-				warnPressure(env, *p)
-			}
-			if asJSON.Set {
-				if p == nil {
-					return clienv.WriteJSON(env.Stdout, commit)
-				}
-				return clienv.WriteJSON(env.Stdout, tract.CommitResult{Commit: commit, Pressure: *p})
-			}
-			fmt.Fprintln(env.Stdout, commit.Hash)
-			return nil
+			return printCommitted(cmd, env, s, commit, asJSON.Set)
 		},
 	}
 	fl := cmd.Flags()
@@ -98,6 +78,32 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
 	asJSON.Add(cmd, "print the commit as JSON")
 	return cmd
+}
+
+// printCommitted prints a new commit (its hash, or --json with the
+// pressure), warning when the context nears its budget. The pressure costs
+// a compile: without a budget only --json (which reports the tokens) pays
+// for it.
+func printCommitted(cmd *cobra.Command, env *clienv.Env, s *clienv.TractSession, commit tract.Commit, asJSON bool) error {
+	var p *tract.Pressure
+	if cfg, err := s.Repo.Config(cmd.Context(), s.Tract); err == nil && (cfg.Budget > 0 || asJSON) {
+		if got, err := s.Repo.Pressure(cmd.Context(), s.Tract); err == nil {
+			p = &got
+		} else {
+			fmt.Fprintf(env.Stderr, "lineage: committed %s; the context's tokens are unknown: %v\n", commit.Hash.Short(), err)
+		}
+	}
+	if p != nil && p.Warn {
+		warnPressure(env, *p)
+	}
+	if asJSON {
+		if p == nil {
+			return clienv.WriteJSON(env.Stdout, commit)
+		}
+		return clienv.WriteJSON(env.Stdout, tract.CommitResult{Commit: commit, Pressure: *p})
+	}
+	fmt.Fprintln(env.Stdout, commit.Hash)
+	return nil
 }
 
 func newTractEditCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {

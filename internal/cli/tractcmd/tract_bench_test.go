@@ -1,4 +1,4 @@
-package cli
+package tractcmd_test
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 func tractBuildLineage(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lineage")
-	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/lineage").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/agentlineage/lineage/cmd/lineage").CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

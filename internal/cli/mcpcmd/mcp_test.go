@@ -1,4 +1,4 @@
-package cli
+package mcpcmd_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlineage/lineage/internal/cli"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
@@ -46,7 +47,7 @@ func startMCPHTTP(t *testing.T, env map[string]string, args ...string) string {
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
-	go func() { done <- Run(ctx, append([]string{"mcp"}, args...), e) }()
+	go func() { done <- cli.Run(ctx, append([]string{"mcp"}, args...), e) }()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-done; code != 0 {
@@ -123,7 +124,7 @@ func TestMCPUsageErrorsExit2(t *testing.T) {
 		var stderr bytes.Buffer
 		e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Dir: dir,
 			LookupEnv: func(string) (string, bool) { return "", false }}
-		if code := Run(context.Background(), append([]string{"mcp"}, tt.args...), e); code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "serving MCP on") {
+		if code := cli.Run(context.Background(), append([]string{"mcp"}, tt.args...), e); code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "serving MCP on") {
 			t.Errorf("mcp %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package agentscmd_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package cli
+package tractcmd_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/cli"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 )
 
@@ -21,7 +22,7 @@ func tractRun(t *testing.T, dir string, args ...string) (int, string, string) {
 			}
 			return "", false
 		}}
-	code := Run(context.Background(), args, env)
+	code := cli.Run(context.Background(), args, env)
 	return code, out.String(), errb.String()
 }
 
@@ -65,7 +66,7 @@ func TestTractGCProgress(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	env := &clienv.Env{Stdout: &out, Stderr: &errb, Dir: dir, StdoutTerminal: true, StderrTerminal: true}
-	if code := Run(context.Background(), []string{"tract", "gc"}, env); code != 0 {
+	if code := cli.Run(context.Background(), []string{"tract", "gc"}, env); code != 0 {
 		t.Fatalf("gc exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "\rgc: scan 1/1") || !strings.HasSuffix(errb.String(), "\r\x1b[K") {
