@@ -97,6 +97,9 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if ask != nil {
 		return ask, ContextOutput{}, nil
 	}
+	if err := checkContextInput(in); err != nil {
+		return nil, ContextOutput{}, err
+	}
 	// The compile's messages and blocks are built in a scratch of the
 	// server's: everything that points into them (the request) is
 	// encoded before the call returns and puts it back.
@@ -134,6 +137,15 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		if b, err = marshalResult(out); err != nil {
 			return nil, ContextOutput{}, err
 		}
+		if len(b) > s.opts.MaxResultTokens {
+			// The outline alone is too long (a profile of very many
+			// fields, say): its blocks keep their totals, their sources
+			// are in the resource.
+			trimOutline(&out.Outline)
+			if b, err = marshalResult(out); err != nil {
+				return nil, ContextOutput{}, err
+			}
+		}
 	}
 	res2 := &mcp.CallToolResult{StructuredContent: b}
 	if text != "" {
@@ -144,6 +156,41 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		}
 	}
 	return res2, out, nil
+}
+
+// maxModelBytes bounds the model name a request carries: a name is short,
+// and it is repeated in the result's resource URI.
+const maxModelBytes = 256
+
+// maxOutlineWarnings bounds the warnings a trimmed outline keeps.
+const maxOutlineWarnings = 20
+
+// checkContextInput refuses arguments that would make the result larger
+// than any request needs.
+func checkContextInput(in ContextInput) error {
+	if len(in.Model) > maxModelBytes {
+		return fmt.Errorf("model: %d bytes, the limit is %d", len(in.Model), maxModelBytes)
+	}
+	if len(in.Encoding) > maxModelBytes {
+		return fmt.Errorf("encoding: %d bytes, the limit is %d", len(in.Encoding), maxModelBytes)
+	}
+	return nil
+}
+
+// trimOutline drops the per-file, per-field and per-skill sources of the
+// outline's blocks (each block keeps its tokens) and all but the first
+// warnings, saying so in a warning: the resource has them all.
+func trimOutline(o *compose.Outline) {
+	n := 0
+	for i := range o.Blocks {
+		b := &o.Blocks[i]
+		n += len(b.Files) + len(b.Fields) + len(b.Skills)
+		b.Files, b.Fields, b.Skills, b.Summarizes = nil, nil, nil, nil
+	}
+	if len(o.Warnings) > maxOutlineWarnings {
+		o.Warnings = o.Warnings[:maxOutlineWarnings]
+	}
+	o.Warnings = append(o.Warnings, fmt.Sprintf("the blocks' %d sources are too many for one result: read them from the resource", n))
 }
 
 // compileContext compiles what in asks for within sc.

@@ -20,7 +20,7 @@ func (s *Server) addTractSpawnTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_merge_from",
 		Title:       "Merge a child's work",
-		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied. range, types, roles and tags narrow what it takes (recorded in the merge); dryRun lists what it would add, with tokens.",
+		Description: "Record in the parent a merge commit whose parents are [parent head, child head], as `lineage tract merge-from --json`: the parent's compile then shows the child's own work once. Nothing is copied. range, types, roles and tags narrow what it takes (recorded in the merge) and never give up what they leave out: a later merge offers it again. A selection that takes nothing is refused unless allowEmpty; dryRun lists what it would add, with tokens.",
 		Annotations: hints(false, false, false),
 	}, s.toolMergeFrom)
 }
@@ -43,6 +43,8 @@ type MergeFromInput struct {
 	Roles  []string `json:"roles,omitempty" jsonschema:"take only commits of these roles"`
 	Tags   []string `json:"tags,omitempty" jsonschema:"take only the commits these tags of the child name"`
 	DryRun bool     `json:"dryRun,omitempty" jsonschema:"list the messages the merge would add, with tokens, and store nothing"`
+	// AllowEmpty records a selective merge that takes nothing.
+	AllowEmpty bool `json:"allowEmpty,omitempty" jsonschema:"record the merge even when the selection takes nothing (refused otherwise)"`
 }
 
 func (s *Server) toolSpawn(ctx context.Context, _ *mcp.CallToolRequest, in SpawnInput) (*mcp.CallToolResult, tract.Tract, error) {
@@ -63,7 +65,7 @@ func (s *Server) toolMergeFrom(ctx context.Context, _ *mcp.CallToolRequest, in M
 	if err != nil {
 		return nil, tract.MergeFromResult{}, err
 	}
-	o := tract.MergeFromOptions{Into: in.Into, Range: in.Range, Roles: in.Roles, Tags: in.Tags, DryRun: in.DryRun}
+	o := tract.MergeFromOptions{Into: in.Into, Range: in.Range, Roles: in.Roles, Tags: in.Tags, DryRun: in.DryRun, AllowEmpty: in.AllowEmpty}
 	for _, t := range in.Types {
 		o.Types = append(o.Types, tract.Type(t))
 	}

@@ -19,8 +19,21 @@ type Env struct {
 // or of every project with all. A harness without a folder yet has none.
 type Locator func(env Env, project string, all bool) ([]Source, error)
 
-// locators are the harnesses' locators; each reader's file adds its own.
-var locators = map[Harness]Locator{Claude: locateClaude}
+// locators are the harnesses' locators; each reader's file adds its own
+// (a list, not a map: nothing is built at start-up).
+var locators = []struct {
+	harness Harness
+	locate  Locator
+}{{Claude, locateClaude}}
+
+func locatorOf(h Harness) (Locator, bool) {
+	for _, l := range locators {
+		if l.harness == h {
+			return l.locate, true
+		}
+	}
+	return nil, false
+}
 
 // Discover lists the session files of the harnesses (all when empty) for
 // the project folder, or for every project with all, sorted by harness
@@ -31,7 +44,7 @@ func Discover(harnesses []Harness, env Env, project string, all bool) ([]Source,
 	}
 	var out []Source
 	for _, h := range harnesses {
-		loc, ok := locators[h]
+		loc, ok := locatorOf(h)
 		if !ok {
 			continue
 		}

@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -293,4 +292,12 @@ func (e *LineError) Error() string {
 
 // ErrCursorStale says a cursor does not fit the file any more (it shrank
 // or was replaced): read it again from a zero cursor.
-var ErrCursorStale = errors.New("cursor does not fit the file: read it again from the start")
+var ErrCursorStale error = cursorStale{}
+
+// cursorStale is ErrCursorStale's type: a value of it costs no allocation
+// at start-up (lineage keeps an init budget).
+type cursorStale struct{}
+
+func (cursorStale) Error() string {
+	return "cursor does not fit the file: read it again from the start"
+}

@@ -3,6 +3,7 @@ package sessions
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // secretPattern is one kind of secret an import masks.
@@ -19,24 +20,39 @@ type secretPattern struct {
 // "[masked:KIND]" before anything is stored, unless the caller keeps
 // secrets. The patterns avoid quotes and backslashes at their ends, so a
 // match inside a JSON line is replaced without breaking the line.
-var secretPatterns = []secretPattern{
-	{"private-key", []string{"PRIVATE KEY-----"}, regexp.MustCompile(`-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]{1,1000}?[\s\S]*?-----END[A-Z ]{0,40} PRIVATE KEY-----`)},
-	{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`)},
-	{"openai-key", []string{"sk-"}, regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`)},
-	{"aws-access-key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})`)},
-	{"gitlab-token", []string{"glpat-"}, regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{"slack-token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"google-api-key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{"stripe-key", []string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`)},
-	{"bearer-token", []string{"earer "}, regexp.MustCompile(`\b[Bb]earer [A-Za-z0-9._~+/-]{24,}=*`)},
+//
+// They are compiled on first use: a lineage command that masks nothing
+// pays nothing for them at start-up.
+func secretPatterns() []secretPattern {
+	secretsOnce.Do(compileSecretPatterns)
+	return secretList
+}
+
+var (
+	secretsOnce sync.Once
+	secretList  []secretPattern
+)
+
+func compileSecretPatterns() {
+	secretList = []secretPattern{
+		{"private-key", []string{"PRIVATE KEY-----"}, regexp.MustCompile(`-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]{1,1000}?[\s\S]*?-----END[A-Z ]{0,40} PRIVATE KEY-----`)},
+		{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`)},
+		{"openai-key", []string{"sk-"}, regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`)},
+		{"aws-access-key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})`)},
+		{"gitlab-token", []string{"glpat-"}, regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+		{"slack-token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{"google-api-key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{"stripe-key", []string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`)},
+		{"bearer-token", []string{"earer "}, regexp.MustCompile(`\b[Bb]earer [A-Za-z0-9._~+/-]{24,}=*`)},
+	}
 }
 
 // maskSecrets returns s with every secret replaced, and how many it
 // replaced.
 func maskSecrets(s string) (string, int) {
 	n := 0
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		if !hinted(s, p.hints) || !p.re.MatchString(s) {
 			continue
 		}

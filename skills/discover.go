@@ -190,6 +190,10 @@ func (d *discovery) walk(f Folder, dir string, ents []fs.DirEntry, depth int) {
 				continue
 			}
 			isDir = fi.IsDir()
+			if isDir && f.holds(dir, fi) {
+				d.problem(f.abs(child), "a symbolic link to a folder that holds it (a loop): not followed")
+				continue
+			}
 		}
 		if !isDir {
 			continue

@@ -60,6 +60,20 @@ func (f Folder) read(rel string, limit int64) ([]byte, fs.FileInfo, error) {
 	return data, fi, err
 }
 
+// holds reports whether fi is the directory rel (relative to the folder)
+// or one of its ancestors up to the folder's base: a symbolic link there
+// leads back up, a loop.
+func (f Folder) holds(rel string, fi fs.FileInfo) bool {
+	for p := path.Join(f.rel, rel); ; p = path.Dir(p) {
+		if st, err := f.base.root.Stat(p); err == nil && os.SameFile(st, fi) {
+			return true
+		}
+		if p == "." || p == "/" {
+			return false
+		}
+	}
+}
+
 func (f Folder) abs(rel string) string { return f.base.abs(joinName(f.rel, rel)) }
 
 // joinName is path.Join(dir, rel) for a clean slash-separated dir ("."

@@ -108,3 +108,37 @@ func TestHostileFolders(t *testing.T) {
 		t.Errorf("files = %v", l.Files)
 	}
 }
+
+// TestDotDotLoopReported: a symbolic link to ".." (or to the skills folder
+// itself, or higher) in a skills folder is a loop: reported with its path
+// and not followed, the real skill beside it still listed once.
+func TestDotDotLoopReported(t *testing.T) {
+	dir := tree(t, map[string]string{
+		".agents/skills/good/SKILL.md":   skillMD("good", "fine", "body"),
+		".agents/skills/group/one/.keep": "",
+	})
+	at := func(rel string) string { return filepath.Join(dir, ".agents", "skills", filepath.FromSlash(rel)) }
+	for link, target := range map[string]string{"up": "..", "self": ".", "group/back": "../..", "group/one/top": "../../../.."} {
+		if err := os.Symlink(target, at(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c *Catalog
+	withTimeout(t, func() { c = discover(t, Options{Cwd: dir, Root: rootCfg}) })
+	if got := names(c.Skills); len(got) != 1 || got[0] != "good" {
+		t.Errorf("skills = %v, want only good", got)
+	}
+	var probs []string
+	for _, p := range c.Problems {
+		probs = append(probs, strings.ReplaceAll(p.String(), dir, "ROOT"))
+	}
+	want := []string{
+		"ROOT/.agents/skills/group/back: a symbolic link to a folder that holds it (a loop): not followed",
+		"ROOT/.agents/skills/group/one/top: a symbolic link to a folder that holds it (a loop): not followed",
+		"ROOT/.agents/skills/self: a symbolic link to a folder that holds it (a loop): not followed",
+		"ROOT/.agents/skills/up: a symbolic link to a folder that holds it (a loop): not followed",
+	}
+	if strings.Join(probs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(probs, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -32,7 +32,7 @@ import (
 
 // viewFormat is the version of a checkpoint's layout (and of what it
 // means: bump it when compile's rules change).
-const viewFormat = 5
+const viewFormat = 6
 
 // checkpointEvery is how many commits a view may grow past its stored
 // checkpoint before it is stored again (Options.CheckpointEvery).
@@ -185,7 +185,8 @@ func (r *Repo) tokensAfter(ctx context.Context, t Tract, base, head Hash) (int, 
 // compile of t does, when head extends base by at most limit plain appends
 // a warm compile renders one by one (extendRendered's rule: no merge, edit,
 // compression, named instruction, tools or selection; no seed of another
-// tract; no annotation on them). The messages' slots count from the first
+// tract, no other tract's commit in a spawned tract (its view may inherit
+// them); no annotation on them). The messages' slots count from the first
 // appended commit; uncounted leaves contents without a stored count
 // uncounted (Tokens -1). It reads base, those commits, their blobs and
 // their annotations, nothing older; ok is false when only a compile can
@@ -214,7 +215,7 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 		if depth >= 0 && c.Pos.Known() && (c.Pos.Depth <= depth || c.Pos.Depth > depth+int64(limit)) {
 			return nil, false, nil
 		}
-		if len(c.Parents) != 1 || c.Operation != OpAppend || selectionOf(&c) != nil {
+		if len(c.Parents) != 1 || c.Operation != OpAppend || selectionOf(&c) != nil || (c.Tract != t.ID && t.Spawn != nil) {
 			return nil, false, nil
 		}
 		anns, err := r.store.Annotations(ctx, AnnotationQuery{Commit: c.Hash})

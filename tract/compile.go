@@ -210,6 +210,14 @@ type view struct {
 	annSeq  int64
 	ann     map[annKey]Priority
 	tracts  map[string]Tract
+	// inh is the viewer's chain of reference spawns (inherit.go).
+	inh *inheritance
+	// leftOut counts the commits selective merges left out and no later
+	// merge took, as of the last full render (leftOutKnown: one was made
+	// from this view, not read from a checkpoint): a merge appended then
+	// may take them, which only a full render places.
+	leftOut      int
+	leftOutKnown bool
 
 	rendered []Message
 	tokens   int
@@ -251,7 +259,8 @@ func (v *view) snapshot() *view {
 	n, m := len(v.lin.order), len(v.rendered)
 	return &view{viewer: v.viewer, counter: v.counter, head: v.head, annSeq: v.annSeq, tokens: v.tokens, tools: v.tools,
 		lin: linearizer{order: v.lin.order[:n:n]}, entries: v.entries[:n:n], rendered: v.rendered[:m:m],
-		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved}
+		ann: maps.Clone(v.ann), tracts: maps.Clone(v.tracts), saved: v.saved, inh: v.inh,
+		leftOut: v.leftOut, leftOutKnown: v.leftOutKnown}
 }
 
 func newView(t Tract, counter tokens.Counter) *view {
@@ -284,7 +293,14 @@ func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.C
 // coldView builds a view from scratch from one History read (the backend
 // fetches commits and blobs in bulk) and one query for annotations.
 func (r *Repo) coldView(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	return r.coldViewWith(ctx, t, counter, head, false)
+}
+
+// coldViewWith is coldView; uncounted leaves contents the store has no
+// token count for uncounted (see CompileOptions.Uncounted).
+func (r *Repo) coldViewWith(ctx context.Context, t Tract, counter tokens.Counter, head Hash, uncounted bool) (*view, error) {
 	v := newView(t, counter)
+	v.uncounted = uncounted
 	v.head = head
 	if head != "" {
 		hist, err := r.store.History(ctx, []Hash{head}, counter.Encoding())
@@ -517,29 +533,43 @@ func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, e
 	return touched, nil
 }
 
-// loadTracts makes sure v knows every author tract and its spawn ancestors.
+// loadTracts makes sure v knows every author tract and its spawn
+// ancestors, and the viewer's.
 func (r *Repo) loadTracts(ctx context.Context, v *view, from int) error {
+	if v.viewer.Spawn != nil {
+		if err := r.loadTractChain(ctx, v, v.viewer.Spawn.Parent, false); err != nil {
+			return err
+		}
+	}
 	for _, c := range v.lin.order[from:] {
-		id := c.Tract
-		for id != "" {
-			t, ok := v.tracts[id]
-			if !ok {
-				var err error
-				if t, err = r.store.TractByID(ctx, id); err != nil {
-					if errors.Is(err, ErrNotFound) {
-						t = Tract{ID: id, Name: id}
-					} else {
-						return err
-					}
+		if err := r.loadTractChain(ctx, v, c.Tract, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadTractChain loads tract id and its spawn ancestors into v.tracts;
+// with known, an id v already knows is taken to have its ancestors known.
+func (r *Repo) loadTractChain(ctx context.Context, v *view, id string, known bool) error {
+	first := id
+	for steps := 0; id != "" && steps <= len(v.tracts); steps++ {
+		t, ok := v.tracts[id]
+		if !ok {
+			var err error
+			if t, err = r.store.TractByID(ctx, id); err != nil {
+				if !errors.Is(err, ErrNotFound) {
+					return err
 				}
-				v.tracts[id] = t
-			} else if id == c.Tract {
-				break
+				t = Tract{ID: id, Name: id}
 			}
-			id = ""
-			if t.Spawn != nil {
-				id = t.Spawn.Parent
-			}
+			v.tracts[id] = t
+		} else if known && id == first {
+			return nil
+		}
+		id = ""
+		if t.Spawn != nil {
+			id = t.Spawn.Parent
 		}
 	}
 	return nil

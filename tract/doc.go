@@ -75,10 +75,12 @@
 //     commits that a parent merged are reachable from the parent and survive
 //     the child's reset or removal. Removing a tract removes its refs only.
 //   - Selection policy: merge-from takes everything the child did after the
-//     spawn point, the commits reachable from the child's head and not from
-//     the parent. The seed commit of a snapshot or empty spawn holds context
-//     the parent already has, so the parent's compile leaves it out (a seed
-//     is hidden from every spawn ancestor of its author).
+//     spawn point that the parent has not merged yet; a selection narrows one
+//     merge and never gives up what it leaves out (a later merge offers it
+//     again). The seed commit of a snapshot or empty spawn renders only in
+//     its own tract and in what sees it by reference through a spawn point:
+//     a reference child's context is its parent's as the parent compiles it
+//     (inherit.go).
 //
 // # Storage
 //

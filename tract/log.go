@@ -32,10 +32,15 @@ type LogOptions struct {
 	Type Type
 	Role string
 	Tag  string
+	// Operation, when set, keeps only commits of that operation (append,
+	// edit, merge, compress).
+	Operation Operation
 }
 
 // filtered reports whether o keeps only some commits.
-func (o LogOptions) filtered() bool { return o.Type != "" || o.Role != "" || o.Tag != "" }
+func (o LogOptions) filtered() bool {
+	return o.Type != "" || o.Role != "" || o.Tag != "" || o.Operation != ""
+}
 
 // LogEntry is one commit in a log.
 type LogEntry struct {
@@ -52,6 +57,10 @@ type LogEntry struct {
 	Role    string         `json:"role,omitempty"`
 	Summary string         `json:"summary"`
 	Refs    []string       `json:"refs"`
+	// GraphParents, in a filtered log, are the nearest kept commits below
+	// each parent (the history simplified to what the log lists): what
+	// Graph draws lines to.
+	GraphParents []Hash `json:"-"`
 	// Content is the commit's content blob ("" for a merge); not printed.
 	Content Hash `json:"-"`
 }
@@ -113,12 +122,12 @@ func (r *Repo) logOrder(ctx context.Context, t Tract, start Hash, tips []Hash, o
 			return nil, err
 		}
 	}
-	var order []*Commit
+	var order, all []*Commit
 	if o.filtered() {
-		if order, err = r.linearizeAll(ctx, tips); err != nil {
+		if all, err = r.linearizeAll(ctx, tips); err != nil {
 			return nil, err
 		}
-		if order, err = r.filterLog(ctx, order, o, tagged); err != nil {
+		if order, err = r.filterLog(ctx, all, o, tagged); err != nil {
 			return nil, err
 		}
 		if o.N > 0 && len(order) > o.Skip+o.N {
@@ -155,6 +164,10 @@ func (r *Repo) logEntries(ctx context.Context, order []*Commit, labels map[Hash]
 	if err != nil {
 		return nil, err
 	}
+	var simplified map[Hash][]Hash
+	if o.filtered() {
+		simplified = simplify(all, order)
+	}
 	names := map[string]string{}
 	out := make([]LogEntry, 0, len(order))
 	for _, c := range order {
@@ -166,9 +179,45 @@ func (r *Repo) logEntries(ctx context.Context, order []*Commit, labels map[Hash]
 			}
 			names[c.Tract] = name
 		}
-		out = append(out, newLogEntry(c, name, labels[c.Hash], byHash))
+		e := newLogEntry(c, name, labels[c.Hash], byHash)
+		if simplified != nil {
+			e.GraphParents = simplified[c.Hash]
+			if e.GraphParents == nil {
+				e.GraphParents = []Hash{}
+			}
+		}
+		out = append(out, e)
 	}
 	return out, nil
+}
+
+// simplify maps each kept commit to the nearest kept commits below each
+// of its parents, first parent first, in the history all (newest first).
+func simplify(all, kept []*Commit) map[Hash][]Hash {
+	keep := make(map[Hash]bool, len(kept))
+	for _, c := range kept {
+		keep[c.Hash] = true
+	}
+	below := make(map[Hash][]Hash, len(all)) // nearest kept at or below
+	out := make(map[Hash][]Hash, len(kept))
+	for i := len(all) - 1; i >= 0; i-- {
+		c := all[i]
+		var ps []Hash
+		for _, p := range c.Parents {
+			for _, h := range below[p] {
+				if !slices.Contains(ps, h) {
+					ps = append(ps, h)
+				}
+			}
+		}
+		if keep[c.Hash] {
+			out[c.Hash] = ps
+			below[c.Hash] = []Hash{c.Hash}
+		} else {
+			below[c.Hash] = ps
+		}
+	}
+	return out
 }
 
 // filterLog keeps the commits of order that o's type, role and tag filters
@@ -187,6 +236,9 @@ func (r *Repo) filterLog(ctx context.Context, order []*Commit, o LogOptions, tag
 	var out []*Commit
 	for _, c := range order {
 		if tagged != "" && c.Hash != tagged {
+			continue
+		}
+		if o.Operation != "" && c.Operation != o.Operation {
 			continue
 		}
 		if o.Type != "" || o.Role != "" {
@@ -250,13 +302,31 @@ func (r *Repo) contents(ctx context.Context, hashes []Hash) (map[Hash]Content, e
 	return out, nil
 }
 
-func summary(c Content) string {
+// Headline is the one line listings show for content (log, find): its
+// text up to the first line break (more reports that one followed), else
+// its first tool call as name(arguments), else a tools commit's tool names.
+func (c Content) Headline() (line string, more bool) {
 	s := strings.TrimSpace(c.Text)
-	if s == "" && len(c.ToolCalls) > 0 {
+	switch {
+	case s == "" && len(c.ToolCalls) > 0:
 		s = c.ToolCalls[0].Name + "(" + c.ToolCalls[0].Arguments + ")"
+	case s == "" && c.Type == TypeTools:
+		names := make([]string, len(c.Tools))
+		for i, t := range c.Tools {
+			names[i] = t.Name
+		}
+		s = strings.Join(names, ", ")
 	}
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
+		return s[:i], true
+	}
+	return s, false
+}
+
+func summary(c Content) string {
+	s, more := c.Headline()
+	if more {
+		s += " …"
 	}
 	if r := []rune(s); len(r) > 60 {
 		s = string(r[:59]) + "…"
@@ -317,12 +387,16 @@ func Graph(entries []LogEntry) string {
 			col = len(cols) - 1
 		}
 		b.WriteString(row(len(cols), col, "*") + e.LogLine() + "\n")
-		if len(e.Parents) == 0 {
+		parents := e.Parents
+		if e.GraphParents != nil {
+			parents = e.GraphParents
+		}
+		if len(parents) == 0 {
 			cols = append(cols[:col], cols[col+1:]...)
 			continue
 		}
-		cols[col] = e.Parents[0]
-		for _, p := range e.Parents[1:] {
+		cols[col] = parents[0]
+		for _, p := range parents[1:] {
 			cols = append(cols, p)
 			b.WriteString(strings.TrimRight(row(len(cols)-1, -1, ""), " ") + "\\\n")
 		}

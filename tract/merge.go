@@ -50,6 +50,17 @@ type MergeResult struct {
 // Merge merges ref (a branch of the tract) into the current branch and,
 // with o.DeleteBranch, deletes it afterwards.
 func (r *Repo) Merge(ctx context.Context, tractName, ref string, o MergeOptions) (MergeResult, error) {
+	if o.DeleteBranch {
+		// Refuse first: merging and then failing to delete would leave
+		// half of what was asked done.
+		_, h, err := r.Head(ctx, tractName)
+		if err != nil {
+			return MergeResult{}, err
+		}
+		if ref == h.Branch {
+			return MergeResult{}, &ValidationError{Field: "branch", Value: ref, Reason: "is the current branch: --delete-branch cannot delete it (nothing merged)"}
+		}
+	}
 	res, err := r.merge(ctx, tractName, ref, o)
 	if err != nil || !o.DeleteBranch {
 		return res, err
@@ -212,10 +223,13 @@ func newSide(mine, other map[Hash]*Commit, tip Hash, anns []Annotation) side {
 
 func findConflicts(ours, theirs side) []Conflict {
 	var out []Conflict
+	// An edit both sides made alike is no disagreement: a skip on either
+	// side is then the only change, and merges cleanly whichever way.
 	for target, e := range ours.edits {
-		if te, ok := theirs.edits[target]; ok && te.Content != e.Content {
+		te, theirsEdit := theirs.edits[target]
+		if theirsEdit && te.Content != e.Content {
 			out = append(out, Conflict{Kind: "both-edit", Target: target, Ours: "edit", Theirs: "edit"})
-		} else if theirs.skips[target] {
+		} else if !theirsEdit && theirs.skips[target] {
 			out = append(out, Conflict{Kind: "skip-vs-edit", Target: target, Ours: "edit", Theirs: "skip"})
 		}
 	}

@@ -44,6 +44,9 @@ type MergeFromOptions struct {
 	DryRun bool
 	// Encoding names the token encoding of a dry run's counts.
 	Encoding string
+	// AllowEmpty records a selective merge whose selection takes nothing
+	// (refused otherwise: see NothingSelectedError).
+	AllowEmpty bool
 }
 
 // Validate checks the options before any store is opened.
@@ -152,12 +155,36 @@ func (r *Repo) resolveSelection(ctx context.Context, child Tract, head Hash, o M
 	return sel, end, nil
 }
 
-// deselect clears ok (and marks out) for the commits selective merges of
-// the view bring in but do not select.
-func (v *view) deselect(ok []bool) (out []bool) {
+// picks is what the merges of a view take: out marks the commits a
+// selective merge left out and no later merge took (they neither render
+// nor edit nor compress anything); at lists, by the place they render
+// before, the commits a later merge took from what an earlier one left
+// out (moved marks them: they do not render at their own place); and per
+// merge place, how many commits it could take (cands) and took (took,
+// merge commits not counted).
+type picks struct {
+	out, moved  []bool
+	at          map[int][]int
+	cands, took map[int]int
+}
+
+// selection works out what every merge of the view takes. A merge takes
+// the commits its other parent brings in (its block); a selective merge
+// only those its selection names, the rest of the block is left out. A
+// later merge whose other parent reaches a commit left out — through the
+// child's own history, not back through the merge that left it out —
+// offers it again: a plain merge takes it, a selective one when its
+// selection names it. Such a commit renders just before the later
+// merge's block (at the merge when the block is empty).
+func (v *view) selection() picks {
+	var pk picks
+	pending, low := 0, len(v.lin.order)
 	for k, c := range v.lin.order {
+		if c.Operation != OpMerge || len(c.Parents) == 0 {
+			continue
+		}
 		sel := selectionOf(c)
-		if sel == nil || len(c.Parents) == 0 {
+		if sel == nil && pending == 0 {
 			continue
 		}
 		// The range's end is the last parent; into a tract without
@@ -170,29 +197,96 @@ func (v *view) deselect(ok []bool) (out []bool) {
 		if p, found := v.lin.index(c.Parents[0]); found && len(c.Parents) > 1 {
 			floor = p
 		}
+		block := v.reachable(end, floor)
+		var again []int
+		if pending > 0 {
+			again = v.pendingFrom(end, pk.out, low)
+		}
+		if pk.cands == nil {
+			pk.out, pk.moved = make([]bool, len(v.lin.order)), make([]bool, len(v.lin.order))
+			pk.at, pk.cands, pk.took = map[int][]int{}, map[int]int{}, map[int]int{}
+		}
 		var inRange map[int]bool
-		if sel.From != "" {
+		if sel != nil && sel.From != "" {
 			inRange = map[int]bool{}
 			for _, i := range v.covered(sel.From, end) {
 				inRange[i] = true
 			}
 		}
-		for _, i := range v.reachable(end, floor) {
+		keep := func(i int) bool {
+			if sel == nil {
+				return true
+			}
 			content := &v.entries[i].content
-			keep := (inRange == nil || inRange[i]) &&
+			return (inRange == nil || inRange[i]) &&
 				(len(sel.Types) == 0 || slices.Contains(sel.Types, content.Type)) &&
 				(len(sel.Roles) == 0 || slices.Contains(sel.Roles, content.Role)) &&
 				(len(sel.Commits) == 0 || slices.Contains(sel.Commits, v.lin.order[i].Hash))
-			if !keep {
-				if out == nil {
-					out = make([]bool, len(v.lin.order))
-				}
-				out[i] = true
-				ok[i] = false
+		}
+		count := func(i int) {
+			if v.lin.order[i].Operation != OpMerge {
+				pk.took[k]++
+			}
+		}
+		for _, i := range block {
+			if v.lin.order[i].Operation != OpMerge {
+				pk.cands[k]++
+			}
+			if keep(i) {
+				count(i)
+			} else if !pk.out[i] {
+				pk.out[i] = true
+				pending++
+				low = min(low, i)
+			}
+		}
+		slices.Sort(again)
+		place := k
+		if len(block) > 0 {
+			place = slices.Min(block)
+		}
+		for _, i := range again {
+			if v.lin.order[i].Operation != OpMerge {
+				pk.cands[k]++
+			}
+			if keep(i) {
+				count(i)
+				pk.out[i], pk.moved[i] = false, true
+				pending--
+				pk.at[place] = append(pk.at[place], i)
 			}
 		}
 	}
-	return out
+	return pk
+}
+
+// pendingFrom lists the commits marked in out that top reaches through
+// parents placed at or above low, not following the other parents of a
+// selective merge (what it left out stays left out for whatever builds on
+// it: a child's selection holds in its parent too).
+func (v *view) pendingFrom(top int, out []bool, low int) []int {
+	seen := map[int]bool{top: true}
+	stack := []int{top}
+	var found []int
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if out[i] {
+			found = append(found, i)
+		}
+		c := v.lin.order[i]
+		parents := c.Parents
+		if selectionOf(c) != nil && len(parents) > 1 {
+			parents = parents[:1]
+		}
+		for _, p := range parents {
+			if pi, ok := v.lin.index(p); ok && pi >= low && !seen[pi] {
+				seen[pi] = true
+				stack = append(stack, pi)
+			}
+		}
+	}
+	return found
 }
 
 // reachable lists the places of the view reachable from place top through

@@ -106,3 +106,28 @@ func FuzzParseBudget(f *testing.F) {
 		}
 	})
 }
+
+// TestTimeLikeRefs: a ref that starts like a date and a time but is no
+// time lineage reads is a usage error naming the forms, not a tract ref.
+func TestTimeLikeRefs(t *testing.T) {
+	for ref, want := range map[string]bool{
+		"2026-01-02 12:00":    true,
+		"2026-01-02T12:00":    true,
+		"2026-01-02 1":        true,
+		"2026-01-02":          false, // a date: read as its midnight
+		"2026-01-02Tx":        false,
+		"main:HEAD":           false,
+		"2026_01-02 12:00":    false,
+		"abcd-01-02 12:00":    false,
+		"2026-01-02T12:00:00": true,
+	} {
+		if got := timeLike(ref); got != want {
+			t.Errorf("timeLike(%q) = %v, want %v", ref, got, want)
+		}
+	}
+	_, err := resolve(t.Context(), nil, Tract{Name: "main"}, "2026-01-02 12:00")
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "give RFC 3339 (2026-01-02T12:00:00Z) or a date") {
+		t.Fatalf("resolve of a garbled time: %v", err)
+	}
+}

@@ -11,30 +11,18 @@ func (v *view) priority(i int, content *Content) Priority {
 	if p, ok := v.ann[annKey{v.viewer.ID, c.Hash}]; ok {
 		return p
 	}
+	if p, ok := v.inheritedPriority(i, c.Hash); ok {
+		return p
+	}
 	if p, ok := v.ann[annKey{c.Tract, c.Hash}]; ok {
 		return p
 	}
 	return DefaultPriority(content.Type)
 }
 
-// seedHidden reports whether a spawn seed is context the viewer already
-// has: the seed's author is a spawn descendant of the viewer.
-func (v *view) seedHidden(author string) bool {
-	for id := author; id != ""; {
-		t := v.tracts[id]
-		if t.Spawn == nil {
-			return false
-		}
-		if t.Spawn.Parent == v.viewer.ID {
-			return true
-		}
-		id = t.Spawn.Parent
-	}
-	return false
-}
-
 // candidate reports whether commit i renders, leaving named instructions
-// aside: an append, not skipped, not a seed the viewer already has.
+// aside: an append, not skipped, not another tract's spawn seed (see
+// inherit.go).
 func (v *view) candidate(i int, content *Content) (Priority, bool) {
 	c := v.lin.order[i]
 	if c.Operation != OpAppend {
@@ -44,7 +32,7 @@ func (v *view) candidate(i int, content *Content) (Priority, bool) {
 	if p == Skip {
 		return p, false
 	}
-	if content.Seed && c.Tract != v.viewer.ID && v.seedHidden(c.Tract) {
+	if content.Seed && !v.seedSeen(i, c.Tract) {
 		return p, false
 	}
 	return p, true
@@ -66,13 +54,17 @@ func (v *view) message(i int, content *Content, tokens int, p Priority) Message 
 // target's content (the latest edit wins), priorities filter, and of the
 // instructions sharing a name only the latest stays, at its own position.
 func (v *view) render() {
+	v.refreshInheritance()
 	n := len(v.lin.order)
 	eff := make([]int, n)
 	for i := range eff {
 		eff[i] = i
 	}
+	// What merges leave out has no effect at all: it neither renders
+	// nor edits nor compresses.
+	pk := v.selection()
 	for i, c := range v.lin.order {
-		if c.Operation == OpEdit {
+		if c.Operation == OpEdit && (pk.out == nil || !pk.out[i]) {
 			if t, ok := v.lin.index(c.EditTarget); ok {
 				eff[t] = i
 			}
@@ -82,8 +74,17 @@ func (v *view) render() {
 	ok := make([]bool, n)
 	for i := range v.lin.order {
 		prio[i], ok[i] = v.candidate(i, &v.entries[eff[i]].content)
+		if pk.out != nil && pk.out[i] {
+			ok[i] = false
+		}
 	}
-	desel := v.deselect(ok)
+	desel := pk.out
+	v.leftOut, v.leftOutKnown = 0, true
+	for _, o := range pk.out {
+		if o {
+			v.leftOut++
+		}
+	}
 	sums := v.summaries(prio, ok, desel)
 	lastNamed := map[string]int{}
 	lastTools := -1
@@ -104,9 +105,22 @@ func (v *view) render() {
 	v.rendered = make([]Message, 0, n+n/8+64)
 	v.gen++
 	v.tokens = 0
-	for i := range v.lin.order {
+	renders := func(i int) bool {
 		e := &v.entries[eff[i]]
-		if ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i) {
+		return ok[i] && e.content.Type != TypeTools && !(e.content.Type == TypeInstruction && e.content.Name != "" && lastNamed[e.content.Name] != i)
+	}
+	for i := range v.lin.order {
+		for _, x := range pk.at[i] {
+			if renders(x) {
+				e := &v.entries[eff[x]]
+				m := v.message(x, &e.content, e.tokens, prio[x])
+				m.Slot = i
+				v.rendered = append(v.rendered, m)
+				v.tokens += m.Tokens
+			}
+		}
+		if renders(i) && (pk.moved == nil || !pk.moved[i]) {
+			e := &v.entries[eff[i]]
 			m := v.message(i, &e.content, e.tokens, prio[i])
 			v.rendered = append(v.rendered, m)
 			v.tokens += m.Tokens
@@ -125,10 +139,15 @@ func (v *view) render() {
 // appends that cannot change anything before them; it reports false when a
 // full render is needed instead.
 func (v *view) extendRendered(from int) bool {
+	if v.growsInheritance(from) {
+		return false
+	}
+	v.refreshInheritance()
 	for i := from; i < len(v.lin.order); i++ {
 		c := v.lin.order[i]
 		content := &v.entries[i].content
-		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || selectionOf(c) != nil {
+		if c.Operation == OpEdit || c.Operation == OpCompress || (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools || selectionOf(c) != nil ||
+			(c.Operation == OpMerge && (v.leftOut > 0 || !v.leftOutKnown)) {
 			return false
 		}
 	}

@@ -27,6 +27,9 @@ func resolve(ctx context.Context, rd Finder, t Tract, ref string) (Hash, error) 
 	if at, ok := parseRefTime(ref); ok {
 		return commitAtTime(ctx, rd, t, ref, at)
 	}
+	if timeLike(ref) {
+		return "", &ValidationError{Field: "ref", Value: ref, Reason: "is no time lineage reads: give RFC 3339 (2026-01-02T12:00:00Z) or a date (2026-01-02, its midnight UTC)"}
+	}
 	if i := strings.IndexByte(ref, ':'); i >= 0 {
 		other, err := rd.Tract(ctx, ref[:i])
 		if err != nil {
@@ -145,6 +148,22 @@ func parseRefTime(ref string) (time.Time, bool) {
 		return t, true
 	}
 	return time.Time{}, false
+}
+
+// timeLike reports whether ref starts like a date and a time
+// (YYYY-MM-DD, then T or a space, then a digit): never a ref of another
+// kind (a tract or branch name holds no space, and TRACT:REF with such a
+// tract name would be odd enough to be a time gone wrong).
+func timeLike(ref string) bool {
+	if len(ref) < 12 || (ref[10] != 'T' && ref[10] != ' ') || ref[11] < '0' || ref[11] > '9' {
+		return false
+	}
+	for i, c := range ref[:10] {
+		if (i == 4 || i == 7) != (c == '-') || (c != '-' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // commitAtTime is the newest commit of HEAD's first-parent history made at

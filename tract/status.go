@@ -36,6 +36,9 @@ type ChildStatus struct {
 	Purpose string    `json:"purpose"`
 	Mode    SpawnMode `json:"mode"`
 	Head    Hash      `json:"head"`
+	// Unmerged counts the child's commits a merge-from would take now:
+	// its new work and what earlier selective merges left out.
+	Unmerged int `json:"unmerged"`
 }
 
 // BranchStatus compares a branch with the current head: Ahead counts its
@@ -95,14 +98,12 @@ func (r *Repo) Status(ctx context.Context, tractName string) (Status, error) {
 		if ch.Commit == "" || ch.Commit == c.Spawn.Commit {
 			continue // nothing done yet
 		}
-		merged := false
-		if h.Commit != "" {
-			if merged, err = isAncestor(ctx, r.store, ch.Commit, h.Commit); err != nil {
-				return Status{}, err
-			}
+		n, err := r.unmergedOf(ctx, t, h.Commit, ch.Commit)
+		if err != nil {
+			return Status{}, err
 		}
-		if !merged {
-			st.Children = append(st.Children, ChildStatus{Name: c.Name, Purpose: c.Spawn.Purpose, Mode: c.Spawn.Mode, Head: ch.Commit})
+		if n > 0 {
+			st.Children = append(st.Children, ChildStatus{Name: c.Name, Purpose: c.Spawn.Purpose, Mode: c.Spawn.Mode, Head: ch.Commit, Unmerged: n})
 		}
 	}
 	refs, err := r.store.Refs(ctx, t.ID)
@@ -238,4 +239,22 @@ func (q genQueue) allFlagged(flags map[Hash]int, want int) bool {
 		}
 	}
 	return true
+}
+
+// unmergedOf counts the commits a plain merge-from of a child at end into
+// t at head would take: none when the child's head is merged and no
+// selective merge since left anything out (an ancestor test); else what
+// the merge's preview takes.
+func (r *Repo) unmergedOf(ctx context.Context, t Tract, head, end Hash) (int, error) {
+	if head != "" {
+		merged, again, err := r.plainMergeState(ctx, t, head, end)
+		if err != nil || (merged && !again) {
+			return 0, err
+		}
+	}
+	pv, err := r.previewMergeFrom(ctx, t, head, end, nil, "", false)
+	if err != nil {
+		return 0, err
+	}
+	return pv.took, nil
 }

@@ -64,6 +64,9 @@ func (o LogOptions) Validate() error {
 			return err
 		}
 	}
+	if o.Operation != "" && !contains([]string{string(OpAppend), string(OpEdit), string(OpMerge), string(OpCompress)}, string(o.Operation)) {
+		return &ValidationError{Field: "operation", Value: string(o.Operation), Reason: "want append, edit, merge or compress"}
+	}
 	return nil
 }
 

@@ -51,6 +51,20 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
 	},
+	// appendfile SRC DST: append SRC's bytes to DST (a harness writing
+	// its transcript on).
+	"appendfile": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: appendfile SRC DST")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_APPEND|os.O_WRONLY, 0)
+		ts.Check(err)
+		_, err = f.Write(data)
+		ts.Check(err)
+		ts.Check(f.Close())
+	},
 	// replace SRC DST OLD NEW: copy SRC to DST with every OLD replaced by
 	// NEW; OLD must occur.
 	"replace": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -141,9 +155,10 @@ func matchPath(ts *testscript.TestScript, neg bool, file string, args []string) 
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"lineage": func() { os.Exit(Main()) },
-		"exits":   func() { os.Exit(exits(os.Args[1:])) },
-		"repeat":  func() { os.Exit(repeat(os.Args[1:])) },
+		"lineage":  func() { os.Exit(Main()) },
+		"exits":    func() { os.Exit(exits(os.Args[1:])) },
+		"repeat":   func() { os.Exit(repeat(os.Args[1:])) },
+		"nostdout": func() { os.Exit(noStdout(os.Args[1:])) },
 	})
 }
 
@@ -194,6 +209,37 @@ func repeat(args []string) int {
 			}
 			return 1
 		}
+	}
+	return 0
+}
+
+// noStdout CODE PROGRAM ARGS… runs PROGRAM with the script's stdin and
+// stderr and its stdout closed (file descriptor 1 not open at all), and
+// succeeds only when it exits with CODE.
+func noStdout(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: nostdout CODE PROGRAM [ARGS…]")
+		return 2
+	}
+	want, err := strconv.Atoi(args[0])
+	path, lerr := exec.LookPath(args[1])
+	if err != nil || lerr != nil {
+		fmt.Fprintf(os.Stderr, "nostdout: %v %v\n", err, lerr)
+		return 2
+	}
+	p, err := os.StartProcess(path, args[1:], &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, nil, os.Stderr}})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "nostdout: %v\n", err)
+		return 2
+	}
+	st, err := p.Wait()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "nostdout: %v\n", err)
+		return 2
+	}
+	if got := st.ExitCode(); got != want {
+		fmt.Fprintf(os.Stderr, "nostdout: %s exited %d, want %d\n", args[1], got, want)
+		return 1
 	}
 	return 0
 }

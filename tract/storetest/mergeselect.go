@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -68,13 +69,15 @@ func testMergeFromRange(t *testing.T, newStore Factory) {
 	}
 	equal(t, e.texts("main"), "system: coordinate\nuser: question\nuser: k2 note\nassistant: k3\n")
 
-	// A later merge-from takes only what is newer than the range's end.
+	// A later merge-from takes every child commit not merged yet: the
+	// one the range left out (rendered with the later merge's block,
+	// before it) and what is newer than the range's end.
 	e2 := setup(t, newStore)
 	hs = selectFixture(e2)
 	_, err = e2.repo.MergeFromWith(e2.ctx, "kid", tract.MergeFromOptions{Range: string(hs[1]) + "..HEAD~1"})
 	e2.must(err)
 	e2.mergeFrom("kid")
-	equal(t, e2.texts("main"), "system: coordinate\nuser: question\nuser: k2 note\nassistant: k3\nassistant: k4 answer\n")
+	equal(t, e2.texts("main"), "system: coordinate\nuser: question\nuser: k2 note\nassistant: k3\nassistant: k1\nassistant: k4 answer\n")
 	// Bad ranges: reversed, not on the child's history, unknown.
 	for _, c := range []struct{ rng, want string }{
 		{string(hs[2]) + ".." + string(hs[1]), "is not " + hs[1].Short() + " or one of its first parents"},
@@ -97,7 +100,7 @@ func testMergeFromFilters(t *testing.T, newStore Factory) {
 	}{
 		{"role", tract.MergeFromOptions{Roles: []string{"assistant"}}, "assistant: k1\nassistant: k3\nassistant: k4 answer\n"},
 		{"tag", tract.MergeFromOptions{Tags: []string{"pick"}}, "user: k2 note\n"},
-		{"type", tract.MergeFromOptions{Types: []tract.Type{tract.TypeToolCall}}, ""},
+		{"type", tract.MergeFromOptions{Types: []tract.Type{tract.TypeToolCall}, AllowEmpty: true}, ""},
 		{"range and role", tract.MergeFromOptions{Range: "HEAD~2..HEAD", Roles: []string{"assistant"}}, "assistant: k3\nassistant: k4 answer\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,7 +118,15 @@ func testMergeFromFilters(t *testing.T, newStore Factory) {
 	}
 	e := setup(t, newStore)
 	selectFixture(e)
-	_, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{Tags: []string{"nope"}})
+	// A selection that takes nothing is refused, and stores nothing.
+	before := e.commitCount()
+	_, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{Types: []tract.Type{tract.TypeToolCall}})
+	var ns *tract.NothingSelectedError
+	if !errors.As(err, &ns) || ns.Offered != 4 || e.commitCount() != before {
+		t.Fatalf("empty selection: %v (%d commits stored)", err, e.commitCount()-before)
+	}
+	wantValidation(t, err, "nothing selected")
+	_, err = e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{Tags: []string{"nope"}})
 	wantErr(t, err, tract.ErrNotFound, "nope")
 	_, err = e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{Roles: []string{"wizard"}})
 	wantValidation(t, err, "wizard")
@@ -150,9 +161,27 @@ func testMergeFromDryRun(t *testing.T, newStore Factory) {
 	if got := e.compile("main", tract.CompileOptions{}); got.Tokens != dry.TokensAfter {
 		t.Fatalf("after the merge %d tokens, the dry run said %d", got.Tokens, dry.TokensAfter)
 	}
+	// Status names the child while the selection left something out.
+	st, err := e.repo.Status(e.ctx, "main")
+	e.must(err)
+	if len(st.Children) != 1 || st.Children[0].Name != "kid" || st.Children[0].Unmerged != 1 {
+		t.Fatalf("status children after a selective merge: %+v", st.Children)
+	}
+	// What the selection left out is offered again.
 	again, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{DryRun: true})
 	e.must(err)
-	if again.Kind != tract.MergeUpToDate {
+	if again.Kind != tract.MergeCommit || len(again.Messages) != 1 || again.Messages[0].Content != "k2 note" || again.TokensBefore != dry.TokensAfter {
 		t.Fatalf("dry run after the merge: %+v", again)
+	}
+	e.mergeFrom("kid")
+	if st, err = e.repo.Status(e.ctx, "main"); err != nil || len(st.Children) != 0 {
+		t.Fatalf("status children after the last merge: %+v %v", st.Children, err)
+	}
+	// Up to date: the dry run reports the context's real tokens.
+	up, err := e.repo.MergeFromWith(e.ctx, "kid", tract.MergeFromOptions{DryRun: true})
+	e.must(err)
+	tokens := e.compile("main", tract.CompileOptions{}).Tokens
+	if up.Kind != tract.MergeUpToDate || up.TokensBefore != tokens || up.TokensAfter != tokens || tokens == 0 {
+		t.Fatalf("dry run when up to date: %+v, the context has %d tokens", up, tokens)
 	}
 }

@@ -264,8 +264,9 @@ func childStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string)
 			o.Types = []tract.Type{tract.TypeToolCall, tract.TypeToolResult}
 		}
 		_, err = r.MergeFromWith(ctx, name, o)
-		if errors.Is(err, tract.ErrNotFound) {
-			err = nil // HEAD~1 past the root
+		var ns *tract.NothingSelectedError
+		if errors.Is(err, tract.ErrNotFound) || errors.As(err, &ns) {
+			err = nil // HEAD~1 past the root; a selection that takes nothing
 		}
 	case "child-annotate":
 		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Pinned}).Draw(rt, "priority")

@@ -20,6 +20,8 @@ func init() {
 		{"MergeConflictBothEdit", testConflictBothEdit},
 		{"MergeConflictSkipVsEdit", testConflictSkipVsEdit},
 		{"MergeSkipBeforeForkRestored", testMergeSkipBeforeFork},
+		{"MergeSameEditAndSkipSymmetric", testMergeSameEditSkip},
+		{"MergeDeleteCurrentRefusedFirst", testMergeDeleteCurrent},
 		{"MergeBranchMoved", testMergeBranchMoved},
 		{"CherryPick", testCherryPick},
 	})
@@ -337,6 +339,52 @@ func testMergeSkipBeforeFork(t *testing.T, newStore Factory) {
 	e.must(e.repo.Switch(e.ctx, "main", "main"))
 	_, err = e.repo.Merge(e.ctx, "main", "f", tract.MergeOptions{})
 	wantErr(t, err, tract.ErrConflict, "skip-vs-edit on "+x.Short())
+}
+
+// testMergeSameEditSkip: both sides make the same edit of X and one side
+// then skips X. The edit is no disagreement, so the skip is the only change
+// and the merge is clean whichever way it goes (it used to be clean one way
+// and skip-vs-edit the other); X stays skipped.
+func testMergeSameEditSkip(t *testing.T, newStore Factory) {
+	for _, into := range []string{"main", "f"} {
+		e := setup(t, newStore)
+		x := e.user("main", "orig")
+		e.user("main", "keep")
+		_, err := e.repo.CreateBranch(e.ctx, "main", "f", "")
+		e.must(err)
+		_, err = e.repo.Edit(e.ctx, "main", string(x), "same", "")
+		e.must(err)
+		_, err = e.repo.Annotate(e.ctx, "main", string(x), tract.Skip, "")
+		e.must(err)
+		e.must(e.repo.Switch(e.ctx, "main", "f"))
+		_, err = e.repo.Edit(e.ctx, "main", string(x), "same", "")
+		e.must(err)
+		e.user("main", "side work")
+		other := "f"
+		if into == "f" {
+			other = "main"
+		} else {
+			e.must(e.repo.Switch(e.ctx, "main", "main"))
+		}
+		res, err := e.repo.Merge(e.ctx, "main", other, tract.MergeOptions{})
+		if err != nil || res.Kind != tract.MergeCommit {
+			t.Fatalf("merge %s into %s: %+v %v", other, into, res, err)
+		}
+		equal(t, e.texts("main"), "user: keep\nuser: side work\n")
+	}
+}
+
+// testMergeDeleteCurrent: merge --delete-branch of the current branch is
+// refused before anything happens (it used to merge, then fail to delete).
+func testMergeDeleteCurrent(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	e.user("main", "one")
+	head := e.head("main")
+	_, err := e.repo.Merge(e.ctx, "main", "main", tract.MergeOptions{DeleteBranch: true, NoFF: true})
+	wantValidation(t, err, "is the current branch")
+	if e.head("main") != head {
+		t.Fatal("a refused merge moved the branch")
+	}
 }
 
 // hookStore runs hook once, just before the next Update: a writer that

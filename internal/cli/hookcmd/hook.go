@@ -2,8 +2,11 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,6 +81,7 @@ which the harness would take as "block".`,
 	cmd.Flags().StringVar(&f.Slug, "slug", "", "add this agent's merged guardrails at session start")
 	cmd.Flags().StringVar(&f.FileNames, "file-names", "", "comma-separated instruction file `names` tried in each directory (default AGENTS.md)")
 	cmd.Flags().StringVar(&f.Config, "config", "", "instructions JSON configuration `file`")
+	cmd.Flags().BoolVar(&f.Record, "record", false, "append the session's new transcript records to the sessions store (see 'lineage sessions')")
 	return cmd
 }
 
@@ -104,6 +108,23 @@ func hookSettings(env *clienv.Env, f hooks.Flags) (file, flags instructions.Sett
 	return file, flags, nil
 }
 
+// lostOutput reports whether w is the null device: what a closed stdout
+// becomes (Go's runtime opens the null device on a standard descriptor
+// that is closed at start, so a later open cannot take its place), and
+// where no harness reads an answer.
+func lostOutput(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	out, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(out, null)
+}
+
 // runHook answers one event: its context on stdout, printed while the
 // session's state is locked and saved only once printed; warnings go to
 // stderr.
@@ -119,8 +140,17 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	if err != nil {
 		return err
 	}
+	if f.Record && recordsOn(ev) {
+		// After the answer: recording never delays or changes it.
+		defer record(cmd.Context(), env, h, ev)
+	}
 	if ev.Kind == hooks.Ignored {
 		return nil
+	}
+	if lostOutput(env.Stdout) {
+		// Nothing is read or saved: the next event answers as if this
+		// one never came, so the harness gets the context then.
+		return errors.New("write the answer: stdout is closed or the null device, the harness would never read it")
 	}
 	clock, err := env.Clock()
 	if err != nil {
@@ -159,7 +189,7 @@ func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S]",
+		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
@@ -167,8 +197,10 @@ nothing, and the file is replaced atomically. --dry-run prints the diff and
 writes nothing.
 
 The hook runs this binary by its absolute path (symlinks resolved), since a
-harness may not have lineage on its PATH; --command CMD writes CMD instead
-(e.g. --command lineage). Uninstall and a reinstall recognise lineage's
+harness may not have lineage on its PATH; with --scope project it runs
+"lineage" from PATH, since that file is committed and shared by every
+checkout and teammate (install says so). --command CMD writes CMD instead
+(e.g. --command lineage, or --command /opt/bin/lineage). Uninstall and a reinstall recognise lineage's
 entries by "hook <harness>" after any program named lineage (or CMD).
 
 --file-names, --config and --slug are written into the installed command, so
@@ -208,28 +240,38 @@ only after you trust it: install prints the step.`,
 			if err != nil {
 				return clienv.UsageError("%v", err)
 			}
-			program, err := hookProgram(command)
+			program, err := hookProgram(command, scope)
 			if err != nil {
 				return err
 			}
-			return editSettings(cmd.Context(), env, h, path, install, program, f, dryRun)
+			if err := editSettings(cmd.Context(), env, h, path, install, program, f, dryRun); err != nil || !install || dryRun {
+				return err
+			}
+			if scope == hooks.ScopeProject {
+				fmt.Fprintf(env.Stderr, "lineage: the hook runs %s (a project file is shared: %s)\n",
+					strconv.Quote(h.Command(program, f)), sharedProgramNote(command))
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", hooks.ScopeUser, "settings `scope`: user, project or local (claude only)")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for --scope project|local (default: the current directory)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
-	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path)")
+	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path; lineage for --scope project)")
 	if install {
 		cmd.Flags().StringVar(&f.Slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
 		cmd.Flags().StringVar(&f.FileNames, "file-names", "", "run the hook with --file-names `names` (comma-separated instruction file names)")
 		cmd.Flags().StringVar(&f.Config, "config", "", "run the hook with --config `file` (made absolute)")
+		cmd.Flags().BoolVar(&f.Record, "record", false, "also run the hook when a turn ends, recording the session into the sessions store (see 'lineage sessions')")
 	}
 	return cmd
 }
 
 // hookProgram is the program a hook entry runs: --command as given, else
-// this binary.
-func hookProgram(command string) (string, error) {
+// for the project scope "lineage" (the file is committed for the whole
+// team: every checkout and machine finds lineage on its own PATH), else
+// this binary by its absolute path.
+func hookProgram(command, scope string) (string, error) {
 	switch {
 	case strings.ContainsAny(command, "\r\n\x00"):
 		return "", clienv.UsageError("--command %q: want one line", command)
@@ -237,8 +279,18 @@ func hookProgram(command string) (string, error) {
 		return strings.TrimSpace(command), nil
 	case command != "":
 		return "", clienv.UsageError("--command is empty")
+	case scope == hooks.ScopeProject:
+		return "lineage", nil
 	}
 	return hooks.RunningProgram()
+}
+
+// sharedProgramNote says where a project file's program comes from.
+func sharedProgramNote(command string) string {
+	if command != "" {
+		return "--command's program must run on every teammate's machine"
+	}
+	return "lineage is found on each teammate's PATH; --command sets another program"
 }
 
 func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path string, install bool, program string, f hooks.Flags, dryRun bool) error {
@@ -344,6 +396,9 @@ func printHookStatus(w io.Writer, all []hooks.Status) {
 			fmt.Fprintf(w, "  %s %s: %s\n", in.Scope, fsx.LineSafe(in.File), state)
 			fmt.Fprintf(w, "    command: %s\n", fsx.LineSafe(in.Command))
 			fmt.Fprintf(w, "    events: %s; names: %s\n", strings.Join(in.Events, ", "), strings.Join(in.FileNames, ","))
+			if in.Records {
+				fmt.Fprintf(w, "    records each session into the sessions store (lineage sessions list)\n")
+			}
 		}
 		if st.Known {
 			fmt.Fprintf(w, "  at start: %s loads %s itself (%s); lineage sends the bodies of the other files it resolves\n", h.Title, orNone(st.NativeNames), st.How)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
@@ -42,6 +43,52 @@ back into any store, checking every hash.`,
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "export every tract of the store")
 	return cmd
+}
+
+// maxImportBytes bounds what import reads from its FILE or stdin: an
+// endless input (/dev/zero, a pipe that never ends) is refused at this
+// size instead of filling memory.
+const maxImportBytes = 256 << 20
+
+// readImport reads import's input, name being a file or "-" (stdin), at
+// most limit bytes; it returns the name messages use for it.
+func readImport(env *clienv.Env, name string, limit int64) ([]byte, string, error) {
+	var r io.Reader
+	if name == "-" {
+		if env.StdinTerminal {
+			fmt.Fprintln(env.Stderr, "lineage: reading messages from stdin (end with Ctrl-D)")
+		}
+		r, name = env.Stdin, "stdin"
+	} else {
+		f, err := os.Open(fsx.Abs(env.Dir, name))
+		if err != nil {
+			return nil, name, fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+			return nil, name, fmt.Errorf("read %s: %d bytes, more than import reads (%d MiB): split it", name, fi.Size(), limit>>20)
+		}
+		r = f
+	}
+	// Every import format is JSON: an array or objects. An input that
+	// starts otherwise (/dev/zero, a binary file) is refused at once.
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, name, fmt.Errorf("read %s: %w", name, err)
+	}
+	head = head[:n]
+	if t := bytes.TrimLeft(head, " \t\r\n"); len(t) > 0 && t[0] != '[' && t[0] != '{' {
+		return nil, name, fmt.Errorf("read %s: not JSON (it starts with byte %#02x; import reads a JSON array, JSON lines or a lineage export)", name, t[0])
+	}
+	data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head), r), limit+1))
+	if err != nil {
+		return nil, name, fmt.Errorf("read %s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, name, fmt.Errorf("read %s: more than import reads (%d MiB): split it", name, limit>>20)
+	}
+	return data, name, nil
 }
 
 // tractImportExport is import --format lineage: the store is created when
@@ -134,16 +181,14 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env.NoteStreaming()
 			name := args[0]
-			var data []byte
-			var err error
-			if name == "-" {
-				data, err = readStdin(env, "messages")
-				name = "stdin"
-			} else {
-				data, err = os.ReadFile(fsx.Abs(env.Dir, name))
+			switch format {
+			case tract.ImportOpenAI, tract.ImportJSONL, "lineage":
+			default:
+				return clienv.UsageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
+			data, name, err := readImport(env, name, maxImportBytes)
 			if err != nil {
-				return fmt.Errorf("read %s: %w", name, err)
+				return err
 			}
 			if format == "lineage" {
 				return tractImportExport(cmd, env, f, name, data, asJSON)

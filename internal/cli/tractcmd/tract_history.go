@@ -131,14 +131,7 @@ func tractFoundLine(fd tract.Found) string {
 	if fd.Content.Role != "" {
 		kind += "/" + fd.Content.Role
 	}
-	text, _, _ := strings.Cut(fd.Content.Text, "\n")
-	if fd.Content.Type == tract.TypeTools {
-		names := make([]string, len(fd.Content.Tools))
-		for i, t := range fd.Content.Tools {
-			names[i] = t.Name
-		}
-		text = strings.Join(names, ", ")
-	}
+	text, _ := fd.Content.Headline()
 	if r := []rune(text); len(r) > 72 {
 		text = string(r[:72]) + "…"
 	}
@@ -153,7 +146,7 @@ func newTractLogCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 		format string
 	)
 	cmd := &cobra.Command{
-		Use:   "log [-n N] [--all] [--graph] [--format dot] [--type T] [--role R] [--tag NAME]",
+		Use:   "log [-n N] [--all] [--graph] [--format dot] [--type T] [--role R] [--tag NAME] [--operation OP]",
 		Short: "Show history, newest first",
 		Args:  clienv.ExactArgs(0),
 		RunE: f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
@@ -189,6 +182,7 @@ func newTractLogCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	fl.StringVar((*string)(&o.Type), "type", "", "only commits of this content type")
 	fl.StringVar(&o.Role, "role", "", "only commits of this role")
 	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names")
+	fl.StringVar((*string)(&o.Operation), "operation", "", "only commits of this operation: append, edit, merge or compress")
 	asJSON.Add(cmd, "")
 	return cmd
 }
@@ -205,6 +199,8 @@ func newTractShowCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				return clienv.TractErr(err)
 			}
 			if asJSON.Set {
+				// The nested commit names its tract like every other output.
+				sh.Commit.Tract = sh.Tract
 				return clienv.WriteJSON(env.Stdout, sh)
 			}
 			fmt.Fprint(env.Stdout, tractRenderShown(sh))

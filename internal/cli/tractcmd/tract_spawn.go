@@ -48,14 +48,16 @@ func newTractMergeFromCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command 
 		asJSON clienv.JSONFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "merge-from CHILD [--into PARENT] [--range FROM..TO] [--type T]… [--role R]… [--tag NAME]… [--dry-run]",
+		Use:   "merge-from CHILD [--into PARENT] [--range FROM..TO] [--type T]… [--role R]… [--tag NAME]… [--allow-empty] [--dry-run]",
 		Short: "Merge a child's work into its parent by reference (a merge commit, nothing copied)",
 		Long: `Merge a child's work into its parent by reference: a merge commit whose second
 parent is the child's head, nothing copied. By default it takes everything the child
-did after its spawn point; --range FROM..TO (the child's first-parent commits, both
-included) and the repeatable --type, --role and --tag narrow that (the merge records
-its selection in its metadata). --dry-run lists the messages the merge would add,
-with tokens, and stores nothing.`,
+did after its spawn point that the parent has not merged yet; --range FROM..TO (the
+child's first-parent commits, both included) and the repeatable --type, --role and
+--tag narrow that (the merge records its selection in its metadata). A selection
+never gives up what it leaves out: a later merge-from offers it again. A selection
+that takes nothing is refused (exit 2) unless --allow-empty. --dry-run lists the
+messages the merge would add, with tokens, and stores nothing.`,
 		Args: clienv.ExactArgs(1),
 		RunE: f.WithSession(env, func(cmd *cobra.Command, args []string, s *clienv.TractSession) error {
 			res, err := s.Repo.MergeFromWith(cmd.Context(), args[0], o)
@@ -96,6 +98,7 @@ with tokens, and stores nothing.`,
 	fl.StringArrayVar(&o.Roles, "role", nil, "take only commits of this role (repeatable)")
 	fl.StringArrayVar(&o.Tags, "tag", nil, "take only the commit this tag of the child names (repeatable)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be merged, with tokens; store nothing")
+	fl.BoolVar(&o.AllowEmpty, "allow-empty", false, "record the merge even when the selection takes nothing")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding of a dry run: o200k_base (default) or cl100k_base")
 	asJSON.Add(cmd, "")
 	return cmd

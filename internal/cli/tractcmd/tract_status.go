@@ -51,7 +51,11 @@ func newTractStatusCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				}
 			}
 			for _, c := range st.Children {
-				fmt.Fprintf(env.Stdout, "child %s [%s] not merged back (at %s): %s\n", fsx.LineSafe(c.Name), c.Mode, c.Head.Short(), fsx.LineSafe(c.Purpose))
+				commits := "commits"
+				if c.Unmerged == 1 {
+					commits = "commit"
+				}
+				fmt.Fprintf(env.Stdout, "child %s [%s]: %d %s not merged back (at %s): %s\n", fsx.LineSafe(c.Name), c.Mode, c.Unmerged, commits, c.Head.Short(), fsx.LineSafe(c.Purpose))
 			}
 			for _, b := range st.Branches {
 				fmt.Fprintf(env.Stdout, "branch %s: %d ahead, %d behind\n", fsx.LineSafe(b.Name), b.Ahead, b.Behind)
