@@ -182,7 +182,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			env.NoteStreaming()
 			name := args[0]
 			switch format {
-			case tract.ImportOpenAI, tract.ImportJSONL, "lineage":
+			case wire.ImportOpenAI, wire.ImportJSONL, "lineage":
 			default:
 				return clienv.UsageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
