@@ -7,7 +7,6 @@ import (
 	"html"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -157,7 +156,7 @@ func geminiText(text string) Record {
 }
 
 // geminiFailed matches a shell command's failing exit in its output.
-var geminiFailed = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*$`)
+var geminiFailed = lazyRegexp{expr: `(?m)^Exit Code: [1-9][0-9]*$`}
 
 // result maps a functionResponse; one without an id answers the oldest
 // call of its name still waiting.

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/sessions"
 )
 
@@ -106,8 +105,7 @@ func parseFrom(from string) ([]sessions.Harness, error) {
 // files), else the harnesses' folders for the project.
 func sources(env *clienv.Env, harnesses []sessions.Harness, paths []string, all bool) ([]sessions.Source, error) {
 	if len(paths) == 0 {
-		home := fsx.HomeDir(env.Getenv)
-		return sessions.Discover(harnesses, sessions.Env{Getenv: env.Getenv, Home: home}, env.Dir, all)
+		return sessions.Discover(harnesses, sessions.Env{Getenv: env.Getenv, Home: env.Host().Home}, env.Dir, all)
 	}
 	if all {
 		return nil, clienv.UsageError("--all reads the harnesses' own folders: give it without PATH")
