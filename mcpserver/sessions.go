@@ -51,11 +51,11 @@ type SessionsShowOutput struct {
 	Branches []tract.Branch `json:"branches"`
 }
 
-var harnessNames = strs(sessions.Claude, sessions.Codex, sessions.Gemini)
+func harnessNames() []string { return strs(sessions.Claude, sessions.Codex, sessions.Gemini) }
 
 // addSessionsTools registers the tools over imported harness sessions.
 func (s *Server) addSessionsTools() {
-	from := map[string][]string{"from": harnessNames}
+	from := map[string][]string{"from": harnessNames()}
 	addTool(s, &mcp.Tool{
 		Name:        "sessions_list",
 		Title:       "List imported harness sessions",
@@ -101,8 +101,8 @@ func inProject(dirs []string, i sessions.Info) bool {
 }
 
 func harnessArg(from string) (sessions.Harness, error) {
-	if from != "" && !slices.Contains(harnessNames, from) {
-		return "", fmt.Errorf("from: unknown harness %q (want %s)", from, strings.Join(harnessNames, ", "))
+	if from != "" && !slices.Contains(harnessNames(), from) {
+		return "", fmt.Errorf("from: unknown harness %q (want %s)", from, strings.Join(harnessNames(), ", "))
 	}
 	return sessions.Harness(from), nil
 }
