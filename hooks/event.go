@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -20,6 +21,10 @@ type Harness struct {
 	// start and for the moment after a tool ran; SubagentEvent, when set,
 	// is the event that starts a subagent (a start for that agent).
 	StartEvent, ToolEvent, SubagentEvent string
+	// RecordEvents end a turn, a subagent or a compaction: the transcript
+	// holds the turn by then, and a hook installed with --record appends
+	// what is new to the user's sessions store (docs/sessions.md).
+	RecordEvents []string
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -28,9 +33,13 @@ type Harness struct {
 // The harnesses lineage supports. Event and field names follow each
 // harness's hooks reference (see docs/hooks.md for the sources).
 var (
-	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: "SubagentStart", toolPaths: claudePaths}
-	Gemini = &Harness{Name: "gemini", Title: "Gemini CLI", StartEvent: "SessionStart", ToolEvent: "AfterTool", toolPaths: geminiPaths}
-	Codex  = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", toolPaths: codexPaths}
+	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: "SubagentStart",
+		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, toolPaths: claudePaths}
+	// Gemini's PreCompress fires before every model call: no signal.
+	Gemini = &Harness{Name: "gemini", Title: "Gemini CLI", StartEvent: "SessionStart", ToolEvent: "AfterTool",
+		RecordEvents: []string{"AfterAgent", "SessionEnd"}, toolPaths: geminiPaths}
+	Codex = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse",
+		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, toolPaths: codexPaths}
 )
 
 // Harnesses lists the supported harnesses.
@@ -81,6 +90,12 @@ type Event struct {
 	// Paths are the paths the tool's input names, as given (relative ones
 	// are relative to Cwd).
 	Paths []string
+	// Transcripts are the transcript files the event names: the session's
+	// own (transcript_path) and, at a subagent's end, the subagent's
+	// (agent_transcript_path).
+	Transcripts []string
+	// Record is set for an event that ends a turn ([Harness.RecordEvents]).
+	Record bool
 }
 
 // MaxEventBytes is the largest event read: tool inputs carry file
@@ -96,6 +111,9 @@ type wireEvent struct {
 	Source    string    `json:"source"`
 	ToolName  string    `json:"tool_name"`
 	ToolInput toolInput `json:"tool_input"`
+	// Every event of the three harnesses names the session's transcript.
+	Transcript      string `json:"transcript_path"`
+	AgentTranscript string `json:"agent_transcript_path"`
 }
 
 // toolInput is a tool event's tool_input, decoded with the rest of the
@@ -134,7 +152,12 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		return Event{}, fmt.Errorf("%s hook event: cwd %q is not an absolute path", h.Title, w.Cwd)
 	}
 	ev := Event{Name: w.Name, SessionID: w.SessionID, AgentID: w.AgentID, AgentType: w.AgentType,
-		Cwd: filepath.Clean(w.Cwd), Source: w.Source, Tool: w.ToolName}
+		Cwd: filepath.Clean(w.Cwd), Source: w.Source, Tool: w.ToolName, Record: slices.Contains(h.RecordEvents, w.Name)}
+	for _, t := range []string{w.Transcript, w.AgentTranscript} {
+		if t != "" && filepath.IsAbs(t) && !strings.ContainsRune(t, 0) {
+			ev.Transcripts = append(ev.Transcripts, filepath.Clean(t))
+		}
+	}
 	switch w.Name {
 	case h.SubagentEvent:
 		if h.SubagentEvent != "" && w.AgentID != "" {

@@ -90,6 +90,10 @@ type Flags struct {
 	FileNames string
 	// Config is an instructions configuration file (absolute path).
 	Config string
+	// Record installs the hook on the events that end a turn too, where
+	// it appends the session's new transcript records to the user's
+	// sessions store.
+	Record bool
 }
 
 // Command is the command line a harness runs for lineage's hook: program
@@ -108,6 +112,9 @@ func (h *Harness) Command(program string, f Flags) string {
 	}
 	if f.Config != "" {
 		c += " --config " + shellQuote(f.Config)
+	}
+	if f.Record {
+		c += " --record"
 	}
 	return c
 }
@@ -224,7 +231,7 @@ func (h *Harness) groups(program string, f Flags) []struct {
 	start, tool := "", ""
 	switch h {
 	case Claude:
-		start, tool = "startup|resume|clear|compact", "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS"
+		start, tool = "startup|resume|clear|compact|fork", "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS"
 	case Gemini:
 		// SessionStart matchers are exact strings in Gemini CLI: none
 		// means every source.
@@ -247,10 +254,19 @@ func (h *Harness) groups(program string, f Flags) []struct {
 			group hookGroup
 		}{h.SubagentEvent, hookGroup{Hooks: []hookCommand{cmd}}})
 	}
-	return append(out, struct {
+	out = append(out, struct {
 		event string
 		group hookGroup
 	}{h.ToolEvent, hookGroup{Matcher: tool, Hooks: []hookCommand{cmd}}})
+	if f.Record {
+		for _, e := range h.RecordEvents {
+			out = append(out, struct {
+				event string
+				group hookGroup
+			}{e, hookGroup{Hooks: []hookCommand{cmd}}})
+		}
+	}
+	return out
 }
 
 // Install returns the settings file's bytes with lineage's hook entries
@@ -295,7 +311,7 @@ func (h *Harness) Uninstall(data []byte, program string) ([]byte, error) {
 		return data, nil
 	}
 	out := data
-	for _, g := range h.groups(program, Flags{}) {
+	for _, g := range h.groups(program, Flags{Record: true}) {
 		var err error
 		if out, err = h.removeOurs(out, g.event, program); err != nil {
 			return nil, err

@@ -47,6 +47,9 @@ type Installed struct {
 	// (Codex CLI): whether a trust entry exists for lineage's hook.
 	Trusted *bool `json:"trusted,omitzero"`
 	WillRun bool  `json:"willRun"`
+	// Records: the command records sessions (--record, see
+	// [Flags.Record]).
+	Records bool `json:"records,omitzero"`
 	// Problems say why the hook will not run.
 	Problems []string `json:"problems"`
 }
@@ -114,6 +117,7 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 	if names := fileNamesFlag(in.Command); names != nil {
 		in.FileNames = names
 	}
+	in.Records = slices.Contains(strings.Fields(in.Command), "--record")
 	switch h {
 	case Claude:
 		in.HooksEnabled = !doc.DisableAllHooks

@@ -51,6 +51,20 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
 	},
+	// appendfile SRC DST: append SRC's bytes to DST (a harness writing
+	// its transcript on).
+	"appendfile": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: appendfile SRC DST")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_APPEND|os.O_WRONLY, 0)
+		ts.Check(err)
+		_, err = f.Write(data)
+		ts.Check(err)
+		ts.Check(f.Close())
+	},
 	// replace SRC DST OLD NEW: copy SRC to DST with every OLD replaced by
 	// NEW; OLD must occur.
 	"replace": func(ts *testscript.TestScript, neg bool, args []string) {

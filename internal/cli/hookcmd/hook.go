@@ -80,6 +80,7 @@ which the harness would take as "block".`,
 	cmd.Flags().StringVar(&f.Slug, "slug", "", "add this agent's merged guardrails at session start")
 	cmd.Flags().StringVar(&f.FileNames, "file-names", "", "comma-separated instruction file `names` tried in each directory (default AGENTS.md)")
 	cmd.Flags().StringVar(&f.Config, "config", "", "instructions JSON configuration `file`")
+	cmd.Flags().BoolVar(&f.Record, "record", false, "append the session's new transcript records to the sessions store (see 'lineage sessions')")
 	return cmd
 }
 
@@ -138,6 +139,10 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	if err != nil {
 		return err
 	}
+	if f.Record && recordsOn(ev) {
+		// After the answer: recording never delays or changes it.
+		defer record(cmd.Context(), env, h, ev)
+	}
 	if ev.Kind == hooks.Ignored {
 		return nil
 	}
@@ -183,7 +188,7 @@ func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S]",
+		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
@@ -247,6 +252,7 @@ only after you trust it: install prints the step.`,
 		cmd.Flags().StringVar(&f.Slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
 		cmd.Flags().StringVar(&f.FileNames, "file-names", "", "run the hook with --file-names `names` (comma-separated instruction file names)")
 		cmd.Flags().StringVar(&f.Config, "config", "", "run the hook with --config `file` (made absolute)")
+		cmd.Flags().BoolVar(&f.Record, "record", false, "also run the hook when a turn ends, recording the session into the sessions store (see 'lineage sessions')")
 	}
 	return cmd
 }
@@ -368,6 +374,9 @@ func printHookStatus(w io.Writer, all []hooks.Status) {
 			fmt.Fprintf(w, "  %s %s: %s\n", in.Scope, fsx.LineSafe(in.File), state)
 			fmt.Fprintf(w, "    command: %s\n", fsx.LineSafe(in.Command))
 			fmt.Fprintf(w, "    events: %s; names: %s\n", strings.Join(in.Events, ", "), strings.Join(in.FileNames, ","))
+			if in.Records {
+				fmt.Fprintf(w, "    records each session into the sessions store (lineage sessions list)\n")
+			}
 		}
 		if st.Known {
 			fmt.Fprintf(w, "  at start: %s loads %s itself (%s); lineage sends the bodies of the other files it resolves\n", h.Title, orNone(st.NativeNames), st.How)
