@@ -62,7 +62,7 @@ var contextCalls = []map[string]any{
 	{"target": "sub/deep", "slug": "tau", "tract": "main"},
 	{"target": "sub/deep", "slug": "tau", "tract": "main", "budget": 4000, "format": "openai-request", "model": "m"},
 	{"target": "sub/deep", "tract": "main", "format": "anthropic-request", "model": "m", "maxTokens": 64},
-	{"tract": "main", "format": "anthropic", "budget": 60},
+	{"tract": "main", "format": "anthropic", "budget": 300},
 	{"tract": "main", "format": "text", "encoding": "cl100k_base"},
 	{"slug": "tau", "format": "openai"},
 	// Refused by the input schema (from here on, every call is refused).

@@ -232,7 +232,8 @@ const tractGuide = `Your own context is a tract (version control for it): tract_
 turn and reports tokens, budget and pressure.
 - Checkpoint before a risky step: tract_tag name=NAME (or tract_branch name=NAME).
 - Rewind: tract_reset ref=NAME (or HEAD~N) moves back; the abandoned turns stay in
-  the history (tract_log, tract_show). tract_checkout ref=- or tract_switch name=-
+  the store (tract_find finds them, tract_show ref=HASH shows one; tract_log lists
+  the current history only). tract_checkout ref=- or tract_switch name=-
   go back to where you were; tract_cherry_pick brings one turn back.
 - Compress: when tract_commit says warn (pressure at warn-at, see tract_config), its
   plan names the range: write a summary of those messages yourself (lineage never

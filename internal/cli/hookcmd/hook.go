@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -196,8 +197,10 @@ nothing, and the file is replaced atomically. --dry-run prints the diff and
 writes nothing.
 
 The hook runs this binary by its absolute path (symlinks resolved), since a
-harness may not have lineage on its PATH; --command CMD writes CMD instead
-(e.g. --command lineage). Uninstall and a reinstall recognise lineage's
+harness may not have lineage on its PATH; with --scope project it runs
+"lineage" from PATH, since that file is committed and shared by every
+checkout and teammate (install says so). --command CMD writes CMD instead
+(e.g. --command lineage, or --command /opt/bin/lineage). Uninstall and a reinstall recognise lineage's
 entries by "hook <harness>" after any program named lineage (or CMD).
 
 --file-names, --config and --slug are written into the installed command, so
@@ -237,17 +240,24 @@ only after you trust it: install prints the step.`,
 			if err != nil {
 				return clienv.UsageError("%v", err)
 			}
-			program, err := hookProgram(command)
+			program, err := hookProgram(command, scope)
 			if err != nil {
 				return err
 			}
-			return editSettings(cmd.Context(), env, h, path, install, program, f, dryRun)
+			if err := editSettings(cmd.Context(), env, h, path, install, program, f, dryRun); err != nil || !install || dryRun {
+				return err
+			}
+			if scope == hooks.ScopeProject {
+				fmt.Fprintf(env.Stderr, "lineage: the hook runs %s (a project file is shared: %s)\n",
+					strconv.Quote(h.Command(program, f)), sharedProgramNote(command))
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", hooks.ScopeUser, "settings `scope`: user, project or local (claude only)")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for --scope project|local (default: the current directory)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
-	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path)")
+	cmd.Flags().StringVar(&command, "command", "", "the hook's program as the harness's shell reads it (default: this binary's absolute path; lineage for --scope project)")
 	if install {
 		cmd.Flags().StringVar(&f.Slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
 		cmd.Flags().StringVar(&f.FileNames, "file-names", "", "run the hook with --file-names `names` (comma-separated instruction file names)")
@@ -258,8 +268,10 @@ only after you trust it: install prints the step.`,
 }
 
 // hookProgram is the program a hook entry runs: --command as given, else
-// this binary.
-func hookProgram(command string) (string, error) {
+// for the project scope "lineage" (the file is committed for the whole
+// team: every checkout and machine finds lineage on its own PATH), else
+// this binary by its absolute path.
+func hookProgram(command, scope string) (string, error) {
 	switch {
 	case strings.ContainsAny(command, "\r\n\x00"):
 		return "", clienv.UsageError("--command %q: want one line", command)
@@ -267,8 +279,18 @@ func hookProgram(command string) (string, error) {
 		return strings.TrimSpace(command), nil
 	case command != "":
 		return "", clienv.UsageError("--command is empty")
+	case scope == hooks.ScopeProject:
+		return "lineage", nil
 	}
 	return hooks.RunningProgram()
+}
+
+// sharedProgramNote says where a project file's program comes from.
+func sharedProgramNote(command string) string {
+	if command != "" {
+		return "--command's program must run on every teammate's machine"
+	}
+	return "lineage is found on each teammate's PATH; --command sets another program"
 }
 
 func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path string, install bool, program string, f hooks.Flags, dryRun bool) error {

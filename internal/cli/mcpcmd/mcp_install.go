@@ -25,7 +25,9 @@ func newMCPInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		Long: short + `: the "lineage" server entry running this binary by its
 absolute path (symlinks resolved) with the argument mcp, since a harness starts
 MCP servers outside your shell, where lineage may not be on PATH (--command
-PATH writes another program). Only that entry changes: every other key and byte
+PATH writes another program). With --scope project the entry runs "lineage"
+from PATH instead: that file is committed and shared by every checkout and
+teammate (install says so; --command there may also be a bare name). Only that entry changes: every other key and byte
 of the file is kept, a second install changes nothing, and the file is replaced
 atomically. --dry-run prints the diff and writes nothing.
 
@@ -44,7 +46,12 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 				return clienv.UsageError("%v", err)
 			}
 			program := command
-			if program == "" {
+			switch {
+			case program == "" && scope == hooks.ScopeProject:
+				// A project file is committed and shared: each teammate's
+				// harness finds lineage on its own PATH.
+				program = "lineage"
+			case program == "":
 				exe, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("the running binary's path: %w", err)
@@ -53,7 +60,9 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 					exe = r
 				}
 				program = exe
-			} else if !filepath.IsAbs(program) {
+			case scope == hooks.ScopeProject && program == filepath.Base(program):
+				// A bare name: found on each teammate's PATH.
+			case !filepath.IsAbs(program):
 				return clienv.UsageError("--command %q: want an absolute path (MCP servers start without your shell's PATH)", program)
 			}
 			res, done, err := clienv.EditHarnessFile(cmd.Context(), env, path, install, dryRun,
@@ -67,6 +76,13 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 				return nil
 			}
 			fmt.Fprintf(env.Stderr, "lineage: updated %s\n", res.Target)
+			if install && scope == hooks.ScopeProject {
+				note := "lineage is found on each teammate's PATH; --command sets another program"
+				if command != "" {
+					note = "--command's program must run on every teammate's machine"
+				}
+				fmt.Fprintf(env.Stderr, "lineage: the server runs %s mcp (a project file is shared: %s)\n", program, note)
+			}
 			return nil
 		},
 	}
@@ -74,7 +90,7 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 	cmd.Flags().StringVar(&cwd, "cwd", "", "project directory for --scope project (default: the current directory)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
 	if install {
-		cmd.Flags().StringVar(&command, "command", "", "the server's program, an absolute `path` (default: this binary)")
+		cmd.Flags().StringVar(&command, "command", "", "the server's program, an absolute `path` (default: this binary; lineage for --scope project)")
 	}
 	return cmd
 }

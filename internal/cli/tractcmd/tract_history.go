@@ -199,6 +199,8 @@ func newTractShowCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				return clienv.TractErr(err)
 			}
 			if asJSON.Set {
+				// The nested commit names its tract like every other output.
+				sh.Commit.Tract = sh.Tract
 				return clienv.WriteJSON(env.Stdout, sh)
 			}
 			fmt.Fprint(env.Stdout, tractRenderShown(sh))

@@ -97,6 +97,8 @@ func printCommitted(cmd *cobra.Command, env *clienv.Env, s *clienv.TractSession,
 		warnPressure(env, *p)
 	}
 	if asJSON {
+		// Named like every other output, not by the tract's id.
+		commit.Tract = s.Tract
 		if p == nil {
 			return clienv.WriteJSON(env.Stdout, commit)
 		}
