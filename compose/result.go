@@ -132,6 +132,9 @@ type FieldSource struct {
 	Tokens int `json:"tokens"`
 	// Values say where each value of the field came from.
 	Values []ValueSource `json:"values"`
+	// TextFile is, for a persona or system-instructions text, the file
+	// read (Values holds the field that named it).
+	TextFile string `json:"textFile,omitempty"`
 }
 
 // ValueSource is one value of the merged profile and the layer it came
