@@ -28,9 +28,10 @@ func kindName(k triad.Kind) string {
 }
 
 // documentFindings are the warnings about one document on its own: a key
-// that occurs twice in one object (the later value is the one read, so
-// the earlier is silently lost), and an inherits directive that is not an
-// array of strings (it is ignored).
+// that occurs twice in one object (lineage merges the occurrences in order;
+// CLIA keeps only the last, so the file means different things to each),
+// and an inherits directive that is not an array of strings (it is
+// ignored).
 func documentFindings(file string, doc *triad.Value, rep *Report) {
 	duplicateKeys(file, doc, "", rep)
 	inheritsShape(file, doc.Get("inherits"), "inherits", rep)
@@ -46,7 +47,7 @@ func duplicateKeys(file string, v *triad.Value, ptr string, rep *Report) {
 		for _, m := range v.Members {
 			at := ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(m.Key, "~", "~0"), "/", "~1")
 			if seen[m.Key] {
-				rep.warnf("%s: duplicate key %q at %s; the last one is read, the others are lost", file, m.Key, at)
+				rep.warnf("%s: duplicate key %q at %s; lineage merges the occurrences in order (a scalar: the last wins; arrays and objects: combined), CLIA reads only the last", file, m.Key, at)
 			}
 			seen[m.Key] = true
 			duplicateKeys(file, m.Value, at, rep)

@@ -24,7 +24,8 @@ type Diagnosis struct {
 // outside and URL inherits, duplicate keys, inherits that are not arrays of
 // strings, guardrails repeated across layers, missing persona and
 // system-instructions files, a missing or dangling roster row, content read
-// from a sibling submodule (warnings), and an agent whose merged status is
+// from a sibling submodule, a stale lock file or an interrupted migrate
+// (warnings), and an agent whose merged status is
 // active but whose inheritance does not reach the root directives document
 // (warning; see [ReachesRootDirectives]). A slug with no context at all is
 // a *NoContextError, as for every other read of a slug, returned with the
@@ -81,6 +82,7 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 			rosterFindings(repo, slug, rel, &r.rep)
 		}
 	}
+	lockFindings(r.p, ch, &r.rep)
 	for _, c := range ch.Contexts {
 		r.rep.infof("context %s %s (%s)", c.Prefix, c.Dir, c.Reason)
 	}

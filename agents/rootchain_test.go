@@ -138,3 +138,22 @@ func TestInjectedForeignSiblingIsNotReportedAsSymlinked(t *testing.T) {
 		t.Errorf("status %s: %v %v", d.Status, d.Errors, d.Warnings)
 	}
 }
+
+// The journal a killed migrate --write leaves at the workspace root is a
+// doctor warning saying how to finish it.
+func TestDoctorReportsAnInterruptedMigrate(t *testing.T) {
+	root := tempRoot(t)
+	tree(t, root, map[string]string{
+		".git":                                 "<dir>",
+		".clia/agents/s/s@ws.agent.triad.json": `{"schemaVersion":"0.4.0"}`,
+		MigrateJournalName:                     `{"version":1,"steps":[]}`,
+	})
+	d, err := Doctor(Options{Path: root}, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(root, MigrateJournalName) + ": a migrate --write was interrupted; run `lineage agents migrate --write` again to finish it"
+	if len(d.Warnings) != 1 || d.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", d.Warnings, want)
+	}
+}

@@ -81,9 +81,4 @@ func FuzzDecodeCounts(f *testing.F) {
 	})
 }
 
-func clearMemo() {
-	memo.Lock()
-	clear(memo.m)
-	memo.bytes = 0
-	memo.Unlock()
-}
+func clearMemo() { tokens.Shared.Reset() }

@@ -51,7 +51,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Print(filepath.ToSlash(strings.ReplaceAll(res.Request.(string), dir, "$DIR")))
+	fmt.Print(filepath.ToSlash(strings.ReplaceAll(res.Request.Text, dir, "$DIR")))
 	// Token counts depend on the paths in the text: print the sources only.
 	for _, b := range res.Blocks {
 		fmt.Println(strings.TrimSpace(fmt.Sprintf("block %d: %s part, from %s %s", b.Index, b.Part, b.Source, b.Tract)))

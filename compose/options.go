@@ -11,25 +11,27 @@ import (
 	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/skills"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
-// Format is the shape of the request a compile renders.
-type Format string
+// Format is the shape of the request a compile renders: tract/wire's,
+// the one format type of every face.
+type Format = wire.Format
 
 // Request formats.
 const (
 	// FormatOpenAI is the Chat Completions messages array.
-	FormatOpenAI Format = "openai"
+	FormatOpenAI = wire.FormatOpenAI
 	// FormatOpenAIRequest is a Chat Completions request body: model (when
 	// given), messages and tools.
-	FormatOpenAIRequest Format = "openai-request"
+	FormatOpenAIRequest = wire.FormatOpenAIRequest
 	// FormatAnthropic is the Messages API's system, messages and tools.
-	FormatAnthropic Format = "anthropic"
+	FormatAnthropic = wire.FormatAnthropic
 	// FormatAnthropicRequest is a Messages API request body: model and
 	// max_tokens (when given), system, messages and tools.
-	FormatAnthropicRequest Format = "anthropic-request"
+	FormatAnthropicRequest = wire.FormatAnthropicRequest
 	// FormatText is the context for reading.
-	FormatText Format = "text"
+	FormatText = wire.FormatText
 )
 
 // Formats lists the request formats.
@@ -37,8 +39,8 @@ func Formats() []Format {
 	return []Format{FormatText, FormatOpenAI, FormatAnthropic, FormatOpenAIRequest, FormatAnthropicRequest}
 }
 
-// Validate checks that f is one of [Formats].
-func (f Format) Validate() error {
+// CheckFormat checks that f is one of [Formats].
+func CheckFormat(f Format) error {
 	if slices.Contains(Formats(), f) {
 		return nil
 	}
@@ -159,7 +161,7 @@ func (o Options) Validate() error {
 		return &ValidationError{Field: "encoding", Value: o.Encoding, Reason: "want " + strings.Join(tokens.Encodings(), " or ")}
 	}
 	if o.Format != "" {
-		if err := o.Format.Validate(); err != nil {
+		if err := CheckFormat(o.Format); err != nil {
 			return err
 		}
 	}

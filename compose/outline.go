@@ -152,8 +152,8 @@ func (res Result) Outline(maxRuns, maxDroppedRuns int) Outline {
 // can be counted line by line, and an appended message adds lines without
 // changing the others.
 func (res Result) RequestText() (string, error) {
-	if s, ok := res.Request.(string); ok {
-		return s, nil
+	if res.Request.Format == FormatText {
+		return res.Request.Text, nil
 	}
 	b, err := json.Marshal(res.Request, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func hash(i int) tract.Hash { return tract.Hash(fmt.Sprintf("%064x", i)) }
@@ -88,27 +88,30 @@ func TestOutline(t *testing.T) {
 // tool starting a line; strings that look like JSON stay as they are.
 func TestRequestText(t *testing.T) {
 	tricky := []string{`plain`, `"quoted" {"a":[{"b":1}]}`, `back\slash\\" [{`, "line\nbreak", `ends with \`}
-	var msgs []tract.OpenAIMessage
+	var msgs []wire.OpenAIMessage
 	for i := range tricky {
-		msgs = append(msgs, tract.OpenAIMessage{Role: "user", Content: &tricky[i]})
+		msgs = append(msgs, wire.OpenAIMessage{Role: "user", Content: &tricky[i]})
 	}
-	anth := &tract.Anthropic{System: `sys {"x":[{}]}`, Messages: []tract.AnthropicMessage{
-		{Role: "user", Content: []tract.AnthropicBlock{{Type: "text", Text: tricky[1]}, {Type: "text", Text: tricky[2]}}},
-		{Role: "assistant", Content: []tract.AnthropicBlock{{Type: "text", Text: tricky[4]}}}}}
+	anth := &wire.Anthropic{System: `sys {"x":[{}]}`, Messages: []wire.AnthropicMessage{
+		{Role: "user", Content: []wire.AnthropicBlock{{Type: "text", Text: tricky[1]}, {Type: "text", Text: tricky[2]}}},
+		{Role: "assistant", Content: []wire.AnthropicBlock{{Type: "text", Text: tricky[4]}}}}}
 	for _, c := range []struct {
-		request any
+		request wire.Rendered
 		lines   int
 	}{
-		{msgs, len(msgs) + 1},
-		{&compose.OpenAIRequest{Model: "m", Messages: msgs, Tools: []tract.OpenAITool{{Type: "function"}}}, len(msgs) + 2},
-		{anth, 3},
-		{&compose.AnthropicRequest{Model: "m", MaxTokens: 9, System: anth.System, Messages: anth.Messages}, 3},
+		{wire.Rendered{Format: compose.FormatOpenAI, OpenAI: msgs}, len(msgs) + 1},
+		{wire.Rendered{Format: compose.FormatOpenAIRequest, OpenAIRequest: &wire.OpenAIBody{Model: "m",
+			OpenAIRequest: wire.OpenAIRequest{Messages: msgs, Tools: []wire.OpenAITool{{Type: "function"}}}}}, len(msgs) + 2},
+		{wire.Rendered{Format: compose.FormatAnthropic, Anthropic: anth}, 3},
+		{wire.Rendered{Format: compose.FormatAnthropicRequest, AnthropicRequest: &wire.AnthropicRequest{Model: "m", MaxTokens: 9, System: anth.System, Messages: anth.Messages}}, 3},
 	} {
 		text, err := compose.Result{Request: c.request}.RequestText()
 		if err != nil {
 			t.Fatal(err)
 		}
-		compact, _ := json.Marshal(c.request, json.Deterministic(true))
+		// The request marshals as its format's value.
+		v, _ := c.request.JSON()
+		compact, _ := json.Marshal(v, json.Deterministic(true))
 		lines := strings.Split(text, "\n")
 		if strings.ReplaceAll(text, "\n", "") != string(compact) || len(lines) != c.lines {
 			t.Errorf("%d lines:\n%s\nwant %d lines of %s", len(lines), text, c.lines, compact)
@@ -119,7 +122,7 @@ func TestRequestText(t *testing.T) {
 			}
 		}
 	}
-	if text, _ := (compose.Result{Request: "user: hi\n\nassistant: yes"}).RequestText(); text != "user: hi\n\nassistant: yes" {
+	if text, _ := (compose.Result{Request: wire.Rendered{Format: compose.FormatText, Text: "user: hi\n\nassistant: yes"}}).RequestText(); text != "user: hi\n\nassistant: yes" {
 		t.Errorf("text format: %q", text)
 	}
 }
@@ -129,8 +132,8 @@ func TestRequestText(t *testing.T) {
 func FuzzRequestText(f *testing.F) {
 	f.Add("plain", `"q" {"a":[{}]} \`)
 	f.Fuzz(func(t *testing.T, a, b string) {
-		req := &compose.OpenAIRequest{Messages: []tract.OpenAIMessage{{Role: "user", Content: &a}, {Role: "assistant", Content: &b}}}
-		text, err := compose.Result{Request: req}.RequestText()
+		req := &wire.OpenAIBody{OpenAIRequest: wire.OpenAIRequest{Messages: []wire.OpenAIMessage{{Role: "user", Content: &a}, {Role: "assistant", Content: &b}}}}
+		text, err := compose.Result{Request: wire.Rendered{Format: compose.FormatOpenAIRequest, OpenAIRequest: req}}.RequestText()
 		if err != nil {
 			t.Fatal(err)
 		}

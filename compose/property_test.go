@@ -12,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json"
-	"pgregory.net/rapid"
-
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
@@ -22,7 +19,10 @@ import (
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/sqlite"
 	"github.com/agentlineage/lineage/tract/storetest"
+	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/agentlineage/lineage/triad"
+	"github.com/go-json-experiment/json"
+	"pgregory.net/rapid"
 )
 
 // world is one random workspace: a chain of directories with AGENTS.md
@@ -247,7 +247,7 @@ func TestComposeProperty(t *testing.T) {
 			o.Scratch = &compose.Scratch{}
 			before := o
 			before.Budget, before.Format = 0, compose.FormatText
-			if _, err := compose.Compile(ctx, before); err != nil && !errors.Is(err, tract.ErrEmptyContext) {
+			if _, err := compose.Compile(ctx, before); err != nil && !errors.Is(err, wire.ErrEmptyContext) {
 				rt.Fatalf("compile before, in the scratch: %v", err)
 			}
 		}
@@ -295,7 +295,7 @@ func TestComposeProperty(t *testing.T) {
 			checkBudgetError(ctx, rt, be, budget, withTract, repo)
 			return
 		}
-		if errors.Is(err, tract.ErrEmptyContext) {
+		if errors.Is(err, wire.ErrEmptyContext) {
 			if len(own) > 0 || (format != compose.FormatOpenAI && format != compose.FormatOpenAIRequest) {
 				rt.Fatalf("empty context error with %d own blocks, format %s", len(own), format)
 			}

@@ -7,7 +7,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // RequestTexts makes [Result.RequestText] for a face that answers every
@@ -48,20 +48,18 @@ type openAIKey struct {
 
 // Text is res.RequestText().
 func (c *RequestTexts) Text(res Result) (string, error) {
+	// rest is the request without its messages.
 	var (
-		msgs []tract.OpenAIMessage
-		rest any
+		msgs []wire.OpenAIMessage
+		rest wire.Rendered
 	)
-	switch r := res.Request.(type) {
-	case []tract.OpenAIMessage:
-		msgs, rest = r, []tract.OpenAIMessage{}
-	case *OpenAIRequest:
-		if r == nil {
-			return res.RequestText()
-		}
-		cp := *r
-		cp.Messages = []tract.OpenAIMessage{}
-		msgs, rest = r.Messages, &cp
+	switch r := res.Request; {
+	case r.Format == FormatOpenAI:
+		msgs, rest = r.OpenAI, wire.Rendered{Format: FormatOpenAI, OpenAI: []wire.OpenAIMessage{}}
+	case r.Format == FormatOpenAIRequest && r.OpenAIRequest != nil:
+		cp := *r.OpenAIRequest
+		cp.Messages = []wire.OpenAIMessage{}
+		msgs, rest = r.OpenAIRequest.Messages, wire.Rendered{Format: FormatOpenAIRequest, OpenAIRequest: &cp}
 	default:
 		return res.RequestText()
 	}
@@ -79,7 +77,7 @@ func (c *RequestTexts) Text(res Result) (string, error) {
 	// `"messages":[]` is the member (model and max_completion_tokens
 	// come before it and are scalars); the bare array is `[]`.
 	at := 1
-	if _, ok := rest.(*OpenAIRequest); ok {
+	if rest.Format == FormatOpenAIRequest {
 		i := strings.Index(f, `"messages":[]`)
 		if i < 0 {
 			return res.RequestText()
@@ -110,7 +108,7 @@ func (c *RequestTexts) Text(res Result) (string, error) {
 
 // encode is each message's compact JSON, from the last text's messages
 // or the cache when it is there.
-func (c *RequestTexts) encode(msgs []tract.OpenAIMessage) ([][]byte, error) {
+func (c *RequestTexts) encode(msgs []wire.OpenAIMessage) ([][]byte, error) {
 	lines := make([][]byte, len(msgs))
 	var missed []int
 	c.mu.Lock()
@@ -186,7 +184,7 @@ func (c *RequestTexts) findPrev(k *openAIKey, j int) int {
 }
 
 // keyOf is m's key; false for a message with tool calls.
-func keyOf(m *tract.OpenAIMessage) (openAIKey, bool) {
+func keyOf(m *wire.OpenAIMessage) (openAIKey, bool) {
 	if len(m.ToolCalls) > 0 {
 		return openAIKey{}, false
 	}

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // Parts and sources of a block.
@@ -49,9 +50,9 @@ type Totals struct {
 // part of it came from.
 type Result struct {
 	Totals `json:",inline"`
-	// Request is the request in Format: []tract.OpenAIMessage,
-	// *OpenAIRequest, *tract.Anthropic, *AnthropicRequest, or the text.
-	Request any `json:"request"`
+	// Request is the request in Format: exactly its format's field is set
+	// (it marshals as that field).
+	Request wire.Rendered `json:"request"`
 	// Blocks are the request's messages in order, each with its source.
 	Blocks []Block `json:"blocks"`
 	// Dropped are the instruction files left out, with the reason (cap,
@@ -132,6 +133,9 @@ type FieldSource struct {
 	Tokens int `json:"tokens"`
 	// Values say where each value of the field came from.
 	Values []ValueSource `json:"values"`
+	// TextFile is, for a persona or system-instructions text, the file
+	// read (Values holds the field that named it).
+	TextFile string `json:"textFile,omitempty"`
 }
 
 // ValueSource is one value of the merged profile and the layer it came

@@ -1,6 +1,9 @@
 package compose
 
-import "github.com/agentlineage/lineage/tract"
+import (
+	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+)
 
 // Scratch is memory a caller lends [Compile] (Options.Scratch) for the
 // lists that grow with the request: the Result's Messages and Blocks, the
@@ -20,12 +23,12 @@ type Scratch struct {
 	// keeps (tract.CompileOptions.Scratch), copied into messages.
 	history []tract.Message
 	// openAI is where an OpenAI format's messages are rendered
-	// (tract.RenderIn).
-	openAI []tract.OpenAIMessage
+	// (wire.RenderRequest).
+	openAI []wire.OpenAIMessage
 }
 
 // openAIScratch is the render's scratch, nil without one.
-func (s *Scratch) openAIScratch() *[]tract.OpenAIMessage {
+func (s *Scratch) openAIScratch() *[]wire.OpenAIMessage {
 	if s == nil {
 		return nil
 	}

@@ -89,7 +89,9 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 	rep := ch.Report()
 	warnings := append(append([]string{}, rep.Errors...), rep.Warnings...)
 	doc := prof.Document(agents.DocumentOptions{})
-	text, fields := profileBlock(o.Slug, doc, o.profileFields())
+	texts, tw := prof.PromptTexts()
+	warnings = append(warnings, tw...)
+	text, fields := profileBlock(o.Slug, doc, o.profileFields(), texts)
 	if len(fields) == 0 {
 		warnings = append(warnings, "agent "+o.Slug+": none of the profile fields ("+strings.Join(o.profileFields(), ", ")+") is set; no profile block")
 		return nil, warnings, nil
@@ -105,8 +107,11 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 	for _, f := range fields {
 		n := count(counter, o.Counts, f.text)
 		base := string(jsontext.Pointer("").AppendToken(f.name))
-		fs := FieldSource{Field: f.name, Tokens: n, Values: []ValueSource{}}
+		fs := FieldSource{Field: f.name, Tokens: n, Values: []ValueSource{}, TextFile: f.file}
 		for _, ptr := range pointers {
+			if f.pointer != "" && ptr != f.pointer {
+				continue
+			}
 			if ptr == base || strings.HasPrefix(ptr, base+"/") {
 				file := prof.Provenance[ptr]
 				fs.Values = append(fs.Values, ValueSource{Pointer: ptr, File: file, Layer: layers[file], Inherited: inherited[file]})
@@ -122,10 +127,13 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 	return p, warnings, nil
 }
 
-// profileLine is one field's line(s) of a profile block.
+// profileLine is one field's line(s) of a profile block; a prompt text
+// (persona, system instructions) also has the field that named its file
+// and that file.
 type profileLine struct {
-	name string
-	text string
+	name          string
+	text          string
+	pointer, file string
 }
 
 const profileClose = "</agent_profile>"
@@ -135,9 +143,10 @@ func profileOpen(slug string) string { return "<agent_profile slug=" + strconv.Q
 // profileBlock renders the fields of a merged agent document (as
 // [agents.Profile.Document] returns it) that are set, in the order given:
 // "<agent_profile slug=…>", then "field: value" per field with the value
-// as canonical JSON ([triad.Canonical]), then "</agent_profile>". It
-// returns "" when none is set.
-func profileBlock(slug string, doc *triad.Value, fields []string) (string, []profileLine) {
+// as canonical JSON ([triad.Canonical]), then each prompt text as
+// "<name> (<file>):" and the text on the lines after it, then
+// "</agent_profile>". It returns "" when none is set.
+func profileBlock(slug string, doc *triad.Value, fields []string, texts []agents.PromptText) (string, []profileLine) {
 	var lines []profileLine
 	for _, name := range fields {
 		v := doc.Get(name)
@@ -145,6 +154,9 @@ func profileBlock(slug string, doc *triad.Value, fields []string) (string, []pro
 			continue
 		}
 		lines = append(lines, profileLine{name: name, text: name + ": " + string(triad.Canonical(v))})
+	}
+	for _, t := range texts {
+		lines = append(lines, profileLine{name: t.Name, text: t.Name + " (" + t.File + "):\n" + t.Text + "\n", pointer: t.Pointer, file: t.File})
 	}
 	if len(lines) == 0 {
 		return "", nil
@@ -161,4 +173,19 @@ func profileBlock(slug string, doc *triad.Value, fields []string) (string, []pro
 // unset: a field the block leaves out (absent, null, blank, [] or {}).
 func unset(v *triad.Value) bool {
 	return v.IsEmpty() || (v.Kind == triad.Array && len(v.Items) == 0) || (v.Kind == triad.Object && len(v.Members) == 0)
+}
+
+// ProfilePrompt is the profile block `lineage context --slug` puts in the
+// system part, for a merged agent profile: the fields (nil:
+// [DefaultProfileFields]) as canonical JSON, then the persona and system
+// instructions texts headed by the file each came from
+// ([agents.Profile.PromptTexts]); "" when nothing is set. The warnings
+// name the texts left out.
+func ProfilePrompt(slug string, prof *agents.Profile, fields []string) (string, []string) {
+	if fields == nil {
+		fields = DefaultProfileFields
+	}
+	texts, warnings := prof.PromptTexts()
+	text, _ := profileBlock(slug, prof.Document(agents.DocumentOptions{}), fields, texts)
+	return text, warnings
 }

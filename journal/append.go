@@ -82,7 +82,7 @@ type Result struct {
 
 // lockName is the sibling lock file that serializes writers of a context
 // directory's agency document.
-const lockName = ".agency.lock"
+const lockName = agents.AgencyLockName
 
 // Append writes one entry into the agency document of e.Slug at the write
 // target of opts, creating directory and document on first use. An entry

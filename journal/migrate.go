@@ -34,6 +34,9 @@ var preCurrent = map[string]bool{"": true, "0.1.0": true, "0.2.0": true, "0.3.0"
 //     paragraph blocks;
 //   - agent documents: a missing role becomes the slug, string-only
 //     "agentExpertise" becomes "focusDomains" {identifier, label};
+//   - agency entries' legacy contributions (a list of type names, or of
+//     {agent, type} objects) take CLIA's grouped form (see
+//     migrateContributions);
 //   - a legacy name <x>.<kind>.json becomes <x>.<kind>.triad.json when the
 //     directory has no current-form document of that kind, and every
 //     reference to the old name is rewritten in the same run — inherits and
@@ -63,9 +66,14 @@ func Migrate(ctx context.Context, opts Options, t Tidy) ([]TidyResult, error) {
 	// A run killed after writing its journal is finished first, from the
 	// journal: a half-renamed tree would plan differently.
 	var out []TidyResult
-	pending, err := m.pending()
+	pending, ops, err := m.pendingAll()
 	if err != nil {
 		return nil, err
+	}
+	if ops != nil {
+		if err := m.finishPending(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if pending != nil {
 		res, err := applyMigration(ctx, pending)
@@ -187,6 +195,9 @@ func planMigrate(f string) (*migStep, error) {
 	}
 	s.old, s.doc, s.layout, s.perm = old, doc, layout, perm
 	s.docChanged = migrateDoc(doc, k)
+	if k == triad.Agency && migrateContributions(doc, filepath.Base(filepath.Dir(f))) {
+		s.docChanged = true
+	}
 	return s, nil
 }
 

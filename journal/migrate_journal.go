@@ -17,10 +17,10 @@ import (
 // MigrateJournalName is the journal of a migrate --write in progress, at
 // the workspace root of the tree it migrates (see [Migrate]); it exists
 // only while a run writes, or after a run was killed.
-const MigrateJournalName = ".lineage-migrate.journal"
+const MigrateJournalName = agents.MigrateJournalName
 
 // migrateLockName serializes migrate runs of one workspace.
-const migrateLockName = ".lineage-migrate.lock"
+const migrateLockName = agents.MigrateLockName
 
 // migrateHook, when set (by tests), is called before every change a
 // migrate --write makes to the tree, with a name for it; a test kills the
@@ -38,7 +38,8 @@ func hook(op string) {
 // (a half-renamed tree plans differently).
 type migrateJournal struct {
 	Version int           `json:"version"`
-	Steps   []journalStep `json:"steps"`
+	Steps   []journalStep `json:"steps,omitempty"`
+	Ops     []journalOp   `json:"ops,omitempty"`
 }
 
 type journalStep struct {
@@ -115,18 +116,22 @@ func (m *migrateSession) close() {
 	m.dir.Close()
 }
 
-// pending reads the journal a killed run left, or nil.
-func (m *migrateSession) pending() ([]*migStep, error) {
+// pendingAll reads the journal a killed migrate or move left: its steps
+// or its operations (nil, nil when there is none).
+func (m *migrateSession) pendingAll() ([]*migStep, []journalOp, error) {
 	data, _, err := fsx.ReadRegularIn(m.dir, MigrateJournalName, 1<<30)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var j migrateJournal
 	if err := json.Unmarshal(data, &j); err != nil || j.Version != 1 {
-		return nil, fmt.Errorf("%s: not a migrate journal lineage can finish (%v); move it away and run again", m.path, err)
+		return nil, nil, fmt.Errorf("%s: not a journal lineage can finish (%v); move it away and run again", m.path, err)
+	}
+	if j.Ops != nil {
+		return nil, j.Ops, nil
 	}
 	steps := make([]*migStep, 0, len(j.Steps))
 	for _, js := range j.Steps {
@@ -141,7 +146,7 @@ func (m *migrateSession) pending() ([]*migStep, error) {
 		s.res.Written = false
 		steps = append(steps, s)
 	}
-	return steps, nil
+	return steps, nil, nil
 }
 
 // record writes the journal of the changed steps before any of them is
@@ -175,4 +180,133 @@ func (m *migrateSession) done() error {
 	}
 	hook("journal-remove")
 	return m.dir.Remove(MigrateJournalName)
+}
+
+// journalOp is one change of a journaled move: a file written (Old nil: a
+// new file), a file removed (Remove, when it still holds Old), or the empty
+// directories under Path removed (RemoveDir). Applying one again is a no-op.
+type journalOp struct {
+	Path      string `json:"path"`
+	Data      []byte `json:"data,omitempty"`
+	Old       []byte `json:"old,omitempty"`
+	Perm      uint32 `json:"perm,omitempty"`
+	Remove    bool   `json:"remove,omitempty"`
+	RemoveDir bool   `json:"removeDir,omitempty"`
+}
+
+// recordOps writes the journal of a move before any of its operations.
+func (m *migrateSession) recordOps(ops []journalOp) error {
+	data, err := json.Marshal(migrateJournal{Version: 1, Ops: ops})
+	if err != nil {
+		return err
+	}
+	hook("journal")
+	return fsx.WriteFileAtomicIn(m.dir, MigrateJournalName, data, 0o644)
+}
+
+// finishPending applies what the journal of a killed migrate or move
+// still lists, then removes the journal.
+func (m *migrateSession) finishPending(ctx context.Context) error {
+	steps, ops, err := m.pendingAll()
+	if err != nil || (steps == nil && ops == nil) {
+		return err
+	}
+	if steps != nil {
+		if _, err := applyMigration(ctx, steps); err != nil {
+			return fmt.Errorf("finish the interrupted migrate recorded in %s: %w", m.path, err)
+		}
+	}
+	if ops != nil {
+		if err := applyOps(filepath.Dir(m.path), ops); err != nil {
+			return fmt.Errorf("finish the interrupted move recorded in %s: %w", m.path, err)
+		}
+	}
+	return m.done()
+}
+
+// applyOps applies a move's operations in order (see journalOp), every
+// write inside home.
+func applyOps(home string, ops []journalOp) error {
+	for _, op := range ops {
+		var err error
+		switch {
+		case op.RemoveDir:
+			err = removeEmptyDirs(op.Path)
+		case op.Remove:
+			err = removeIfOld(home, op)
+		default:
+			err = writeOp(home, op)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeOp(home string, op journalOp) error {
+	d, err := openDir(home, filepath.Dir(op.Path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	name := filepath.Base(op.Path)
+	now, _, err := readIn(d, name, op.Path)
+	switch {
+	case err == nil && string(now) == string(op.Data):
+		return nil
+	case errors.Is(err, fs.ErrNotExist) && op.Old == nil:
+	case err == nil && op.Old != nil && string(now) == string(op.Old):
+	default:
+		return errConcurrent(op.Path, err)
+	}
+	hook("write " + op.Path)
+	return fsx.WriteFileAtomicIn(d, name, op.Data, os.FileMode(op.Perm&0o777|0o600))
+}
+
+func removeIfOld(home string, op journalOp) error {
+	d, err := openDir(home, filepath.Dir(op.Path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	name := filepath.Base(op.Path)
+	now, _, err := readIn(d, name, op.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil || string(now) != string(op.Old) {
+		return errConcurrent(op.Path, err)
+	}
+	hook("remove " + op.Path)
+	return d.Remove(name)
+}
+
+// removeEmptyDirs removes dir and the directories under it, deepest
+// first, when they are empty; a file left in them is an error naming it.
+func removeEmptyDirs(dir string) error {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		return fmt.Errorf("%s is left in the moved context; remove it and run again", p)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	hook("rmdir " + dir)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Remove(dirs[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }

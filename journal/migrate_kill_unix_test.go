@@ -137,3 +137,57 @@ func killAtEveryStep(t *testing.T, whole bool, step int) {
 	}
 	t.Logf("%d changes, each interrupted by SIGKILL and SIGHUP", ops)
 }
+
+func init() { workers["move-kill"] = moveKillWorker }
+
+// moveKillWorker renames pm to product at root, killed like
+// migrateKillWorker; n < 0 finishes an interrupted move (by a second
+// rename, which finds the journal first).
+func moveKillWorker(root, sig string, n int) error {
+	count := 0
+	migrateHook = func(op string) {
+		count++
+		if count == n {
+			s := syscall.SIGKILL
+			if sig == "HUP" {
+				s = syscall.SIGHUP
+			}
+			syscall.Kill(os.Getpid(), s)
+			select {}
+		}
+	}
+	if _, err := MoveAgent(context.Background(), Options{Agents: agents.Options{Path: root}}, Move{Slug: "pm", To: "product", Write: true}); err != nil {
+		return err
+	}
+	fmt.Println("ops", count)
+	return nil
+}
+
+// A rename killed before any one of its changes (SIGKILL or SIGHUP) and
+// run again ends with the tree an uninterrupted rename leaves (the next
+// migrate or move of the workspace would finish it as well).
+func TestKilledMoveConvergesOnRerun(t *testing.T) {
+	ref := moveTree(t)
+	out, err := workerCmd(t, "move-kill", ref, "KILL", 1<<30).CombinedOutput()
+	var ops int
+	if _, serr := fmt.Sscanf(string(out), "ops %d", &ops); err != nil || serr != nil || ops < 5 {
+		t.Fatalf("uninterrupted run: %v %s", err, out)
+	}
+	want := relSnapshot(t, ref)
+	for n := 1; n <= ops; n++ {
+		for _, sig := range []string{"KILL", "HUP"} {
+			ws := moveTree(t)
+			out, err := workerCmd(t, "move-kill", ws, sig, n).CombinedOutput()
+			if err == nil || bytes.Contains(out, []byte("ops")) {
+				t.Fatalf("step %d %s: not killed: %v %s", n, sig, err, out)
+			}
+			if _, err := MoveAgent(context.Background(), Options{Agents: agents.Options{Path: ws}}, Move{Slug: "pm", To: "product", Write: true}); err != nil {
+				t.Fatalf("step %d %s: rerun: %v", n, sig, err)
+			}
+			if d := diffRel(want, relSnapshot(t, ws)); len(d) > 0 {
+				t.Fatalf("step %d %s: tree differs from an uninterrupted rename's in %v", n, sig, d)
+			}
+		}
+	}
+	t.Logf("%d changes, each interrupted by SIGKILL and SIGHUP", ops)
+}

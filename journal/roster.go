@@ -81,7 +81,7 @@ func UpdateRoster(ctx context.Context, root string, r RosterRow, dryRun bool) (*
 			return nil, err
 		}
 		defer lockDir.Close()
-		lock, err := fsx.LockFileIn(ctx, lockDir, ".roster.lock")
+		lock, err := fsx.LockFileIn(ctx, lockDir, rosterLockName)
 		if err != nil {
 			return nil, err
 		}
@@ -166,3 +166,6 @@ func rosterInsert(text string, r RosterRow) (string, bool) {
 	}
 	return s + "| Agent | Summary | Path |" + eol + RosterSeparator + eol + row, true
 }
+
+// rosterLockName serializes writers of an AGENTS.md roster.
+const rosterLockName = ".roster.lock"

@@ -79,9 +79,36 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit 
 		infos = infos[:len(chunks)]
 		clear(infos)
 	}
-	total := 0
-	var missed []int
+	total, missed := l.known(chunks, infos)
+	total, missed = countMissed(c, chunks, infos, total, missed, limit)
+	// What to remember: the chunks counted now, and those whose JSON
+	// form is made now.
+	learned := missed
+	var quoted [][]byte
+	if quote {
+		quoted = make([][]byte, len(infos))
+		for i := range infos {
+			if infos[i].json == nil {
+				q, err := json.Marshal(chunks[i])
+				if err != nil {
+					return 0, nil, err
+				}
+				infos[i].json = q[1 : len(q)-1 : len(q)-1]
+				learned = append(learned, i)
+			}
+			quoted[i] = infos[i].json
+		}
+	}
+	l.remember(chunks, infos, learned)
+	return total, quoted, nil
+}
+
+// known fills infos with what is remembered of chunks (the last text's
+// chunks first, then the map) and returns the tokens of the counted ones
+// and the indexes of those whose tokens are not known.
+func (l *lineCounts) known(chunks []string, infos []chunkInfo) (total int, missed []int) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	j := 0
 	for i, ch := range chunks {
 		if k := l.findPrev(ch, j); k >= 0 {
@@ -98,7 +125,14 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit 
 		}
 		total += infos[i].tokens
 	}
-	l.mu.Unlock()
+	return total, missed
+}
+
+// countMissed counts the missed chunks and adds them to total. With
+// limit >= 0 the last chunk, when missed, is counted only when its bytes
+// in place of its tokens would pass limit (else it stays uncounted and
+// off the returned missed list).
+func countMissed(c TokenCounter, chunks []string, infos []chunkInfo, total int, missed []int, limit int) (int, []int) {
 	last := len(chunks) - 1
 	bounded := limit >= 0 && len(missed) > 0 && missed[len(missed)-1] == last
 	if bounded {
@@ -118,24 +152,13 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit 
 			missed = append(missed, last)
 		}
 	}
-	// What to remember: the chunks counted now, and those whose JSON
-	// form is made now.
-	learned := missed
-	var quoted [][]byte
-	if quote {
-		quoted = make([][]byte, len(infos))
-		for i := range infos {
-			if infos[i].json == nil {
-				q, err := json.Marshal(chunks[i])
-				if err != nil {
-					return 0, nil, err
-				}
-				infos[i].json = q[1 : len(q)-1 : len(q)-1]
-				learned = append(learned, i)
-			}
-			quoted[i] = infos[i].json
-		}
-	}
+	return total, missed
+}
+
+// remember keeps chunks as the last text's and adds the learned ones to
+// the map (forgetting everything when it is full); the lists before last
+// become the spare ones.
+func (l *lineCounts) remember(chunks []string, infos []chunkInfo, learned []int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// The lists before last are free now; clear what they point to.
@@ -163,7 +186,6 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit 
 		l.bytes += len(infos[i].json)
 		l.m[ch] = infos[i]
 	}
-	return total, quoted, nil
 }
 
 // findPrev is the index of the last text's chunk equal to ch, looking

@@ -123,45 +123,9 @@ type Server struct {
 
 // New builds a server with every tool, resource and prompt registered.
 func New(opts Options) (*Server, error) {
-	if opts.Cwd == "" || !filepath.IsAbs(opts.Cwd) {
-		return nil, errors.New("mcp server: working directory must be an absolute path")
-	}
-	opts.Cwd = filepath.Clean(opts.Cwd)
-	for i, r := range opts.AllowRoots {
-		if !filepath.IsAbs(r) {
-			return nil, fmt.Errorf("mcp server: allowed root %q must be an absolute path", r)
-		}
-		opts.AllowRoots[i] = filepath.Clean(r)
-	}
-	for i, r := range opts.RootsWithin {
-		if !filepath.IsAbs(r) {
-			return nil, fmt.Errorf("mcp server: roots-within %q must be an absolute path", r)
-		}
-		opts.RootsWithin[i] = filepath.Clean(r)
-	}
-	if opts.Stateless && opts.StateDir == "" {
-		return nil, errors.New("mcp server: stateless mode needs a state directory")
-	}
-	if opts.MaxResultTokens <= 0 {
-		opts.MaxResultTokens = DefaultMaxResultTokens
-	}
-	if opts.Tokens == nil {
-		opts.Tokens = &defaultTokens{}
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 2 * time.Second
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if opts.Version == "" {
-		opts.Version = "devel"
-	}
-	if opts.Tract == "" {
-		opts.Tract = tract.DefaultTract
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{
 		opts:       opts,
@@ -205,6 +169,52 @@ func New(opts Options) (*Server, error) {
 		s.addTractPrompts()
 	}
 	return s, nil
+}
+
+// withDefaults checks the paths of o (absolute, then cleaned) and the
+// stateless mode's state directory, and fills in the defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.Cwd == "" || !filepath.IsAbs(o.Cwd) {
+		return o, errors.New("mcp server: working directory must be an absolute path")
+	}
+	o.Cwd = filepath.Clean(o.Cwd)
+	for i, r := range o.AllowRoots {
+		if !filepath.IsAbs(r) {
+			return o, fmt.Errorf("mcp server: allowed root %q must be an absolute path", r)
+		}
+		o.AllowRoots[i] = filepath.Clean(r)
+	}
+	for i, r := range o.RootsWithin {
+		if !filepath.IsAbs(r) {
+			return o, fmt.Errorf("mcp server: roots-within %q must be an absolute path", r)
+		}
+		o.RootsWithin[i] = filepath.Clean(r)
+	}
+	if o.Stateless && o.StateDir == "" {
+		return o, errors.New("mcp server: stateless mode needs a state directory")
+	}
+	if o.MaxResultTokens <= 0 {
+		o.MaxResultTokens = DefaultMaxResultTokens
+	}
+	if o.Tokens == nil {
+		o.Tokens = &defaultTokens{}
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Version == "" {
+		o.Version = "devel"
+	}
+	if o.Tract == "" {
+		o.Tract = tract.DefaultTract
+	}
+	return o, nil
 }
 
 // serverInstructions is sent at initialize: how to use the AGENTS.md tools

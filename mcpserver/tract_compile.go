@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CompileInput are the arguments of tract_compile.
@@ -24,28 +24,28 @@ type CompileInput struct {
 // the real ones). When the context is too long to inline, none of them is
 // set and resource names where to read it.
 type CompileOutput struct {
-	Tract         string                `json:"tract"`
-	Head          tract.Hash            `json:"head"`
-	Encoding      string                `json:"encoding"`
-	Tokens        int                   `json:"tokens"`
-	Budget        *int                  `json:"budget"`
-	Format        string                `json:"format" jsonschema:"json, openai, openai-request, anthropic or text: the field that holds the messages"`
-	Messages      []tract.Message       `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
-	OpenAI        []tract.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
-	OpenAIRequest *tract.OpenAIRequest  `json:"openaiRequest,omitzero" jsonschema:"messages and tools of an OpenAI chat request (format openai-request)"`
-	Anthropic     *tract.Anthropic      `json:"anthropic,omitzero" jsonschema:"system, messages and tools in Anthropic form (format anthropic)"`
-	Tools         []tract.ToolDef       `json:"tools,omitzero" jsonschema:"the latest tools commit's definitions (format json)"`
-	Text          string                `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
-	Dropped       []tract.Dropped       `json:"dropped"`
+	Tract         string               `json:"tract"`
+	Head          tract.Hash           `json:"head"`
+	Encoding      string               `json:"encoding"`
+	Tokens        int                  `json:"tokens"`
+	Budget        *int                 `json:"budget"`
+	Format        string               `json:"format" jsonschema:"json, openai, openai-request, anthropic or text: the field that holds the messages"`
+	Messages      []tract.Message      `json:"messages,omitzero" jsonschema:"the compiled messages with provenance (format json)"`
+	OpenAI        []wire.OpenAIMessage `json:"openai,omitzero" jsonschema:"the messages in OpenAI chat form (format openai)"`
+	OpenAIRequest *wire.OpenAIRequest  `json:"openaiRequest,omitzero" jsonschema:"messages and tools of an OpenAI chat request (format openai-request)"`
+	Anthropic     *wire.Anthropic      `json:"anthropic,omitzero" jsonschema:"system, messages and tools in Anthropic form (format anthropic)"`
+	Tools         []tract.ToolDef      `json:"tools,omitzero" jsonschema:"the latest tools commit's definitions (format json)"`
+	Text          string               `json:"text,omitempty" jsonschema:"the context as plain text (format text)"`
+	Dropped       []tract.Dropped      `json:"dropped"`
 	// Resource is set when the context was too long to inline: read it
 	// there instead.
 	Resource string `json:"resource,omitempty" jsonschema:"set when the context was too long to inline: read this resource for it"`
 }
 
 func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in CompileInput) (*mcp.CallToolResult, CompileOutput, error) {
-	format := tract.Format(in.Format)
+	format := wire.Format(in.Format)
 	if format == "" {
-		format = tract.FormatJSON
+		format = wire.FormatJSON
 	}
 	o := tract.CompileOptions{Budget: in.Budget, At: in.At, Encoding: in.Encoding}
 	if err := errors.Join(format.Validate(), o.Validate()); err != nil {
@@ -60,13 +60,13 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 	if err != nil {
 		return nil, CompileOutput{}, err
 	}
-	r, err := tract.Render(res, format)
+	r, err := wire.Render(res, format)
 	if err != nil {
 		return nil, CompileOutput{}, err
 	}
 	out := compileOutput(res, r)
 	if resultTokens(s.opts.Tokens, out) > s.opts.MaxResultTokens {
-		out = compileOutput(res, tract.Rendered{Format: format})
+		out = compileOutput(res, wire.Rendered{Format: format})
 		out.Messages = nil
 		out.Resource = compiledURI(name, in.Budget, string(format), in.At)
 	}
@@ -75,13 +75,16 @@ func (s *Server) toolCompile(ctx context.Context, _ *mcp.CallToolRequest, in Com
 
 // compileOutput is res with its rendering r: the messages stay only in the
 // field of r's format.
-func compileOutput(res tract.Result, r tract.Rendered) CompileOutput {
+func compileOutput(res tract.Result, r wire.Rendered) CompileOutput {
 	out := CompileOutput{Tract: res.Tract, Head: res.Head, Encoding: res.Encoding, Tokens: res.Tokens, Budget: res.Budget,
-		Format: string(r.Format), OpenAI: r.OpenAI, OpenAIRequest: r.OpenAIRequest, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
+		Format: string(r.Format), OpenAI: r.OpenAI, Anthropic: r.Anthropic, Text: r.Text, Dropped: res.Dropped}
+	if r.OpenAIRequest != nil {
+		out.OpenAIRequest = &r.OpenAIRequest.OpenAIRequest
+	}
 	if out.Dropped == nil {
 		out.Dropped = []tract.Dropped{}
 	}
-	if r.Format == tract.FormatJSON {
+	if r.Format == wire.FormatJSON {
 		out.Tools = res.Tools
 		out.Messages = res.Messages
 		if out.Messages == nil {
@@ -99,6 +102,6 @@ func (s *Server) addTractCompileTools() {
 		Description: "The message list an LLM receives for the tract's HEAD (or `at` a ref), under an optional token budget, as `lineage tract compile --json`; lists what the budget dropped.",
 		Annotations: hints(true, false, true),
 		InputSchema: withEnums[CompileInput](map[string][]string{
-			"format": strs(tract.FormatJSON, tract.FormatOpenAI, tract.FormatOpenAIRequest, tract.FormatAnthropic, tract.FormatText)}),
+			"format": strs(wire.FormatJSON, wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText)}),
 	}, s.toolCompile)
 }

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Resource templates of the tract store.
@@ -100,9 +100,9 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		budget = n
 	}
-	format := tract.Format(q.Get("format"))
+	format := wire.Format(q.Get("format"))
 	if format == "" {
-		format = tract.FormatJSON
+		format = wire.FormatJSON
 	}
 	if err := format.Validate(); err != nil {
 		return nil, invalidParams("%v", err)
@@ -115,7 +115,7 @@ func (s *Server) readCompiled(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, notFound(req.Params.URI, err)
 	}
-	r, err := tract.Render(res, format)
+	r, err := wire.Render(res, format)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,8 +23,6 @@ type CodexReader struct{}
 // Harness is Codex.
 func (CodexReader) Harness() Harness { return Codex }
 
-func init() { readers = append(readers, CodexReader{}) }
-
 // codexLine is a rollout line's envelope.
 type codexLine struct {
 	Timestamp string         `json:"timestamp"`
@@ -34,16 +33,16 @@ type codexLine struct {
 
 // codexEventsSkipped restate what response items hold (the UI's copies,
 // usage totals, turn brackets): counted, not kept.
-var codexEventsSkipped = map[string]bool{"token_count": true, "thread_settings_applied": true,
-	"task_started": true, "task_complete": true}
+var codexEventsSkipped = []string{"token_count", "thread_settings_applied", "task_started", "task_complete"}
 
 // codexItemsSkipped are item_completed items that restate a response item.
-var codexItemsSkipped = map[string]bool{"UserMessage": true, "AgentMessage": true, "Reasoning": true}
+var codexItemsSkipped = []string{"UserMessage", "AgentMessage", "Reasoning"}
 
 // codexItemsAside are item_completed items with structured results only
 // the UI shows (exit codes, diffs, spawn edges): kept as aside metadata.
-var codexItemsAside = map[string]bool{"CommandExecution": true, "FileChange": true, "CollabAgentToolCall": true,
-	"ImageView": true, "ContextCompaction": true, "WebSearch": true, "McpToolCall": true}
+// (Lists, not maps: nothing is built at start-up.)
+var codexItemsAside = []string{"CommandExecution", "FileChange", "CollabAgentToolCall", "ImageView",
+	"ContextCompaction", "WebSearch", "McpToolCall"}
 
 // Read reads a rollout from the cursor on.
 func (CodexReader) Read(ctx context.Context, src Source, from Cursor) (Batch, error) {
@@ -247,11 +246,11 @@ func (p *codexParser) event(l line, e codexLine, base Record) error {
 	}
 	typ := "event_msg/" + ev.Type
 	switch {
-	case codexEventsSkipped[ev.Type]:
+	case slices.Contains(codexEventsSkipped, ev.Type):
 		p.skip(typ)
-	case ev.Type == "item_completed" && ev.Item != nil && codexItemsSkipped[ev.Item.Type]:
+	case ev.Type == "item_completed" && ev.Item != nil && slices.Contains(codexItemsSkipped, ev.Item.Type):
 		p.skip(typ + "/" + ev.Item.Type)
-	case ev.Type == "item_completed" && ev.Item != nil && codexItemsAside[ev.Item.Type]:
+	case ev.Type == "item_completed" && ev.Item != nil && slices.Contains(codexItemsAside, ev.Item.Type):
 		base.Type = typ + "/" + ev.Item.Type
 		p.asideRecord(base, l)
 	case ev.Type == "item_completed" && ev.Item != nil:

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -233,7 +232,8 @@ func (p *codexParser) call(l line, it codexItem, base Record) error {
 }
 
 // codexFailed matches what a failed call's output says.
-var codexFailed = regexp.MustCompile(`(?m)^(Process exited with code [1-9][0-9]*|Exit code: [1-9][0-9]*)$|^apply_patch verification failed`)
+// It is compiled on first use (nothing is built at start-up).
+var codexFailed = lazyRegexp{expr: `(?m)^(Process exited with code [1-9][0-9]*|Exit code: [1-9][0-9]*)$|^apply_patch verification failed`}
 
 // output maps a tool's output; images in it become records of their own.
 func (p *codexParser) output(l line, it codexItem, base Record) error {

@@ -22,8 +22,6 @@ type GeminiReader struct{}
 // Harness is Gemini.
 func (GeminiReader) Harness() Harness { return Gemini }
 
-func init() { readers = append(readers, GeminiReader{}) }
-
 // geminiLine is every field a line of any kind may have.
 type geminiLine struct {
 	ID        string         `json:"id"`

@@ -7,7 +7,6 @@ import (
 	"html"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -157,7 +156,7 @@ func geminiText(text string) Record {
 }
 
 // geminiFailed matches a shell command's failing exit in its output.
-var geminiFailed = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*$`)
+var geminiFailed = lazyRegexp{expr: `(?m)^Exit Code: [1-9][0-9]*$`}
 
 // result maps a functionResponse; one without an id answers the oldest
 // call of its name still waiting.
@@ -326,6 +325,7 @@ func (p *geminiParser) history(l line, v jsontext.Value) error {
 func (p *geminiParser) origin(ctx context.Context) {
 	dir := filepath.Dir(p.path)
 	id := p.b.Session.ID
+	p.b.Session.Cwd = firstNonEmpty(p.b.Session.Cwd, geminiProjectOf(p.path))
 	if !p.subagent {
 		p.b.Related = geminiSubagents(filepath.Join(dir, id))
 		return
@@ -416,4 +416,39 @@ func geminiHeaderID(path string) string {
 		return ""
 	}
 	return h.SessionID
+}
+
+// geminiProjectOf is the project folder a log belongs to: Gemini names
+// tmp/<project>/ in projects.json and writes the path into its
+// .project_root file. "" when neither says.
+func geminiProjectOf(path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "chats" {
+		dir = filepath.Dir(dir) // a subagent's chats/<parent>/<id>.jsonl
+	}
+	if filepath.Base(dir) != "chats" {
+		return ""
+	}
+	project := filepath.Dir(dir)
+	if root := strings.TrimSpace(readFirst(filepath.Join(project, ".project_root"))); filepath.IsAbs(root) {
+		return root
+	}
+	gemini := filepath.Dir(filepath.Dir(project))
+	var m struct {
+		Projects map[string]string `json:"projects"`
+	}
+	data, err := os.ReadFile(filepath.Join(gemini, "projects.json"))
+	if err != nil || len(data) > 1<<20 || json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	var found []string
+	for p, name := range m.Projects {
+		if name == filepath.Base(project) {
+			found = append(found, p)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }

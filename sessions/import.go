@@ -39,9 +39,9 @@ func DefaultReaders() map[Harness]Reader {
 	return out
 }
 
-// readers lists every reader; each reader's file adds its own in init, so
-// the readers of different harnesses never touch one list line.
-var readers = []Reader{ClaudeReader{}}
+// readers lists every reader (a list built at compile time: lineage keeps
+// an init allocation budget, see TestInitBudget).
+var readers = []Reader{ClaudeReader{}, CodexReader{}, GeminiReader{}}
 
 // IndexTract is the tract whose metadata holds the importer's cursors: one
 // entry per transcript file read, so a grown file is read from where the

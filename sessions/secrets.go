@@ -95,3 +95,17 @@ func hinted(s string, hints []string) bool {
 	}
 	return false
 }
+
+// lazyRegexp is a regular expression compiled on first use: a package
+// variable of it builds nothing at start-up.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// MatchString compiles the expression once and matches s.
+func (l *lazyRegexp) MatchString(s string) bool {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re.MatchString(s)
+}

@@ -86,7 +86,19 @@ func encodeView(v *view) []byte {
 	w.str(v.viewer.ID)
 	w.str(string(v.head))
 	w.int(v.annSeq)
-	// Author tracts, in a fixed order of first use.
+	index := w.authors(v)
+	w.annotations(v)
+	w.uint(uint64(len(v.lin.order)))
+	for i, c := range v.lin.order {
+		w.commit(v, i, c, index[c.Tract])
+	}
+	return w.b
+}
+
+// authors writes the view's author tracts, in a fixed order of first use
+// (the viewer, the commits' authors, their spawn ancestors), and returns
+// each one's place.
+func (w *viewWriter) authors(v *view) map[string]int {
 	ids := make([]string, 0, len(v.tracts))
 	index := map[string]int{}
 	add := func(id string) {
@@ -112,25 +124,32 @@ func encodeView(v *view) []byte {
 	}
 	w.uint(uint64(n))
 	for _, id := range ids {
-		t, ok := v.tracts[id]
-		if !ok {
-			continue
-		}
-		w.str(t.ID)
-		w.str(t.Name)
-		w.time(t.Created)
-		w.time(t.Deleted)
-		w.bool(t.Spawn != nil)
-		if s := t.Spawn; s != nil {
-			w.str(s.Parent)
-			w.str(string(s.Commit))
-			w.str(s.Purpose)
-			w.str(string(s.Mode))
-			w.time(s.Time)
+		if t, ok := v.tracts[id]; ok {
+			w.tract(t)
 		}
 	}
-	// Annotations: only the newest per (viewer, commit) counts, which is
-	// all the view keeps; sorted so equal views encode equally.
+	return index
+}
+
+func (w *viewWriter) tract(t Tract) {
+	w.str(t.ID)
+	w.str(t.Name)
+	w.time(t.Created)
+	w.time(t.Deleted)
+	w.bool(t.Spawn != nil)
+	if s := t.Spawn; s != nil {
+		w.str(s.Parent)
+		w.str(string(s.Commit))
+		w.str(s.Purpose)
+		w.str(string(s.Mode))
+		w.time(s.Time)
+	}
+}
+
+// annotations writes the view's annotations: only the newest per
+// (viewer, commit) counts, which is all the view keeps; sorted so equal
+// views encode equally.
+func (w *viewWriter) annotations(v *view) {
 	keys := make([]annKey, 0, len(v.ann))
 	for k := range v.ann {
 		keys = append(keys, k)
@@ -142,46 +161,47 @@ func encodeView(v *view) []byte {
 		w.str(string(k.commit))
 		w.str(string(v.ann[k]))
 	}
-	w.uint(uint64(len(v.lin.order)))
-	for i, c := range v.lin.order {
-		w.hash(c.Hash)
-		w.uint(uint64(len(c.Parents)))
-		for _, p := range c.Parents {
-			w.ref(v, i, p)
-		}
-		if c.EditTarget == "" {
-			w.uint(0)
-		} else {
-			w.ref(v, i, c.EditTarget)
-		}
-		w.bool(c.Content != "")
-		if c.Content != "" {
-			w.hash(c.Content)
-		}
-		w.str(string(c.Operation))
-		w.uint(uint64(index[c.Tract]))
-		w.int(c.Time.UnixNano())
-		w.str(c.Message)
-		w.str(string(c.Meta))
-		e := &v.entries[i]
-		w.int(int64(e.tokens))
-		ct := &e.content
-		w.str(string(ct.Type))
-		w.str(ct.Role)
-		w.str(ct.Name)
-		w.str(ct.Text)
-		w.str(ct.ToolCallID)
-		w.toolCalls(ct.ToolCalls)
-		w.uint(uint64(len(ct.Tools)))
-		for _, td := range ct.Tools {
-			w.str(td.Name)
-			w.str(td.Description)
-			w.str(string(td.Parameters))
-		}
-		w.bool(ct.Seed)
-		w.str(string(ct.From))
+}
+
+// commit writes the i-th commit of the linearization with its entry (its
+// author's place is author).
+func (w *viewWriter) commit(v *view, i int, c *Commit, author int) {
+	w.hash(c.Hash)
+	w.uint(uint64(len(c.Parents)))
+	for _, p := range c.Parents {
+		w.ref(v, i, p)
 	}
-	return w.b
+	if c.EditTarget == "" {
+		w.uint(0)
+	} else {
+		w.ref(v, i, c.EditTarget)
+	}
+	w.bool(c.Content != "")
+	if c.Content != "" {
+		w.hash(c.Content)
+	}
+	w.str(string(c.Operation))
+	w.uint(uint64(author))
+	w.int(c.Time.UnixNano())
+	w.str(c.Message)
+	w.str(string(c.Meta))
+	e := &v.entries[i]
+	w.int(int64(e.tokens))
+	ct := &e.content
+	w.str(string(ct.Type))
+	w.str(ct.Role)
+	w.str(ct.Name)
+	w.str(ct.Text)
+	w.str(ct.ToolCallID)
+	w.toolCalls(ct.ToolCalls)
+	w.uint(uint64(len(ct.Tools)))
+	for _, td := range ct.Tools {
+		w.str(td.Name)
+		w.str(td.Description)
+		w.str(string(td.Parameters))
+	}
+	w.bool(ct.Seed)
+	w.str(string(ct.From))
 }
 
 // viewReader reads the layout back; strings share the data's memory.
@@ -367,20 +387,8 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	v := newView(viewer, counter)
 	v.head = Hash(r.str())
 	v.annSeq = r.int()
-	nt := r.count()
-	ids := make([]string, 0, nt)
-	for range nt {
-		t := Tract{ID: r.str(), Name: r.str(), Created: r.time(), Deleted: r.time()}
-		if r.bool() {
-			t.Spawn = &SpawnPointer{Parent: r.str(), Commit: Hash(r.str()), Purpose: r.str(), Mode: SpawnMode(r.str()), Time: r.time()}
-		}
-		ids = append(ids, t.ID)
-		if t.ID != viewer.ID {
-			v.tracts[t.ID] = t
-		}
-	}
-	na := r.count()
-	for range na {
+	ids := r.authors(v)
+	for range r.count() {
 		k := annKey{viewer: r.str(), commit: Hash(r.str())}
 		v.ann[k] = Priority(r.str())
 	}
@@ -396,45 +404,8 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 	var parents []Hash
 	for i := range commits {
 		c := &commits[i]
-		c.Hash = arena.hash(r)
-		np := r.count()
-		if len(parents) < np {
-			parents = make([]Hash, max(np, 1024))
-		}
-		c.Parents, parents = parents[:np:np], parents[np:]
-		for j := range c.Parents {
-			c.Parents[j] = r.ref(commits, i, arena)
-		}
-		if k := r.uint(); k > 0 {
-			c.EditTarget = r.refOf(k, commits, i, arena)
-		}
-		if r.bool() {
-			c.Content = arena.hash(r)
-		}
-		c.Operation = operation(r.str())
-		if ti := r.uint(); ti < uint64(len(ids)) {
-			c.Tract = ids[ti]
-		} else {
-			r.fail()
-		}
-		c.Time = time.Unix(0, r.int()).UTC()
-		c.Message = r.str()
-		if m := r.str(); m != "" {
-			c.Meta = []byte(m)
-		}
-		e := &v.entries[i]
-		e.tokens = int(r.int())
-		ct := &e.content
-		ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
-		ct.ToolCalls = r.toolCalls()
-		if k := r.count(); k > 0 {
-			ct.Tools = make([]ToolDef, k)
-			for j := range ct.Tools {
-				ct.Tools[j] = ToolDef{Name: r.str(), Description: r.str(), Parameters: []byte(r.str())}
-			}
-		}
-		ct.Seed = r.bool()
-		ct.From = Hash(r.str())
+		parents = r.commit(c, commits, i, arena, ids, parents)
+		r.entry(&v.entries[i])
 		v.lin.order[i] = c
 		if r.err != nil {
 			return nil, r.err
@@ -444,6 +415,71 @@ func decodeView(data []byte, viewer Tract, counter tokens.Counter) (*view, error
 		return nil, errViewData
 	}
 	return v, nil
+}
+
+// authors reads the author tracts into v and returns their ids in order.
+func (r *viewReader) authors(v *view) []string {
+	nt := r.count()
+	ids := make([]string, 0, nt)
+	for range nt {
+		t := Tract{ID: r.str(), Name: r.str(), Created: r.time(), Deleted: r.time()}
+		if r.bool() {
+			t.Spawn = &SpawnPointer{Parent: r.str(), Commit: Hash(r.str()), Purpose: r.str(), Mode: SpawnMode(r.str()), Time: r.time()}
+		}
+		ids = append(ids, t.ID)
+		if t.ID != v.viewer.ID {
+			v.tracts[t.ID] = t
+		}
+	}
+	return ids
+}
+
+// commit reads commit i of commits, its parents taken from the slab
+// parents (grown as needed); it returns what is left of the slab.
+func (r *viewReader) commit(c *Commit, commits []Commit, i int, arena *hexArena, ids []string, parents []Hash) []Hash {
+	c.Hash = arena.hash(r)
+	np := r.count()
+	if len(parents) < np {
+		parents = make([]Hash, max(np, 1024))
+	}
+	c.Parents, parents = parents[:np:np], parents[np:]
+	for j := range c.Parents {
+		c.Parents[j] = r.ref(commits, i, arena)
+	}
+	if k := r.uint(); k > 0 {
+		c.EditTarget = r.refOf(k, commits, i, arena)
+	}
+	if r.bool() {
+		c.Content = arena.hash(r)
+	}
+	c.Operation = operation(r.str())
+	if ti := r.uint(); ti < uint64(len(ids)) {
+		c.Tract = ids[ti]
+	} else {
+		r.fail()
+	}
+	c.Time = time.Unix(0, r.int()).UTC()
+	c.Message = r.str()
+	if m := r.str(); m != "" {
+		c.Meta = []byte(m)
+	}
+	return parents
+}
+
+// entry reads a commit's decoded content and its tokens.
+func (r *viewReader) entry(e *entry) {
+	e.tokens = int(r.int())
+	ct := &e.content
+	ct.Type, ct.Role, ct.Name, ct.Text, ct.ToolCallID = contentType(r.str()), r.str(), r.str(), r.str(), r.str()
+	ct.ToolCalls = r.toolCalls()
+	if k := r.count(); k > 0 {
+		ct.Tools = make([]ToolDef, k)
+		for j := range ct.Tools {
+			ct.Tools[j] = ToolDef{Name: r.str(), Description: r.str(), Parameters: []byte(r.str())}
+		}
+	}
+	ct.Seed = r.bool()
+	ct.From = Hash(r.str())
 }
 
 func sortAnnKeys(keys []annKey) {

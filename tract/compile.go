@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 
@@ -124,16 +123,6 @@ func (r *Repo) Compile(ctx context.Context, tractName string, o CompileOptions) 
 // compare Compile with.
 func (r *Repo) CompileCold(ctx context.Context, tractName string, o CompileOptions) (Result, error) {
 	return r.compile(ctx, tractName, o, false)
-}
-
-// CompileOpenAI writes the openai format of tractName's cold compile
-// under o to w: the bytes WriteOpenAI writes of CompileCold's result, the
-// messages streamed when CompileMessages streams them.
-//
-// Deprecated: tract/wire writes the provider formats (wire.WriteOpenAIMessages
-// of CompileMessages); this stays only until the CLI moves to it (issue 38).
-func (r *Repo) CompileOpenAI(ctx context.Context, w io.Writer, tractName string, o CompileOptions, indent string) error {
-	return r.CompileMessages(ctx, tractName, o, func(ms *Messages) error { return writeOpenAIMessages(w, ms, indent) })
 }
 
 // compileTarget checks o and finds what it compiles: the tract, the
@@ -542,29 +531,4 @@ func (r *Repo) loadAnnotations(ctx context.Context, v *view, limit int) (bool, e
 		}
 	}
 	return touched, nil
-}
-
-// writeOpenAIMessages is wire.WriteOpenAIMessages, for CompileOpenAI until
-// the CLI moves to tract/wire (issue 38).
-func writeOpenAIMessages(w io.Writer, ms *Messages, indent string) error {
-	if ms.Len() == 0 {
-		return fmt.Errorf("tract %s: %w", ms.Tract(), ErrEmptyContext)
-	}
-	if !ms.Plain() {
-		msgs := apiMessages(ms.All())
-		return writeJSONArray(w, len(msgs), indent, func(a *jsonAppender, i int) {
-			om := openAIMessage(&msgs[i])
-			a.message(&om, 1)
-		})
-	}
-	var m Message
-	err := writeJSONArray(w, ms.Len(), indent, func(a *jsonAppender, i int) {
-		ms.Next(&m)
-		om := openAIMessage(&m)
-		a.message(&om, 1)
-	})
-	if err == nil {
-		err = ms.Err()
-	}
-	return err
 }

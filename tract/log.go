@@ -105,19 +105,33 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	if len(tips) == 0 {
 		return []LogEntry{}, nil
 	}
+	order, all, err := r.logOrder(ctx, t, start, tips, o)
+	if err != nil {
+		return nil, err
+	}
+	var simplified map[Hash][]Hash
+	if o.filtered() {
+		simplified = simplify(all, order)
+	}
+	return r.logEntries(ctx, order, labels, simplified)
+}
+
+// logOrder is the commits a log of t from start (tips: every tip it
+// walks) lists under o, newest first, filtered and windowed, and, when o
+// filters, the whole history they were kept from.
+func (r *Repo) logOrder(ctx context.Context, t Tract, start Hash, tips []Hash, o LogOptions) (order, all []*Commit, err error) {
 	var tagged Hash
 	if o.Tag != "" {
 		if tagged, err = tagCommit(ctx, r.store, t, o.Tag); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	var order, all []*Commit
 	if o.filtered() {
 		if all, err = r.linearizeAll(ctx, tips); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if order, err = r.filterLog(ctx, all, o, tagged); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if o.N > 0 && len(order) > o.Skip+o.N {
 			order = order[:o.Skip+o.N]
@@ -125,11 +139,11 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	} else if o.N > 0 && !o.All {
 		w := newestFirst{rd: newMemoReader(r.store), limit: o.Skip + o.N}
 		if err := w.walk(ctx, start, nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		order = w.out
 	} else if order, err = r.linearizeAll(ctx, tips); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.Skip > 0 {
 		order = order[min(o.Skip, len(order)):]
@@ -137,6 +151,13 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 			order = order[:o.N]
 		}
 	}
+	return order, all, nil
+}
+
+// logEntries makes the entries of order: their contents read in one
+// query, their tracts' names, the refs (labels) pointing at them and, in
+// a filtered log, the parents a graph draws (simplified).
+func (r *Repo) logEntries(ctx context.Context, order []*Commit, labels map[Hash][]string, simplified map[Hash][]Hash) ([]LogEntry, error) {
 	var contents []Hash
 	for _, c := range order {
 		if c.Content != "" {
@@ -146,10 +167,6 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 	byHash, err := r.contents(ctx, contents)
 	if err != nil {
 		return nil, err
-	}
-	var simplified map[Hash][]Hash
-	if o.filtered() {
-		simplified = simplify(all, order)
 	}
 	names := map[string]string{}
 	out := make([]LogEntry, 0, len(order))

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/go-json-experiment/json"
 )
 
 func TestValidateBranchName(t *testing.T) {
@@ -113,23 +111,5 @@ func TestTextFormat(t *testing.T) {
 	want := "system: be brief\n\nassistant (bot):\n  -> c1 ls({})\n\ntool [c1]: a b\n"
 	if got := Text(msgs); got != want {
 		t.Errorf("Text:\n%q\nwant\n%q", got, want)
-	}
-}
-
-// TestAnthropicEmptyInput: a tool_use block always carries its input, even
-// an empty object, as the API requires.
-func TestAnthropicEmptyInput(t *testing.T) {
-	a := ToAnthropic([]Message{
-		{Role: "user", Content: "go"},
-		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "now", Arguments: "{}"}}},
-		{Role: "tool", ToolCallID: "c1", Content: "noon"},
-	})
-	b, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"noon"}]}]}`
-	if string(b) != want {
-		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }

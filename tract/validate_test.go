@@ -25,8 +25,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"log count", LogOptions{N: -1}.Validate(), "max-count"},
 		{"merge ok", MergeOptions{Strategy: StrategyTheirs}.Validate(), ""},
 		{"merge strategy", MergeOptions{Strategy: "mine"}.Validate(), "strategy"},
-		{"format ok", FormatAnthropic.Validate(), ""},
-		{"format", Format("xml").Validate(), "format"},
 	}
 	for _, tt := range tests {
 		var ve *ValidationError
@@ -51,37 +49,5 @@ func TestParseMark(t *testing.T) {
 		if _, err := ParseMark(bad); err == nil || err.Error() != `invalid priority "`+bad+`": want pinned or skip` {
 			t.Errorf("ParseMark(%q): %v", bad, err)
 		}
-	}
-}
-
-func TestRender(t *testing.T) {
-	res := Result{Tract: "main", Messages: []Message{{Role: RoleSystem, Content: "Be brief."}, {Role: RoleUser, Content: "hi"}}}
-	for _, f := range []Format{FormatJSON, FormatOpenAI, FormatAnthropic, FormatText} {
-		r, err := Render(res, f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		v, isJSON := r.JSON()
-		switch f {
-		case FormatJSON:
-			if got, _ := v.(*Result); got == nil || got.Tract != "main" {
-				t.Errorf("json: %#v, want the result", v)
-			}
-		case FormatOpenAI:
-			if got, _ := v.([]OpenAIMessage); len(got) != 2 || *got[1].Content != "hi" {
-				t.Errorf("openai: %#v", v)
-			}
-		case FormatAnthropic:
-			if got, _ := v.(*Anthropic); got == nil || got.System != "Be brief." || len(got.Messages) != 1 {
-				t.Errorf("anthropic: %#v", v)
-			}
-		case FormatText:
-			if isJSON || r.Text != Text(res.Messages) || r.Text == "" {
-				t.Errorf("text: %q, JSON %v", r.Text, isJSON)
-			}
-		}
-	}
-	if _, err := Render(res, "xml"); err == nil || err.Error() != `invalid format "xml": want json, openai, openai-request, anthropic or text` {
-		t.Errorf("unknown format: %v", err)
 	}
 }

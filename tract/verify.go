@@ -33,38 +33,13 @@ type VerifyReport struct {
 // parent, content, edit target and ref points at something stored.
 func (r *Repo) Verify(ctx context.Context) (VerifyReport, error) {
 	rep := VerifyReport{Damage: []Damage{}}
-	blobs := map[Hash]bool{}
-	err := r.store.ScanBlobs(ctx, func(b Blob) error {
-		rep.Blobs++
-		blobs[b.Hash] = true
-		sum := sha256.Sum256(b.Data)
-		if got := Hash(hex.EncodeToString(sum[:])); got != b.Hash {
-			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), "content hashes to " + string(got)})
-			return nil
-		}
-		if c, err := canon.Canonicalize(b.Data); err != nil || !bytes.Equal(c, b.Data) {
-			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), "not canonical JSON"})
-		} else if _, err := DecodeContent(b.Data); err != nil {
-			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), err.Error()})
-		}
-		return nil
-	})
+	blobs, err := r.verifyBlobs(ctx, &rep)
 	if err != nil {
 		return rep, err
 	}
-	var commits []Commit
-	exists := map[Hash]bool{}
-	err = r.store.ScanCommits(ctx, func(c Commit) error {
-		commits = append(commits, c)
-		exists[c.Hash] = true
-		return nil
-	})
+	exists, err := r.verifyCommits(ctx, &rep, blobs)
 	if err != nil {
 		return rep, err
-	}
-	rep.Commits = len(commits)
-	for _, c := range commits {
-		rep.Damage = append(rep.Damage, checkCommit(c, exists, blobs)...)
 	}
 	refs, err := r.store.Refs(ctx, "")
 	if err != nil {
@@ -111,6 +86,48 @@ func (r *Repo) Verify(ctx context.Context) (VerifyReport, error) {
 		return a.Detail < b.Detail
 	})
 	return rep, nil
+}
+
+// verifyBlobs checks every blob's hash, canonical form and content into
+// rep and returns the set of blobs there are.
+func (r *Repo) verifyBlobs(ctx context.Context, rep *VerifyReport) (map[Hash]bool, error) {
+	blobs := map[Hash]bool{}
+	err := r.store.ScanBlobs(ctx, func(b Blob) error {
+		rep.Blobs++
+		blobs[b.Hash] = true
+		sum := sha256.Sum256(b.Data)
+		if got := Hash(hex.EncodeToString(sum[:])); got != b.Hash {
+			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), "content hashes to " + string(got)})
+			return nil
+		}
+		if c, err := canon.Canonicalize(b.Data); err != nil || !bytes.Equal(c, b.Data) {
+			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), "not canonical JSON"})
+		} else if _, err := DecodeContent(b.Data); err != nil {
+			rep.Damage = append(rep.Damage, Damage{"blob", string(b.Hash), err.Error()})
+		}
+		return nil
+	})
+	return blobs, err
+}
+
+// verifyCommits checks every commit (checkCommit) into rep and returns
+// the set of commits there are.
+func (r *Repo) verifyCommits(ctx context.Context, rep *VerifyReport, blobs map[Hash]bool) (map[Hash]bool, error) {
+	var commits []Commit
+	exists := map[Hash]bool{}
+	err := r.store.ScanCommits(ctx, func(c Commit) error {
+		commits = append(commits, c)
+		exists[c.Hash] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Commits = len(commits)
+	for _, c := range commits {
+		rep.Damage = append(rep.Damage, checkCommit(c, exists, blobs)...)
+	}
+	return exists, nil
 }
 
 func checkCommit(c Commit, exists, blobs map[Hash]bool) []Damage {

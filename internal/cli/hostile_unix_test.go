@@ -186,8 +186,9 @@ func TestHostileTree(t *testing.T) {
 	}
 }
 
-// SIGTERM and SIGINT stop a command that is waiting (here on a journal
-// lock another process holds): exit 143 or 130, a message, nothing written.
+// SIGTERM, SIGINT and SIGHUP (a closed terminal) stop a command that is
+// waiting (here on a journal lock another process holds): exit 143, 130 or
+// 129, a message, nothing written, and its lock released.
 //
 // The command catches signals from the moment it first waits (or has run
 // ArmSignalsAfter); a signal that lands between its open of the lock file,
@@ -205,7 +206,7 @@ func TestSignalsStopCommands(t *testing.T) {
 		s    syscall.Signal
 		code int
 		name string
-	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT"}} {
+	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGHUP, 129, "SIGHUP"}} {
 		t.Run(sig.name, func(t *testing.T) {
 			const attempts = 5
 			for i := 1; ; i++ {

@@ -27,7 +27,7 @@ import (
 type Env = clienv.Env
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
-// otherwise the module Version from the build info is used.
+// otherwise the module version from the build info is used.
 var Version = ""
 
 func version() string {
@@ -157,7 +157,7 @@ version control:
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          clienv.NoArgs,
+		Args:          rootArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -167,6 +167,15 @@ version control:
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("lineage {{.Version}}\n")
 	root.SetFlagErrorFunc(clienv.FlagError)
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print lineage's version (as --version does)",
+		Args:  clienv.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(env.Stdout, "lineage %s\n", root.Version)
+			return err
+		},
+	})
 	want, all := invokedGroup(args)
 	for _, g := range groups {
 		if all || g.name == want {
@@ -260,4 +269,20 @@ func hookRun(args []string) bool {
 		}
 	}
 	return true
+}
+
+// rootArgs refuses a word that names no command, suggesting the commands
+// it is close to (lineage trakt: tract; lineage skill: skills).
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if sugg := cmd.SuggestionsFor(args[0]); len(sugg) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sugg, ", "))
+	}
+	return &clienv.ExitError{Code: clienv.ExitUsage, Err: errors.New(msg)}
 }

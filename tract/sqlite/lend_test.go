@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/sqlite"
+	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // lendStore is a store whose tract main has n messages of about 500 bytes
@@ -194,7 +195,7 @@ func TestCheckpointColumnTypes(t *testing.T) {
 			defer s.Close()
 			r = tract.New(s, tract.Options{})
 			var out bytes.Buffer
-			if err := r.CompileOpenAI(ctx, &out, "main", tract.CompileOptions{}, "  "); !errors.Is(err, tract.ErrDamaged) || out.Len() > 0 {
+			if err := r.CompileMessages(ctx, "main", tract.CompileOptions{}, func(ms *tract.Messages) error { return wire.WriteOpenAIMessages(&out, ms, "  ") }); !errors.Is(err, tract.ErrDamaged) || out.Len() > 0 {
 				t.Errorf("openai compile: %v, %d bytes written; want ErrDamaged and none", err, out.Len())
 			}
 			if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); !errors.Is(err, tract.ErrDamaged) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/stores"
-	"github.com/agentlineage/lineage/tract/wire"
 )
 
 // A Go program opens the store a URL names (here a new SQLite file) and
@@ -39,7 +38,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(wire.Text(res.Messages))
+	fmt.Print(tract.Text(res.Messages))
 	// Output:
 	// user: hello
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -198,4 +199,73 @@ func TestRenderInScratch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAnthropicEmptyInput: a tool_use block always carries its input, even
+// an empty object, as the API requires.
+func TestAnthropicEmptyInput(t *testing.T) {
+	a := ToAnthropic([]tract.Message{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []tract.ToolCall{{ID: "c1", Name: "now", Arguments: "{}"}}},
+		{Role: "tool", ToolCallID: "c1", Content: "noon"},
+	})
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"system":"","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"noon"}]}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+// A compiled context prints in the formats Validate lists; a model
+// request's anthropic-request is RenderRequest's only.
+func TestFormatValidate(t *testing.T) {
+	for f, ok := range map[Format]bool{FormatAnthropic: true, FormatJSON: true, FormatText: true, "xml": false, FormatAnthropicRequest: false} {
+		err := f.Validate()
+		var ve *tract.ValidationError
+		if ok != (err == nil) || (!ok && (!errors.As(err, &ve) || ve.Field != "format")) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := Render(tract.Result{Messages: []tract.Message{{Role: "user", Content: "hi"}}}, FormatAnthropicRequest); err == nil {
+		t.Error("Render made an anthropic-request")
+	}
+	r, err := RenderRequest(tract.Result{Messages: []tract.Message{{Role: "user", Content: "hi"}}}, FormatAnthropicRequest, RequestOptions{Model: "m", MaxTokens: 5}, nil)
+	if err != nil || r.AnthropicRequest == nil || r.AnthropicRequest.Model != "m" || r.AnthropicRequest.MaxTokens != 5 {
+		t.Errorf("RenderRequest: %+v, %v", r, err)
+	}
+}
+
+func TestRender(t *testing.T) {
+	res := tract.Result{Tract: "main", Messages: []tract.Message{{Role: tract.RoleSystem, Content: "Be brief."}, {Role: tract.RoleUser, Content: "hi"}}}
+	for _, f := range []Format{FormatJSON, FormatOpenAI, FormatAnthropic, FormatText} {
+		r, err := Render(res, f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		v, isJSON := r.JSON()
+		switch f {
+		case FormatJSON:
+			if got, _ := v.(*tract.Result); got == nil || got.Tract != "main" {
+				t.Errorf("json: %#v, want the result", v)
+			}
+		case FormatOpenAI:
+			if got, _ := v.([]OpenAIMessage); len(got) != 2 || *got[1].Content != "hi" {
+				t.Errorf("openai: %#v", v)
+			}
+		case FormatAnthropic:
+			if got, _ := v.(*Anthropic); got == nil || got.System != "Be brief." || len(got.Messages) != 1 {
+				t.Errorf("anthropic: %#v", v)
+			}
+		case FormatText:
+			if isJSON || r.Text != tract.Text(res.Messages) || r.Text == "" {
+				t.Errorf("text: %q, JSON %v", r.Text, isJSON)
+			}
+		}
+	}
+	if _, err := Render(res, "xml"); err == nil || err.Error() != `invalid format "xml": want json, openai, openai-request, anthropic or text` {
+		t.Errorf("unknown format: %v", err)
+	}
 }

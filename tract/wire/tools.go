@@ -31,6 +31,25 @@ type OpenAIRequest struct {
 	Tools    []OpenAITool    `json:"tools,omitempty"`
 }
 
+// OpenAIBody is a whole Chat Completions request body: the model and the
+// answer's token cap when given (a model request's, RenderRequest), then
+// the request.
+type OpenAIBody struct {
+	Model               string `json:"model,omitempty"`
+	MaxCompletionTokens int    `json:"max_completion_tokens,omitzero"`
+	OpenAIRequest       `json:",inline"`
+}
+
+// AnthropicRequest is a whole Messages API request body: unlike the
+// anthropic format (Anthropic), its system is left out when empty.
+type AnthropicRequest struct {
+	Model     string             `json:"model,omitempty"`
+	MaxTokens int                `json:"max_tokens,omitzero"`
+	System    string             `json:"system,omitempty"`
+	Messages  []AnthropicMessage `json:"messages"`
+	Tools     []AnthropicTool    `json:"tools,omitempty"`
+}
+
 func openAITools(tools []tract.ToolDef) []OpenAITool {
 	var out []OpenAITool
 	for _, d := range tools {

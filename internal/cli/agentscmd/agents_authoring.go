@@ -26,7 +26,8 @@ func addAgentsAuthoringCmds(cmd *cobra.Command, env *clienv.Env, f *clienv.Agent
 type journalArgs struct {
 	slugs, agents, details, links []string
 	contribs                      []string
-	tags, dirs, participants      string
+	tags, participants            string
+	dirs                          []string
 	detailsText                   string
 	daily                         bool
 	highlights, focus, nextSteps  []string
@@ -49,7 +50,8 @@ path: CLIA's "triads agency log" with --detail/--details, --participants,
 The entry id is the SHA-256 of the entry's canonical JSON unless --id is
 given; an id already in the file is not written again (exit 0), unless
 --upsert, which replaces that entry in place (without --id: the entry of
-the same UTC day with the same title, else kind, keeping its id).
+the same UTC day with the same title, else kind, keeping its id); with
+--upsert the kind is "log" unless --kind is given, as in CLIA.
 
 --daily writes CLIA's journal/YYYY-MM-DD.json instead (--highlight,
 --focus, --next-step, --agent-version), merging into an existing day.
@@ -69,14 +71,14 @@ Set LINEAGE_NOW (RFC 3339) to fix the time.`,
 			if err != nil {
 				return err
 			}
-			e.Tags, e.DirsTouched, e.Participants = instructions.SplitList(a.tags), instructions.SplitList(a.dirs), instructions.SplitList(a.participants)
+			e.Tags, e.DirsTouched, e.Participants = instructions.SplitList(a.tags), splitAll(a.dirs), instructions.SplitList(a.participants)
 			if a.daily {
 				return runDaily(cmd, env, opts, e, a)
 			}
 			if strings.TrimSpace(e.Note) == "" {
 				return clienv.UsageError("--note is required")
 			}
-			if err := parseRich(&e, a); err != nil {
+			if err := parseRich(&e, a, cmd.Flags().Changed("kind")); err != nil {
 				return err
 			}
 			e.Slugs, e.NoCreate = a.slugs, !a.createIfMissing
@@ -94,7 +96,7 @@ Set LINEAGE_NOW (RFC 3339) to fix the time.`,
 	fl.StringVar(&e.Kind, "kind", "journal", "entry kind")
 	fl.StringVar(&a.tags, "tags", "", "comma-separated tags")
 	fl.StringVar(&e.Signature, "signature", "auto", "auto (the profile's extensions.journalSignature, else -<slug>) or a signature")
-	fl.StringVar(&a.dirs, "dirs-touched", "", `comma-separated directories, unioned into extensions["x-dirsTouched"]`)
+	fl.StringArrayVar(&a.dirs, "dirs-touched", nil, `comma-separated directories, unioned into extensions["x-dirsTouched"] (repeatable, as CLIA documents it)`)
 	fl.StringVar(&e.ID, "id", "", "entry id (default: content hash)")
 	fl.StringArrayVar(&a.details, "detail", nil, "detail line (repeatable)")
 	fl.StringVar(&a.detailsText, "details", "", "details text (after the --detail lines)")
@@ -113,7 +115,20 @@ Set LINEAGE_NOW (RFC 3339) to fix the time.`,
 	return cmd
 }
 
-func parseRich(e *journal.LogEntry, a journalArgs) error {
+// splitAll is the comma-separated items of every value of a repeatable
+// flag, in order.
+func splitAll(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, instructions.SplitList(v)...)
+	}
+	return out
+}
+
+func parseRich(e *journal.LogEntry, a journalArgs, kindSet bool) error {
+	if e.Upsert && !kindSet {
+		e.Kind = "log" // CLIA's `triads agency log` default
+	}
 	e.Details = a.details
 	if a.detailsText != "" {
 		e.Details = append(append([]string{}, a.details...), a.detailsText)

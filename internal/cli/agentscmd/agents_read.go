@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/agents"
+	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/triad"
@@ -112,7 +113,7 @@ func writeExplainedChain(w io.Writer, ch *agents.Chain) {
 
 func newAgentsProfileCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *cobra.Command {
 	var slug, kind string
-	var rootChain, explain bool
+	var rootChain, explain, observance, prompt bool
 	cmd := &cobra.Command{
 		Use:   name + " --slug S",
 		Short: "The merged agent document of a slug",
@@ -136,6 +137,27 @@ func newAgentsProfileCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *c
 			if err := printFindings(env, ch.Report(), f.Strict); err != nil {
 				return err
 			}
+			switch {
+			case observance:
+				// CLIA's --observance-date: origin.firstObservedAt only,
+				// nothing when it is not set.
+				if ts := p.Merged.Get("origin").Get("firstObservedAt"); ts != nil && ts.Kind == triad.String && ts.Text != "" {
+					fmt.Fprintln(env.Stdout, ts.Text)
+				}
+				return nil
+			case prompt:
+				if k != triad.Agent {
+					return clienv.UsageError("--prompt needs --kind agent")
+				}
+				text, warnings := compose.ProfilePrompt(slug, p, nil)
+				for _, w := range warnings {
+					fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
+				}
+				if text != "" {
+					fmt.Fprintln(env.Stdout, text)
+				}
+				return nil
+			}
 			_, err = env.Stdout.Write(triad.Canonical(p.Document(agents.DocumentOptions{ContextChain: rootChain, Explain: explain})))
 			return err
 		},
@@ -153,6 +175,10 @@ func newAgentsProfileCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *c
 	}
 	cmd.Flags().BoolVar(&rootChain, "root-chain", false, `add "contextChain": [{"prefix","path"}]`)
 	cmd.Flags().BoolVar(&explain, "explain", false, "print {merged, provenance}: the file each value came from")
+	cmd.Flags().BoolVar(&observance, "observance-date", false, "print only origin.firstObservedAt (the observance date), as CLIA does")
+	if name == "profile" {
+		cmd.Flags().BoolVar(&prompt, "prompt", false, "print the profile block lineage context puts in a prompt: the instructing fields, then the persona and system-instructions texts with the file each came from")
+	}
 	// The document is JSON already; --json is accepted like on every other
 	// read command, so scripts can pass it everywhere.
 	var asJSON clienv.JSONFlag

@@ -41,6 +41,7 @@ func journalOptions(env *clienv.Env, f *clienv.AgentsFlags, w *writeFlags) (jour
 func addAgentsWriteCmds(cmd *cobra.Command, env *clienv.Env, f *clienv.AgentsFlags) {
 	cmd.AddCommand(newAgentsJournalCmd(env, f), newAgentsTransferCmd(env, f), newAgentsMirrorsCmd(env, f))
 	addAgentsAuthoringCmds(cmd, env, f)
+	addAgentsEditCmds(cmd, env, f)
 }
 
 func newAgentsTransferCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {

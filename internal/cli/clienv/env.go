@@ -35,8 +35,8 @@ type Env struct {
 	// stopped (mcp, serve): the process then collects garbage as Go does
 	// by default (see collectLate).
 	Serving func()
-	// Version is lineage's Version, for what a command reports of itself
-	// (the MCP server's implementation Version); Run fills it in.
+	// Version is lineage's version, for what a command reports of itself
+	// (the MCP server's implementation version); Run fills it in.
 	Version string
 	// Exits is set when the process ends as the command returns (Main):
 	// a read command then leaves its SQLite store for the exit to close.

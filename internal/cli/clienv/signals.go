@@ -17,14 +17,17 @@ var notifySignals = defaultNotify
 
 var defaultNotify = signal.Notify
 
-// stopSignals are the signals that stop a command cleanly.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+// stopSignals are the signals that stop a command cleanly: SIGHUP (a closed
+// terminal) too, so a writer holding a lock removes its lock file as on
+// SIGINT and SIGTERM instead of dying by the default action.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// ArmSignalsAfter is how long a command runs before SIGINT and SIGTERM are
+// ArmSignalsAfter is how long a command runs before SIGINT, SIGTERM and SIGHUP are
 // caught for it even if it never asked for its context's cancellation.
 const ArmSignalsAfter = 20 * time.Millisecond
 
-// SignalContext returns a context cancelled by the first SIGINT or SIGTERM.
+// SignalContext returns a context cancelled by the first SIGINT, SIGTERM or
+// SIGHUP.
 // armAfter is ArmSignalsAfter but in tests.
 // After that first signal the default action is restored, so a second one
 // ends the process at once even if a command ignored the cancellation.
@@ -122,7 +125,7 @@ func (c *armingContext) Done() <-chan struct{} {
 
 // SignalExitCode is the exit status of a command that failed after a stop
 // signal: 128 + the signal number, as a shell reports a process killed by
-// it (130 for SIGINT, 143 for SIGTERM). A command that finished despite the
+// it (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A command that finished despite the
 // signal keeps its own status: its work is complete.
 func SignalExitCode(code int, sig os.Signal, stderr io.Writer) int {
 	s, ok := sig.(syscall.Signal)
@@ -139,6 +142,8 @@ func signalName(s syscall.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return s.String()
 }

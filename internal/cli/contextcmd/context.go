@@ -7,12 +7,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
-	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/spf13/cobra"
 )
 
 const Short = "One model request: AGENTS.md chain, agent profile and tract history under one budget"
@@ -96,7 +95,7 @@ func (c *contextFlags) add(cmd *cobra.Command) {
 func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	o := c.o
 	o.Format = compose.Format(c.format)
-	if err := o.Format.Validate(); err != nil {
+	if err := compose.CheckFormat(o.Format); err != nil {
 		return clienv.UsageError("unknown --format %q (want text, openai, anthropic, openai-request or anthropic-request)", c.format)
 	}
 	if c.explain && c.asJSON.Set {
@@ -162,14 +161,14 @@ func (c *contextFlags) print(env *clienv.Env, res compose.Result) error {
 	if len(res.Dropped)+len(res.DroppedMessages) > 0 {
 		writeDroppedNote(env, res)
 	}
-	if text, ok := res.Request.(string); ok {
-		_, err := io.WriteString(env.Stdout, text)
+	switch req := res.Request; req.Format {
+	case compose.FormatText:
+		_, err := io.WriteString(env.Stdout, req.Text)
 		return err
-	}
-	if msgs, ok := res.Request.([]tract.OpenAIMessage); ok {
-		// The same bytes as WriteJSON, without the encoder's work
-		// per token.
-		return tract.WriteOpenAIJSON(env.Stdout, msgs, clienv.JSONIndent)
+	case compose.FormatOpenAI:
+		// The same bytes as WriteJSON, without the encoder's work per
+		// token.
+		return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
 	}
 	return clienv.WriteJSON(env.Stdout, res.Request)
 }
@@ -181,7 +180,7 @@ func contextErr(err error) error {
 	var be *compose.BudgetError
 	var ve *compose.ValidationError
 	switch {
-	case errors.As(err, &be), errors.Is(err, tract.ErrEmptyContext):
+	case errors.As(err, &be), errors.Is(err, wire.ErrEmptyContext):
 		return clienv.FindingError(err)
 	case errors.As(err, &ve):
 		return clienv.UsageError("%v", ve)

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/sessions"
 )
 
@@ -41,13 +40,16 @@ func importCmd(env *clienv.Env) *cobra.Command {
 		asJSON clienv.JSONFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "import [--from claude] [PATH...] [--all] [--keep-secrets]",
+		Use:   "import [--from claude|codex|gemini] [PATH...] [--all] [--keep-secrets]",
 		Short: "Import harness transcripts (default: this project's sessions)",
 		Long: `Import transcripts into the sessions store. Without PATH, the harness's own
 session folders for the working directory's project are read (Claude Code:
 $CLAUDE_CONFIG_DIR or ~/.claude, projects/<project path with "-" for each
-character other than a letter or digit>); --all reads every project. A PATH is
-a transcript file or a folder of them. A second import adds nothing; a grown
+character other than a letter or digit>; Codex CLI: $CODEX_HOME or ~/.codex,
+the rollouts under sessions/ started in the project; Gemini CLI:
+$GEMINI_CLI_HOME/.gemini or ~/.gemini, tmp/<project>/chats); --all reads every
+project. A PATH is a transcript file or a folder of them; its harness is told
+from its first line unless --from says it. A second import adds nothing; a grown
 transcript adds only its new records. A record type lineage has not
 classified fails the import (exit 3) and nothing is written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,8 +108,7 @@ func parseFrom(from string) ([]sessions.Harness, error) {
 // files), else the harnesses' folders for the project.
 func sources(env *clienv.Env, harnesses []sessions.Harness, paths []string, all bool) ([]sessions.Source, error) {
 	if len(paths) == 0 {
-		home := fsx.HomeDir(env.Getenv)
-		return sessions.Discover(harnesses, sessions.Env{Getenv: env.Getenv, Home: home}, env.Dir, all)
+		return sessions.Discover(harnesses, sessions.Env{Getenv: env.Getenv, Home: env.Host().Home}, env.Dir, all)
 	}
 	if all {
 		return nil, clienv.UsageError("--all reads the harnesses' own folders: give it without PATH")
@@ -158,13 +159,10 @@ func harnessOf(path string, harnesses []sessions.Harness) (sessions.Harness, err
 	if len(harnesses) == 1 {
 		return harnesses[0], nil
 	}
-	readers := sessions.DefaultReaders()
-	if len(readers) == 1 {
-		for h := range readers {
-			return h, nil
-		}
+	if h, ok := sessions.Sniff(path); ok {
+		return h, nil
 	}
-	return "", clienv.UsageError("%s: give --from (claude, codex or gemini)", path)
+	return "", clienv.UsageError("%s: not a transcript lineage recognises: give --from (claude, codex or gemini)", path)
 }
 
 // importErr makes a transcript lineage cannot read a finding (exit 3).

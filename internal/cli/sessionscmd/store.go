@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/stores"
 )
@@ -30,11 +29,11 @@ func (f *storeFlags) add(cmd *cobra.Command) {
 // DefaultStore is the user's sessions store: lineage/sessions/sessions.db under the
 // state directory.
 func DefaultStore(env *clienv.Env) (string, error) {
-	base, err := fsx.Host.StateDir(env.Getenv)
-	if err != nil {
-		return "", err
+	p := env.Host().StatePath("sessions", "sessions.db")
+	if p == "" {
+		return "", env.Host().StateDirError()
 	}
-	return filepath.Join(base, "lineage", "sessions", "sessions.db"), nil
+	return p, nil
 }
 
 // open opens the sessions store: --store, LINEAGE_STORE, or the user's
@@ -42,10 +41,7 @@ func DefaultStore(env *clienv.Env) (string, error) {
 // transcripts are the user's conversations). A read of a store not made
 // yet finds no sessions: nil repo, no error.
 func (f *storeFlags) open(ctx context.Context, env *clienv.Env, write bool) (*tract.Repo, func(), error) {
-	url := f.store
-	if url == "" {
-		url = env.Getenv("LINEAGE_STORE")
-	}
+	url := env.Host().StoreSetting(f.store)
 	if url == "" {
 		p, err := DefaultStore(env)
 		if err != nil {
@@ -89,12 +85,11 @@ func lockPath(env *clienv.Env, url string) string {
 	if err == nil && loc.Driver == stores.SQLite {
 		return loc.Path + ".import.lock"
 	}
-	base, err := fsx.Host.StateDir(env.Getenv)
-	if err != nil {
+	dir := env.Host().StatePath("sessions")
+	if dir == "" {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(url))
-	dir := filepath.Join(base, "lineage", "sessions")
 	if os.MkdirAll(dir, 0o700) != nil {
 		return ""
 	}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/spf13/cobra"
 )
 
 func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
@@ -22,17 +22,20 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 		Short: "Compile the context an LLM receives",
 		Args:  clienv.ExactArgs(0),
 		RunE: f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
+			form := wire.Format(format)
 			if asJSON.Set {
-				format = string(tract.FormatJSON)
+				form = wire.FormatJSON
 			}
 			// Only --json prints token figures: the other formats do not
 			// load the tokenizer just to count a message committed by a
 			// process that never loaded it (a budget counts anyway).
-			o.Uncounted = tract.Format(format) != tract.FormatJSON
-			if tract.Format(format) == tract.FormatOpenAI && o.Budget == 0 {
+			o.Uncounted = form != wire.FormatJSON
+			if form == wire.FormatOpenAI && o.Budget == 0 {
 				// Nothing dropped to report: written as it is read.
-				err := s.Repo.CompileOpenAI(cmd.Context(), env.Stdout, s.Tract, o, clienv.JSONIndent)
-				if errors.Is(err, tract.ErrEmptyContext) {
+				err := s.Repo.CompileMessages(cmd.Context(), s.Tract, o, func(ms *tract.Messages) error {
+					return wire.WriteOpenAIMessages(env.Stdout, ms, clienv.JSONIndent)
+				})
+				if errors.Is(err, wire.ErrEmptyContext) {
 					return clienv.FindingError(err)
 				}
 				return clienv.TractErr(err)
@@ -43,50 +46,56 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			if err != nil {
 				return clienv.TractErr(err)
 			}
-			dropped := func() {
-				if len(res.Dropped) == 0 || asJSON.Set {
-					return
-				}
-				var short []string
-				tokens := 0
-				for _, d := range res.Dropped {
-					short = append(short, d.Commit.Short())
-					tokens += d.Tokens
-				}
-				fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", o.Budget, len(res.Dropped), tokens, strings.Join(short, " "))
-			}
-			if tract.Format(format) == tract.FormatOpenAI {
-				// Shaped and written message by message: the bytes
-				// WriteJSON prints of the rendered list.
-				if len(res.Messages) > 0 {
-					dropped()
-				}
-				err := tract.WriteOpenAI(env.Stdout, res, clienv.JSONIndent)
-				if errors.Is(err, tract.ErrEmptyContext) {
-					return clienv.FindingError(err)
-				}
-				return err
-			}
-			out, err := tract.Render(res, tract.Format(format))
-			if errors.Is(err, tract.ErrEmptyContext) {
-				return clienv.FindingError(err)
-			}
-			if err != nil {
-				return err
-			}
-			dropped()
-			if v, ok := out.JSON(); ok {
-				return clienv.WriteJSON(env.Stdout, v)
-			}
-			fmt.Fprint(env.Stdout, out.Text)
-			return nil
-		}, clienv.Check(func() error { return tract.Format(format).Validate() }), &o),
+			return printCompile(env, res, form, o.Budget, asJSON.Set)
+		}, clienv.Check(func() error { return wire.Format(format).Validate() }), &o),
 	}
 	fl := cmd.Flags()
 	clienv.BudgetFlag(cmd, &o.Budget, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
-	fl.StringVar(&format, "format", string(tract.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
+	fl.StringVar(&format, "format", string(wire.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
 	fl.StringVar(&o.At, "at", "", "compile as of this ref")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
 	asJSON.Add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
 	return cmd
+}
+
+// printCompile prints a compile in format f: the dropped messages'
+// note on stderr (not with --json), the result on stdout.
+func printCompile(env *clienv.Env, res tract.Result, f wire.Format, budget int, asJSON bool) error {
+	dropped := func() {
+		if len(res.Dropped) == 0 || asJSON {
+			return
+		}
+		var short []string
+		tokens := 0
+		for _, d := range res.Dropped {
+			short = append(short, d.Commit.Short())
+			tokens += d.Tokens
+		}
+		fmt.Fprintf(env.Stderr, "budget %d: dropped %d messages (%d tokens): %s\n", budget, len(res.Dropped), tokens, strings.Join(short, " "))
+	}
+	if f == wire.FormatOpenAI {
+		// Shaped and written message by message: the bytes
+		// WriteJSON prints of the rendered list.
+		if len(res.Messages) > 0 {
+			dropped()
+		}
+		err := wire.WriteOpenAI(env.Stdout, res, clienv.JSONIndent)
+		if errors.Is(err, wire.ErrEmptyContext) {
+			return clienv.FindingError(err)
+		}
+		return err
+	}
+	out, err := wire.Render(res, f)
+	if errors.Is(err, wire.ErrEmptyContext) {
+		return clienv.FindingError(err)
+	}
+	if err != nil {
+		return err
+	}
+	dropped()
+	if v, ok := out.JSON(); ok {
+		return clienv.WriteJSON(env.Stdout, v)
+	}
+	fmt.Fprint(env.Stdout, out.Text)
+	return nil
 }

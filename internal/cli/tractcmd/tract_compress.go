@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/spf13/cobra"
 )
 
 func newTractCompressCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {

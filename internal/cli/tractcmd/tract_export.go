@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/stores"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/spf13/cobra"
 )
 
 func newTractExportCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
@@ -182,7 +182,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			env.NoteStreaming()
 			name := args[0]
 			switch format {
-			case tract.ImportOpenAI, tract.ImportJSONL, "lineage":
+			case wire.ImportOpenAI, wire.ImportJSONL, "lineage":
 			default:
 				return clienv.UsageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
@@ -195,10 +195,10 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			}
 			var msgs iter.Seq2[tract.CommitRequest, error]
 			switch format {
-			case tract.ImportOpenAI:
-				msgs = tract.OpenAIMessages(data)
-			case tract.ImportJSONL:
-				msgs = tract.JSONLMessages(data)
+			case wire.ImportOpenAI:
+				msgs = wire.OpenAIMessages(data)
+			case wire.ImportJSONL:
+				msgs = wire.JSONLMessages(data)
 			default:
 				return clienv.UsageError("unknown --format %q (want openai, jsonl or lineage)", format)
 			}
@@ -237,7 +237,7 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", tract.ImportOpenAI, "input format: openai (a JSON array), jsonl (one message per line) or lineage (a tract export)")
+	cmd.Flags().StringVar(&format, "format", wire.ImportOpenAI, "input format: openai (a JSON array), jsonl (one message per line) or lineage (a tract export)")
 	asJSON.Add(cmd, "print {count, head} as JSON")
 	return cmd
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
+	"github.com/spf13/cobra"
 )
 
 func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
@@ -37,7 +37,7 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				c.Text, c.Tools = "", tools
 			}
 			if toolCalls != "" {
-				calls, err := tract.ParseToolCalls([]byte(toolCalls))
+				calls, err := wire.ParseToolCalls([]byte(toolCalls))
 				if err != nil {
 					return clienv.UsageError("--tool-calls: %v", err)
 				}

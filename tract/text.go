@@ -1,15 +1,13 @@
-package wire
+package tract
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/agentlineage/lineage/tract"
 )
 
 // Text renders messages for reading: "role: content" blocks separated by
 // blank lines, tool calls and results marked.
-func Text(msgs []tract.Message) string {
+func Text(msgs []Message) string {
 	var b strings.Builder
 	for i, m := range msgs {
 		if i > 0 {
