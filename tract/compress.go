@@ -194,6 +194,15 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 				if err := checkRange(ctx, tx, o.Range, from, to, h.Commit); err != nil {
 					return err
 				}
+				// A summary applied meanwhile may overlap this one's range,
+				// which was checked against the old head's summaries only:
+				// refused, never written and silently left unapplied.
+				if s, err := compressSince(ctx, tx, h.Commit, head); err != nil || s != "" {
+					if err != nil {
+						return err
+					}
+					return &ValidationError{Field: "range", Value: o.Range, Reason: fmt.Sprintf("another compress (%s) was applied while this one was prepared: run it again", s.Short())}
+				}
 			}
 			if err := tx.PutBlobs(ctx, b); err != nil {
 				return err
@@ -208,6 +217,33 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 		})
 	})
 	return res, err
+}
+
+// maxCompressWalk bounds the first parents compressSince reads: a head
+// that moved further than that is treated as holding a compress.
+const maxCompressWalk = 10_000
+
+// compressSince returns the newest compress commit on the first-parent
+// history from head back to (not including) old, or "" when none.
+func compressSince(ctx context.Context, rd Reader, head, old Hash) (Hash, error) {
+	at := head
+	for range maxCompressWalk {
+		if at == old || at == "" {
+			return "", nil
+		}
+		c, err := rd.Commit(ctx, at)
+		if err != nil {
+			return "", err
+		}
+		if c.Operation == OpCompress {
+			return c.Hash, nil
+		}
+		if len(c.Parents) == 0 {
+			return "", nil
+		}
+		at = c.Parents[0]
+	}
+	return head, nil
 }
 
 // checkRange makes sure FROM..TO lies on head's first-parent history, FROM
