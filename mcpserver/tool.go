@@ -25,7 +25,7 @@ type toolHandler[In, Out any] func(ctx context.Context, req *mcp.CallToolRequest
 // output schema is derived from Out unless the tool sets one.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h toolHandler[In, Out]) {
 	if t.OutputSchema == nil {
-		schema, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{TypeSchemas: anySchemaTypes})
+		schema, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{TypeSchemas: anySchemaTypes()})
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 		}
@@ -222,9 +222,12 @@ func textResult(text string) *mcp.CallToolResult {
 // schema.
 // A []byte (pathBytes: the bytes of a name that is not valid UTF-8) is
 // base64 text in JSON, as the CLI prints it.
-var anySchemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[jsontext.Value](): {Description: "any JSON value"},
-	reflect.TypeFor[[]byte]():         {Types: []string{"null", "string"}, Description: "bytes, base64"},
+// Made when a tool is added, not at init (lineage's start-up budget).
+func anySchemaTypes() map[reflect.Type]*jsonschema.Schema {
+	return map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[jsontext.Value](): {Description: "any JSON value"},
+		reflect.TypeFor[[]byte]():         {Types: []string{"null", "string"}, Description: "bytes, base64"},
+	}
 }
 
 // marshalResult is the CLI's JSON of v, compact. A name that is not valid

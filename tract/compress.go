@@ -194,6 +194,15 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 				if err := checkRange(ctx, tx, o.Range, from, to, h.Commit); err != nil {
 					return err
 				}
+				// A summary applied meanwhile may overlap this one's range,
+				// which was checked against the old head's summaries only:
+				// refused, never written and silently left unapplied.
+				if s, err := compressSince(ctx, tx, h.Commit, head); err != nil || s != "" {
+					if err != nil {
+						return err
+					}
+					return &ValidationError{Field: "range", Value: o.Range, Reason: fmt.Sprintf("another compress (%s) was applied while this one was prepared: run it again", s.Short())}
+				}
 			}
 			if err := tx.PutBlobs(ctx, b); err != nil {
 				return err

@@ -1,5 +1,10 @@
 package tract
 
+import (
+	"context"
+	"errors"
+)
+
 // A reference child's context is its parent's context as the parent
 // compiles it. The child's history starts with the parent's history at the
 // spawn commit, so the linearization already agrees; what a viewer decides
@@ -143,4 +148,46 @@ func (v *view) growsInheritance(from int) bool {
 		}
 	}
 	return false
+}
+
+// loadTracts makes sure v knows every author tract and its spawn
+// ancestors, and the viewer's.
+func (r *Repo) loadTracts(ctx context.Context, v *view, from int) error {
+	if v.viewer.Spawn != nil {
+		if err := r.loadTractChain(ctx, v, v.viewer.Spawn.Parent, false); err != nil {
+			return err
+		}
+	}
+	for _, c := range v.lin.order[from:] {
+		if err := r.loadTractChain(ctx, v, c.Tract, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadTractChain loads tract id and its spawn ancestors into v.tracts;
+// with known, an id v already knows is taken to have its ancestors known.
+func (r *Repo) loadTractChain(ctx context.Context, v *view, id string, known bool) error {
+	first := id
+	for steps := 0; id != "" && steps <= len(v.tracts); steps++ {
+		t, ok := v.tracts[id]
+		if !ok {
+			var err error
+			if t, err = r.store.TractByID(ctx, id); err != nil {
+				if !errors.Is(err, ErrNotFound) {
+					return err
+				}
+				t = Tract{ID: id, Name: id}
+			}
+			v.tracts[id] = t
+		} else if known && id == first {
+			return nil
+		}
+		id = ""
+		if t.Spawn != nil {
+			id = t.Spawn.Parent
+		}
+	}
+	return nil
 }

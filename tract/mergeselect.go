@@ -213,16 +213,7 @@ func (v *view) selection() picks {
 				inRange[i] = true
 			}
 		}
-		keep := func(i int) bool {
-			if sel == nil {
-				return true
-			}
-			content := &v.entries[i].content
-			return (inRange == nil || inRange[i]) &&
-				(len(sel.Types) == 0 || slices.Contains(sel.Types, content.Type)) &&
-				(len(sel.Roles) == 0 || slices.Contains(sel.Roles, content.Role)) &&
-				(len(sel.Commits) == 0 || slices.Contains(sel.Commits, v.lin.order[i].Hash))
-		}
+		keep := func(i int) bool { return v.selects(sel, inRange, i) }
 		count := func(i int) {
 			if v.lin.order[i].Operation != OpMerge {
 				pk.took[k]++
@@ -258,6 +249,19 @@ func (v *view) selection() picks {
 		}
 	}
 	return pk
+}
+
+// selects reports whether selection sel (nil: everything), with the
+// places of its range (nil: no range), takes the commit at place i.
+func (v *view) selects(sel *Selection, inRange map[int]bool, i int) bool {
+	if sel == nil {
+		return true
+	}
+	content := &v.entries[i].content
+	return (inRange == nil || inRange[i]) &&
+		(len(sel.Types) == 0 || slices.Contains(sel.Types, content.Type)) &&
+		(len(sel.Roles) == 0 || slices.Contains(sel.Roles, content.Role)) &&
+		(len(sel.Commits) == 0 || slices.Contains(sel.Commits, v.lin.order[i].Hash))
 }
 
 // pendingFrom lists the commits marked in out that top reaches through

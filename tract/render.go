@@ -79,12 +79,7 @@ func (v *view) render() {
 		}
 	}
 	desel := pk.out
-	v.leftOut, v.leftOutKnown = 0, true
-	for _, o := range pk.out {
-		if o {
-			v.leftOut++
-		}
-	}
+	v.leftOut, v.leftOutKnown = pk.leftOut(), true
 	sums := v.summaries(prio, ok, desel)
 	lastNamed := map[string]int{}
 	lastTools := -1
@@ -162,4 +157,15 @@ func (v *view) extendRendered(from int) bool {
 		v.tokens += m.Tokens
 	}
 	return true
+}
+
+// leftOut counts the commits left out.
+func (pk picks) leftOut() int {
+	n := 0
+	for _, o := range pk.out {
+		if o {
+			n++
+		}
+	}
+	return n
 }

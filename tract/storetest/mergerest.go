@@ -150,6 +150,12 @@ func (m *restModel) merge(ctx context.Context, rt *rapid.T, s tract.Store, r *tr
 	for _, h := range take {
 		m.merged[h] = true
 	}
+	m.checkRendered(ctx, rt, r)
+}
+
+// checkRendered checks that the parent renders exactly the merged child
+// commits, each once, warm as cold.
+func (m *restModel) checkRendered(ctx context.Context, rt *rapid.T, r *tract.Repo) {
 	res2, err := r.CompileCold(ctx, "main", tract.CompileOptions{})
 	if err != nil {
 		rt.Fatal(err)
