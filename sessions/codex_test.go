@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -43,7 +42,7 @@ func TestCodexEveryRecordLands(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range rep.Sessions {
-				checkCodexSession(t, repo, s)
+				checkSessionWith(t, repo, s, CodexReader{})
 			}
 			again, err := im.Import(ctx, srcs)
 			if err != nil {
@@ -53,37 +52,6 @@ func TestCodexEveryRecordLands(t *testing.T) {
 				t.Errorf("re-import read %d records and added %d commits, want 0 and 0", again.Records, again.Added)
 			}
 		})
-	}
-}
-
-func checkCodexSession(t *testing.T, repo *tract.Repo, s SessionReport) {
-	t.Helper()
-	data, err := os.ReadFile(s.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := CodexReader{}.Read(context.Background(), Source{Harness: Codex, Path: s.Path}, Cursor{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	offsets := map[int64]bool{}
-	for _, r := range b.Records {
-		offsets[r.Offset] = true
-	}
-	skipped := 0
-	for _, n := range b.Skipped {
-		skipped += n
-	}
-	if lines := bytes.Count(data, []byte("\n")); len(offsets)+skipped != lines {
-		t.Errorf("%s: %d lines, %d as records and %d skipped", s.Session, lines, len(offsets), skipped)
-	}
-	keys := storedKeys(t, repo, s.Tract)
-	for _, r := range b.Records {
-		for _, k := range r.Keys {
-			if !keys[k] {
-				t.Errorf("%s: key %s (%s) in no commit", s.Path, k, r.Type)
-			}
-		}
 	}
 }
 

@@ -34,6 +34,12 @@ func readTail(path string, from Cursor) (tail, error) {
 		return tail{}, err
 	}
 	defer root.Close()
+	// A FIFO or device where a transcript is expected would block the
+	// open (and the hook with it): refuse what is not a regular file
+	// before opening; the check after the open stays for a swap between.
+	if fi, err := root.Lstat(filepath.Base(path)); err == nil && !fi.Mode().IsRegular() {
+		return tail{}, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := root.Open(filepath.Base(path))
 	if err != nil {
 		return tail{}, err

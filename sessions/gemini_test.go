@@ -1,15 +1,12 @@
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentlineage/lineage/tract"
 )
 
 func geminiSources(t testing.TB, dir string) []Source {
@@ -40,7 +37,7 @@ func TestGeminiEveryRecordLands(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range rep.Sessions {
-				checkGeminiSession(t, repo, s)
+				checkSessionWith(t, repo, s, GeminiReader{})
 			}
 			again, err := im.Import(ctx, srcs)
 			if err != nil {
@@ -50,37 +47,6 @@ func TestGeminiEveryRecordLands(t *testing.T) {
 				t.Errorf("re-import added %d commits, want 0", again.Added)
 			}
 		})
-	}
-}
-
-func checkGeminiSession(t *testing.T, repo *tract.Repo, s SessionReport) {
-	t.Helper()
-	data, err := os.ReadFile(s.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := GeminiReader{}.Read(context.Background(), Source{Harness: Gemini, Path: s.Path}, Cursor{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	offsets := map[int64]bool{}
-	for _, r := range b.Records {
-		offsets[r.Offset] = true
-	}
-	skipped := 0
-	for _, n := range b.Skipped {
-		skipped += n
-	}
-	if lines := bytes.Count(data, []byte("\n")); len(offsets)+skipped != lines {
-		t.Errorf("%s: %d lines, %d as records and %d skipped", s.Path, lines, len(offsets), skipped)
-	}
-	keys := storedKeys(t, repo, s.Tract)
-	for _, r := range b.Records {
-		for _, k := range r.Keys {
-			if !keys[k] {
-				t.Errorf("%s: key %s (%s) in no commit", filepath.Base(s.Path), k, r.Type)
-			}
-		}
 	}
 }
 

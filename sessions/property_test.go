@@ -130,12 +130,20 @@ func TestEveryRecordLands(t *testing.T) {
 // checkSession checks one imported file against its records.
 func checkSession(t *testing.T, repo *tract.Repo, s SessionReport) {
 	t.Helper()
+	checkSessionWith(t, repo, s, ClaudeReader{})
+}
+
+// checkSessionWith checks one imported file against what rd reads of it:
+// every line is a record or a counted skip, and every record key is in a
+// commit the session's tract reaches.
+func checkSessionWith(t *testing.T, repo *tract.Repo, s SessionReport, rd Reader) {
+	t.Helper()
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.Count(data, []byte("\n"))
-	b, err := ClaudeReader{}.Read(context.Background(), Source{Harness: Claude, Path: s.Path}, Cursor{})
+	b, err := rd.Read(context.Background(), Source{Harness: rd.Harness(), Path: s.Path}, Cursor{})
 	if err != nil {
 		t.Fatal(err)
 	}
