@@ -8,7 +8,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // attackPage is what a page of another origin runs once its name resolves
@@ -38,7 +38,7 @@ fetch("/tract/main/compile").then(r => r.text().then(t => {
 // of the store; the same page loaded as localhost (a name the server is
 // bound to) reads it, so the attack would work but for the Host check.
 func TestDNSRebindingInChromium(t *testing.T) {
-	bin := chromiumPath()
+	bin := platformtest.Chromium()
 	if bin == "" {
 		if os.Getenv("LINEAGE_REQUIRE_CHROMIUM") == "1" {
 			t.Fatal("LINEAGE_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install chromium)")
@@ -108,14 +108,4 @@ func TestDNSRebindingInChromium(t *testing.T) {
 	if !strings.Contains(text, `host "rebind.test:`+port+`" is not a name this server is bound to`) {
 		t.Errorf("rebound origin: answer %.200q does not say why", text)
 	}
-}
-
-// chromiumPath finds a Chromium or Chrome binary; "" when none.
-func chromiumPath() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
 }

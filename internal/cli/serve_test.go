@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // hostileText is a stored message that must reach every page as text.
@@ -186,23 +186,13 @@ func TestServePostgres(t *testing.T) {
 	serveInBrowser(t, base)
 }
 
-// chromium finds a Chromium or Chrome binary; "" when none.
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // serveInBrowser drives headless Chromium through the pages and asserts on
 // the DOM it built: what a person sees, scripts and all (there are none).
 // Screenshots go to $LINEAGE_SCREENSHOTS when set, else a temporary
 // directory. Without Chromium it skips, unless LINEAGE_REQUIRE_CHROMIUM=1.
 func serveInBrowser(t *testing.T, base string) {
 	t.Helper()
-	bin := chromium()
+	bin := platformtest.Chromium()
 	if bin == "" {
 		if os.Getenv("LINEAGE_REQUIRE_CHROMIUM") == "1" {
 			t.Fatal("LINEAGE_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install chromium)")
