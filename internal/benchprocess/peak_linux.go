@@ -1,0 +1,14 @@
+package main
+
+import (
+	"os"
+	"syscall"
+)
+
+// peakBytes is the child's maximum resident set (Linux reports KiB).
+func peakBytes(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
