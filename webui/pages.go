@@ -89,6 +89,9 @@ type graphPage struct {
 	Window  int
 	Parent  string // the spawn parent's name
 	Spawned []tract.TractInfo
+	// Session is the harness session the tract holds; nil for another
+	// tract.
+	Session *sessionHeader
 }
 
 func (s *Server) tractInfo(ctx context.Context, name string) (tract.TractInfo, []tract.TractInfo, error) {
@@ -132,6 +135,9 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 	}
 	entries := all[min(skip, len(all)):min(skip+window, len(all))]
 	p := graphPage{Tract: info, Skip: skip, From: from, Prev: -1, Window: window, Parent: info.Parent}
+	if p.Session, err = s.sessionOf(ctx, name); err != nil {
+		return "", pageData{}, err
+	}
 	if len(all) > skip+window {
 		// Safe as a URL: a path from PathEscape, a query from url.Values.
 		p.Next = template.URL(tractURL(name, "graph") + "?" + nextPage(all, from, skip, window))
