@@ -468,7 +468,7 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 // token counts it made and, with save, v as the tract's compile checkpoint
 // when that is due. Both are caches: a busy or read-only store only means
 // counting (or reading the history) again next time. One transaction, and
-// for a read-only store one opening of the cache writer, does both.
+// for a read-only store one upgrade to a writing handle, does both.
 func (r *Repo) keep(ctx context.Context, v *view, save bool) {
 	counted := v.counted
 	var cv *CompiledView
@@ -498,14 +498,16 @@ func (r *Repo) keep(ctx context.Context, v *view, save bool) {
 }
 
 // keepCache writes what a cache keeps in the store (token counts, compile
-// checkpoints), through the cache writer when the store is read-only, and
-// reports whether it was written.
+// checkpoints), through the store's upgrade (see [Upgrader]) when it is
+// read-only, and reports whether it was written. Without an upgrade every
+// read-only compile counts every uncounted message again.
 func (r *Repo) keepCache(ctx context.Context, set func(tx Tx) error) bool {
 	err := r.store.Update(ctx, set)
-	if !errors.Is(err, ErrReadOnly) || r.cacheWriter == nil {
+	u, ok := r.store.(Upgrader)
+	if !errors.Is(err, ErrReadOnly) || !ok {
 		return err == nil
 	}
-	w, err := r.cacheWriter()
+	w, err := u.Upgrade(ctx)
 	if err != nil {
 		return false
 	}
