@@ -272,12 +272,19 @@ func newView(t Tract, counter tokens.Counter) *view {
 // head when it can be, else a cold view. lk, when not nil, is what the
 // compile learned of the stored checkpoint (none to load: absent).
 func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	return r.viewAtWith(ctx, lk, t, counter, head, false)
+}
+
+// viewAtWith is viewAt; uncounted leaves contents the store has no token
+// count for uncounted (see CompileOptions.Uncounted).
+func (r *Repo) viewAtWith(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, uncounted bool) (*view, error) {
 	if !r.noCheckpoints && head != "" && (lk == nil || !lk.absent) {
 		v, err := r.loadCheckpoint(ctx, t, counter)
 		if err != nil {
 			return nil, err
 		}
 		if v != nil {
+			v.uncounted = uncounted
 			ok, err := r.extend(ctx, v, head)
 			if err != nil {
 				return nil, err
@@ -287,7 +294,7 @@ func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.C
 			}
 		}
 	}
-	return r.coldView(ctx, t, counter, head)
+	return r.coldViewWith(ctx, t, counter, head, uncounted)
 }
 
 // coldView builds a view from scratch from one History read (the backend
