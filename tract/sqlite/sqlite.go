@@ -59,7 +59,11 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if err := registerLend(); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("store %s: not a store file (a %s)", path, fileKind(fi.Mode()))
+	}
+	if errors.Is(err, os.ErrNotExist) {
 		if !o.Create || o.ReadOnly {
 			return nil, fmt.Errorf("store %s: %w", path, tract.ErrNotFound)
 		}
@@ -96,6 +100,21 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	s := &Store{db: db, path: path, from: from, to: len(migrations)}
 	s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 	return s, nil
+}
+
+// fileKind names a mode that is not a regular file's.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func escapePath(path string) string {
@@ -209,10 +228,11 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. A writable handle first folds its WAL back
 // into the database and truncates it (see checkpointWAL): SQLite does so
-// only when the last connection closes, and a compile's cache writer
-// closes before its read-only handle, which cannot. A WAL left behind
-// costs every later process a read of all of it (with no connection
-// open, the first one rebuilds the WAL index from the whole file).
+// only when the last connection closes, and the handle a read-only
+// compile upgrades to (see Upgrade) closes before the read-only one,
+// which cannot. A WAL left behind costs every later process a read of
+// all of it (with no connection open, the first one rebuilds the WAL
+// index from the whole file).
 // Close closes the store; closing it again does nothing.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
@@ -522,6 +542,18 @@ func isUnique(err error) bool {
 func (s *Store) ReopenReadOnly() (tract.Store, error) {
 	return Open(context.Background(), s.path, Options{ReadOnly: true})
 }
+
+// Upgrade opens a writable handle on the file of a read-only store (see
+// [tract.Upgrader]): a read-only connection cannot write (mode=ro), so the
+// write a read command keeps goes through a second handle, opened only
+// when there is something to keep. It never creates the file, and the
+// read-only open already refused an older schema, so there is nothing to
+// migrate. On a writable store it is Reopen.
+func (s *Store) Upgrade(ctx context.Context) (tract.Store, error) {
+	return Open(ctx, s.path, Options{})
+}
+
+var _ tract.Upgrader = (*Store)(nil)
 
 // Reopen opens a second handle on the same file.
 func (s *Store) Reopen() (tract.Store, error) {

@@ -104,6 +104,18 @@ func Open(ctx context.Context, url string, o Options) (tract.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.Open(ctx, o)
+}
+
+// Open opens the store at a parsed location (o.Dir is not used: Parse
+// made the path absolute), for a caller that parsed the URL to name the
+// store or pick a lock and opens it without parsing again. A read-only
+// store's compiles keep their caches through its own upgrade
+// (tract.Upgrader), never by opening the URL again.
+func (l Location) Open(ctx context.Context, o Options) (tract.Store, error) {
+	if _, ok := openers[l.Driver]; !ok {
+		return nil, fmt.Errorf("store: unknown driver %q", l.Driver)
+	}
 	if o.PoolSize < 0 {
 		return nil, &tract.ValidationError{Field: "pool size", Value: fmt.Sprint(o.PoolSize), Reason: "want a positive number of connections"}
 	}
@@ -178,6 +190,32 @@ func Locate(dir string) (string, bool) {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", false
+		}
+		dir = parent
+	}
+}
+
+// Unusable is the nearest .lineage/lineage.db upward from dir that exists
+// but is not a file a store can be (Locate passes over it), and what it is
+// instead; "" when there is none. It turns "no store found" into what is
+// in the way.
+func Unusable(dir string) (path, what string) {
+	for {
+		p := filepath.Join(dir, DirName, FileName)
+		if li, err := os.Lstat(p); err == nil {
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				return p, "a symbolic link to nothing"
+			case fi.IsDir():
+				return p, "a directory"
+			case !fi.Mode().IsRegular():
+				return p, "not a regular file (" + li.Mode().Type().String() + ")"
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
 		}
 		dir = parent
 	}
