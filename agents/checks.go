@@ -234,16 +234,21 @@ func referrer(layers []triad.Layer, file string) (from, target string, ok bool) 
 }
 
 // schemaFindings validates each layer's document against CLIA's published
-// schema of kind; each violation is a warning naming the file.
-func schemaFindings(kind triad.DocKind, layers []triad.Layer, rep *Report) {
+// schema of kind; every violation is a warning naming the file, the line
+// and the JSON Pointer of the value it is about (none for the document).
+func schemaFindings(kind triad.DocKind, layers []triad.Layer, docs *docCache, rep *Report) {
 	for _, l := range layers {
-		msg, err := triadschema.Validate(kind, l.Doc)
+		vs, err := triadschema.Validate(kind, l.Doc)
 		if err != nil {
 			rep.errorf("schema %s: %v", kind, err)
 			return
 		}
-		if msg != "" {
-			rep.warnf("%s: does not conform to CLIA's %s schema: %s", l.File, kind, msg)
+		for _, v := range vs {
+			at := ""
+			if v.Pointer != "" {
+				at = " at " + v.Pointer
+			}
+			rep.warnf("%s: does not conform to CLIA's %s schema%s: %s", docs.at(l.File, v.Pointer), kind, at, v.Message)
 		}
 	}
 }

@@ -39,6 +39,7 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 	if err != nil {
 		return Diagnosis{}, err
 	}
+	r.docs.raw = map[string][]byte{}
 	ch, err := r.resolve(slug)
 	if err != nil {
 		if !IsValidation(err) {
@@ -62,12 +63,12 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		layers := ch.Layers(k)
 		siblingFindings(r.p, ch, layers, &r.rep)
 		if opts.CheckSchema {
-			schemaFindings(k, layers, &r.rep)
+			schemaFindings(k, layers, &r.docs, &r.rep)
 		}
 	}
 	agent := ch.Profile(triad.Agent)
 	if opts.CheckSchema {
-		schemaFindings(triad.Agent, agent.Layers, &r.rep)
+		schemaFindings(triad.Agent, agent.Layers, &r.docs, &r.rep)
 	}
 	if n := len(agent.Layers); n > 0 && isActive(agent.Merged) && !ReachesRootDirectives(r.p, agent.Layers) {
 		r.rep.warnf("%s: status is active but its inheritance does not reach the root directives document (%s)",

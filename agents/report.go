@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -81,6 +82,27 @@ type docCache struct {
 	open func(path string) (*os.File, fs.FileInfo, error)
 	// trail notes each document read (nil: none).
 	trail *fsx.Trail
+	// raw keeps each document's bytes, when not nil, for findings that
+	// name a line (doctor and lint only: a read keeps no bytes).
+	raw map[string][]byte
+}
+
+// line returns the line of file where the value at ptr (a JSON Pointer) is
+// written, its last occurrence if a name repeats (the one a read keeps);
+// 0 when unknown.
+func (c *docCache) line(file, ptr string) int {
+	if lines := triad.Lines(c.raw[file], ptr); len(lines) > 0 {
+		return lines[len(lines)-1]
+	}
+	return 0
+}
+
+// at is file, with ":line" when the line of ptr in it is known.
+func (c *docCache) at(file, ptr string) string {
+	if n := c.line(file, ptr); n > 0 {
+		return file + ":" + strconv.Itoa(n)
+	}
+	return file
 }
 
 func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
@@ -91,8 +113,11 @@ func (c *docCache) load(path string, rep *Report) (*triad.Value, error) {
 		return d, c.errs[path]
 	}
 	c.trail.Note(path)
-	d, err := readDoc(c.open, path)
+	d, data, err := readDoc(c.open, path)
 	c.docs[path], c.errs[path] = d, err
+	if c.raw != nil && err == nil {
+		c.raw[path] = data
+	}
 	if err != nil {
 		var se *triad.SyntaxError
 		if errors.As(err, &se) {
@@ -115,18 +140,19 @@ const MaxDocumentBytes = 64 << 20
 
 // readDoc reads a triad document, opened with open (nil: fsx.OpenRegular);
 // a FIFO or device swapped in for it is refused without blocking.
-func readDoc(open func(string) (*os.File, fs.FileInfo, error), path string) (*triad.Value, error) {
+func readDoc(open func(string) (*os.File, fs.FileInfo, error), path string) (*triad.Value, []byte, error) {
 	if open == nil {
 		open = fsx.OpenRegular
 	}
 	f, fi, err := open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := fsx.ReadOpened(path, f, fi, MaxDocumentBytes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return triad.Decode(path, data)
+	v, err := triad.Decode(path, data)
+	return v, data, err
 }

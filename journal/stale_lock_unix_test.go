@@ -7,11 +7,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -20,8 +20,15 @@ import (
 func init() { workers["hold-lock"] = holdLockWorker }
 
 // holdLockWorker takes the agency lock of root's agent s, says "held" and
-// waits to be killed.
+// waits to be killed. It dies of SIGHUP even when it was started with
+// SIGHUP ignored (nohup, some CI runners), which a child inherits: then it
+// exits at once on SIGHUP, without unlocking, as the default action would.
 func holdLockWorker(root, _ string, _ int) error {
+	if signal.Ignored(syscall.SIGHUP) {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		go func() { <-hup; os.Exit(2) }()
+	}
 	l, err := fsx.LockFile(context.Background(), filepath.Join(root, ".clia/agents/s", agents.AgencyLockName))
 	if err != nil {
 		return err
@@ -71,16 +78,20 @@ func TestDoctorReportsAStaleLockAndTheNextWriteTakesItOver(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("worker said %q", line)
 		}
+		// The worker said "held" after LockFile returned: the lock is held
+		// from here until the signal, however slow the machine.
 		w, i := lockLines(t, root)
-		for try := 0; try < 50 && len(i) == 0; try++ { // a loaded machine: let the holder settle
-			time.Sleep(20 * time.Millisecond)
-			w, i = lockLines(t, root)
-		}
 		if len(w) != 0 || len(i) != 1 || i[0] != lock+": held by a running writer" {
 			t.Errorf("%v held: warnings %q, info %q", sig, w, i)
 		}
-		cmd.Process.Signal(sig)
-		cmd.Wait()
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		// Wait returns once the worker is reaped: its descriptors, and
+		// with them its flock, are gone.
+		if err := cmd.Wait(); err == nil {
+			t.Fatalf("the worker survived %v", sig)
+		}
 		want := lock + ": stale lock: no process holds it (a writer was killed); the next write takes it over and removes it, or delete it"
 		if w, i := lockLines(t, root); len(w) != 1 || w[0] != want || len(i) != 0 {
 			t.Errorf("%v stale: warnings %q, info %q", sig, w, i)

@@ -122,6 +122,8 @@ func (s *Server) toolShow(ctx context.Context, _ *mcp.CallToolRequest, in RefInp
 		return nil, tract.Shown{}, err
 	}
 	sh, err := repo.Show(ctx, s.tractName(in.Tract), in.Ref)
+	// The nested commit names its tract like every other result.
+	sh.Commit.Tract = sh.Tract
 	if sh.Annotations == nil {
 		sh.Annotations = []tract.Annotation{}
 	}

@@ -60,8 +60,15 @@ func (s *Server) toolCommit(ctx context.Context, _ *mcp.CallToolRequest, in Comm
 	if err != nil {
 		return nil, tract.CommitResult{}, err
 	}
+	return s.committed(ctx, repo, s.tractName(in.Tract), c)
+}
+
+// committed is a new commit (an append or an edit) with the context's
+// pressure after it, the commit naming its tract like every other result.
+func (s *Server) committed(ctx context.Context, repo *tract.Repo, name string, c tract.Commit) (*mcp.CallToolResult, tract.CommitResult, error) {
+	c.Tract = name
 	// The server's compile cache makes this an incremental compile.
-	p, err := repo.Pressure(ctx, s.tractName(in.Tract))
+	p, err := repo.Pressure(ctx, name)
 	if err != nil {
 		return nil, tract.CommitResult{}, fmt.Errorf("committed %s, but the context's tokens are unknown: %w", c.Hash.Short(), err)
 	}
@@ -89,7 +96,7 @@ func (s *Server) addTractWriteTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_edit",
 		Title:       "Edit a commit",
-		Description: "Replace the content of one of this tract's commits with an edit commit (history is kept), as `lineage tract edit`. Returns the edit commit.",
+		Description: "Replace the content of one of this tract's commits with an edit commit (history is kept), as `lineage tract edit --json`. Returns the edit commit with the context's pressure, as tract_commit does.",
 		Annotations: hints(false, false, false),
 	}, s.toolEdit)
 }
@@ -123,11 +130,15 @@ func (s *Server) toolAnnotate(ctx context.Context, _ *mcp.CallToolRequest, in An
 	return nil, a, err
 }
 
-func (s *Server) toolEdit(ctx context.Context, _ *mcp.CallToolRequest, in EditInput) (*mcp.CallToolResult, tract.Commit, error) {
+func (s *Server) toolEdit(ctx context.Context, _ *mcp.CallToolRequest, in EditInput) (*mcp.CallToolResult, tract.CommitResult, error) {
 	repo, err := s.tracts.get(ctx)
 	if err != nil {
-		return nil, tract.Commit{}, err
+		return nil, tract.CommitResult{}, err
 	}
-	c, err := repo.Edit(ctx, s.tractName(in.Tract), in.Ref, in.Text, in.Message)
-	return nil, c, err
+	name := s.tractName(in.Tract)
+	c, err := repo.Edit(ctx, name, in.Ref, in.Text, in.Message)
+	if err != nil {
+		return nil, tract.CommitResult{}, err
+	}
+	return s.committed(ctx, repo, name, c)
 }

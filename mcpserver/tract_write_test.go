@@ -21,7 +21,22 @@ func TestTractCommitsSharedWithTheLibrary(t *testing.T) {
 	if c.Hash == "" || c.Operation != tract.OpAppend || len(c.Parents) != 0 || c.Message != "m1" {
 		t.Fatalf("commit = %+v", c)
 	}
-	if got := logTexts(t, repo, "main"); !slices.Equal(got, []string{"from mcp"}) {
+	// The commit and show's nested commit name the tract (as the CLI's
+	// --json does), not its id.
+	if c.Tract != "main" {
+		t.Fatalf("commit tract = %q, want main", c.Tract)
+	}
+	var sh tract.Shown
+	call(t, cs, "tract_show", map[string]any{"ref": string(c.Hash)}, &sh)
+	if sh.Tract != "main" || sh.Commit.Tract != "main" {
+		t.Fatalf("show tract = %q, commit tract = %q, want main", sh.Tract, sh.Commit.Tract)
+	}
+	var e tract.CommitResult
+	call(t, cs, "tract_edit", map[string]any{"ref": string(c.Hash), "text": "from mcp, edited"}, &e)
+	if e.Tract != "main" || e.Operation != tract.OpEdit || e.Tokens <= 0 || e.Budget != nil {
+		t.Fatalf("edit = %+v", e)
+	}
+	if got := logTexts(t, repo, "main"); !slices.Equal(got, []string{"from mcp, edited", "from mcp"}) {
 		t.Fatalf("library log = %v", got)
 	}
 
@@ -30,7 +45,7 @@ func TestTractCommitsSharedWithTheLibrary(t *testing.T) {
 	}
 	var page LogOutput
 	call(t, cs, "tract_log", nil, &page)
-	if len(page.Entries) != 2 || page.Entries[0].Summary != "from the cli" || page.Entries[1].Hash != c.Hash || page.NextCursor != "" {
+	if len(page.Entries) != 3 || page.Entries[0].Summary != "from the cli" || page.Entries[2].Hash != c.Hash || page.NextCursor != "" {
 		t.Fatalf("mcp log = %+v", page)
 	}
 }

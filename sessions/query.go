@@ -74,6 +74,24 @@ func List(ctx context.Context, repo *tract.Repo, o ListOptions) ([]Info, error) 
 	return out, nil
 }
 
+// Get reads one tract's session header; ok is false when the tract is not
+// a session (or the importer's index). It reads that tract's metadata only.
+func Get(ctx context.Context, repo *tract.Repo, name string) (info Info, ok bool, err error) {
+	if name == IndexTract {
+		return Info{}, false, nil
+	}
+	t, err := repo.Tract(ctx, name)
+	if err != nil {
+		return Info{}, false, err
+	}
+	meta, err := tract.ReadTractMeta(ctx, repo.Store(), t.ID)
+	if err != nil {
+		return Info{}, false, err
+	}
+	info, ok = infoOf(name, meta)
+	return info, ok, nil
+}
+
 func under(dir, root string) bool {
 	if root == "" {
 		return true

@@ -2,7 +2,6 @@ package tract
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -59,7 +58,7 @@ type LogEntry struct {
 	Refs    []string       `json:"refs"`
 	// GraphParents, in a filtered log, are the nearest kept commits below
 	// each parent (the history simplified to what the log lists): what
-	// Graph draws lines to.
+	// a drawn graph joins each entry to.
 	GraphParents []Hash `json:"-"`
 	// Content is the commit's content blob ("" for a merge); not printed.
 	Content Hash `json:"-"`
@@ -332,116 +331,6 @@ func summary(c Content) string {
 		s = string(r[:59]) + "…"
 	}
 	return s
-}
-
-// LogLine is the one-line text of a log entry.
-func (e LogEntry) LogLine() string {
-	var b strings.Builder
-	b.WriteString(e.Hash.Short())
-	if len(e.Refs) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(e.Refs, ", "))
-	}
-	switch e.Operation {
-	case OpMerge:
-		fmt.Fprintf(&b, " merge: %s", e.Message)
-		return b.String()
-	case OpEdit:
-		fmt.Fprintf(&b, " edit %s", e.EditTarget.Short())
-	case OpCompress:
-		fmt.Fprintf(&b, " compress ..%s", e.EditTarget.Short())
-	}
-	fmt.Fprintf(&b, " %s", e.Type)
-	if e.Role != "" && e.Type != TypeInstruction {
-		fmt.Fprintf(&b, "/%s", e.Role)
-	}
-	fmt.Fprintf(&b, ": %s", e.Summary)
-	if e.Message != "" {
-		fmt.Fprintf(&b, " — %s", e.Message)
-	}
-	return b.String()
-}
-
-// Graph draws log entries (newest first) as a text DAG: one column per line
-// of history, "*" for a commit, "|" for a line passing by, "\" where a merge
-// opens a line for its other parent and "/" where lines join again.
-func Graph(entries []LogEntry) string {
-	var b strings.Builder
-	var cols []Hash // the commit each column waits for
-	for _, e := range entries {
-		col := -1
-		for i := 0; i < len(cols); i++ {
-			if cols[i] != e.Hash {
-				continue
-			}
-			if col < 0 {
-				col = i
-				continue
-			}
-			// Another line waited for this commit: it joins here.
-			cols = append(cols[:i], cols[i+1:]...)
-			i--
-			b.WriteString(strings.Repeat("| ", len(cols)-1) + "|/\n")
-		}
-		if col < 0 {
-			cols = append(cols, e.Hash)
-			col = len(cols) - 1
-		}
-		b.WriteString(row(len(cols), col, "*") + e.LogLine() + "\n")
-		parents := e.Parents
-		if e.GraphParents != nil {
-			parents = e.GraphParents
-		}
-		if len(parents) == 0 {
-			cols = append(cols[:col], cols[col+1:]...)
-			continue
-		}
-		cols[col] = parents[0]
-		for _, p := range parents[1:] {
-			cols = append(cols, p)
-			b.WriteString(strings.TrimRight(row(len(cols)-1, -1, ""), " ") + "\\\n")
-		}
-	}
-	return b.String()
-}
-
-func row(n, at int, mark string) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		if i == at {
-			b.WriteString(mark + " ")
-		} else {
-			b.WriteString("| ")
-		}
-	}
-	return b.String()
-}
-
-// Dot renders log entries as a Graphviz digraph, edges child → parent.
-func Dot(entries []LogEntry) string {
-	var b strings.Builder
-	b.WriteString("digraph tract {\n  rankdir=BT;\n  node [shape=box, fontname=monospace];\n")
-	for _, e := range entries {
-		label := e.Hash.Short() + "\\n" + strings.ReplaceAll(strings.ReplaceAll(summaryOf(e), `\`, `\\`), `"`, `\"`)
-		fmt.Fprintf(&b, "  %q [label=\"%s\"];\n", string(e.Hash), label)
-	}
-	for _, e := range entries {
-		for i, p := range e.Parents {
-			style := ""
-			if i > 0 {
-				style = " [style=dashed]"
-			}
-			fmt.Fprintf(&b, "  %q -> %q%s;\n", string(e.Hash), string(p), style)
-		}
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-func summaryOf(e LogEntry) string {
-	if e.Operation == OpMerge {
-		return e.Message
-	}
-	return string(e.Type) + ": " + e.Summary
 }
 
 // Shown is one commit with its content and annotations.

@@ -74,34 +74,6 @@ func TestCommitSizeLimits(t *testing.T) {
 	}
 }
 
-func TestGraphAndDot(t *testing.T) {
-	e := func(h string, parents ...string) LogEntry {
-		var ps []Hash
-		for _, p := range parents {
-			ps = append(ps, Hash(p))
-		}
-		return LogEntry{Hash: Hash(h), Parents: ps, Operation: OpAppend, Type: TypeMessage, Summary: h, Refs: []string{}}
-	}
-	entries := []LogEntry{e("m0000000", "b0000000", "f0000000"), e("f0000000", "a0000000"), e("b0000000", "a0000000"), e("a0000000")}
-	entries[0].Operation, entries[0].Message = OpMerge, "merge f"
-	want := `* m0000000 merge: merge f
-|\
-| * f0000000 message: f0000000
-* | b0000000 message: b0000000
-|/
-* a0000000 message: a0000000
-`
-	if got := Graph(entries); got != want {
-		t.Errorf("Graph:\n%s\nwant:\n%s", got, want)
-	}
-	dot := Dot(entries)
-	for _, s := range []string{`"m0000000" -> "f0000000" [style=dashed];`, `"m0000000" -> "b0000000";`, `[label="a0000000\nmessage: a0000000"]`} {
-		if !strings.Contains(dot, s) {
-			t.Errorf("Dot lacks %s:\n%s", s, dot)
-		}
-	}
-}
-
 func TestTextFormat(t *testing.T) {
 	msgs := []Message{
 		{Role: "system", Content: "be brief"},

@@ -64,6 +64,15 @@ func (r *Repo) pressureOf(ctx context.Context, tractName string, cfg Config, tok
 	if err != nil {
 		return Pressure{}, err
 	}
+	if len(plan.Ranges) == 0 && tokens <= target && target > 1 {
+		// Exactly at the threshold: the context is not over the
+		// target, so plan for one token under it (else the warning
+		// would say there is nothing to compress).
+		target--
+		if plan, err = r.PlanCompress(ctx, tractName, PlanOptions{Budget: target}); err != nil {
+			return Pressure{}, err
+		}
+	}
 	if len(plan.Ranges) > 0 {
 		pr := plan.Ranges[0]
 		p.Plan = &PressurePlan{Range: pr.Range, Messages: len(pr.Messages), Tokens: pr.Tokens, Target: target, MaxSummaryTokens: pr.MaxSummaryTokens}

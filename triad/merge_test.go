@@ -52,8 +52,20 @@ func TestMergeRules(t *testing.T) {
 			`{"contributionMix":{"primary":[{"type":"code","weight":3},{"type":"doc"}]},"slug":"s"}`},
 		{"milestones slug else id else title", []string{`{"milestones":[{"id":"m1","v":1},{"title":"T","v":1}]}`, `{"milestones":[{"id":"m1","v":2},{"title":"T","v":2},{"slug":"T"}]}`},
 			`{"milestones":[{"id":"m1","v":2},{"title":"T","v":2},{"slug":"T"}],"slug":"s"}`},
-		{"horizons by key", []string{`{"horizons":[{"key":"now","label":"a"}]}`, `{"horizons":[{"key":"now","label":"b"}]}`},
-			`{"horizons":[{"key":"now","label":"b"}],"slug":"s"}`},
+		{"horizons by key", []string{`{"horizons":[{"key":"now","label":"a","items":["x"]}]}`, `{"horizons":[{"key":"now","items":["y"]}]}`},
+			`{"horizons":[{"items":["x","y"],"key":"now","label":"a"}],"slug":"s"}`},
+		// A {key,label} horizon is known by its label as other items by their
+		// title: one key, two labels are two horizons, the ancestor's kept.
+		{"horizons: a label is the title", []string{`{"horizons":[{"key":"now","label":"a"}]}`, `{"horizons":[{"key":"now","label":"b"}]}`},
+			`{"horizons":[{"key":"now","label":"a"},{"key":"now","label":"b"}],"slug":"s"}`},
+		{"horizons: a title before the label", []string{`{"horizons":[{"key":"now","title":"T","label":"a"}]}`, `{"horizons":[{"key":"now","title":"T","label":"b"}]}`},
+			`{"horizons":[{"key":"now","label":"b","title":"T"}],"slug":"s"}`},
+		// Two items kept apart under one key: a later update of one merges
+		// into it; the stale copy is not listed beside the new one.
+		{"update of one of two items under one key", []string{`{"milestones":[{"id":"near-1","title":"A"}]}`, `{"milestones":[{"id":"near-1","title":"B","status":"planned"}]}`, `{"milestones":[{"id":"near-1","title":"B","status":"done"}]}`},
+			`{"milestones":[{"id":"near-1","title":"A"},{"id":"near-1","status":"done","title":"B"}],"slug":"s"}`},
+		{"update of one of two horizons under one key", []string{`{"horizons":[{"key":"near","label":"Near-Term"},{"key":"near","label":"Soon","window":"1w"}]}`, `{"horizons":[{"key":"near","label":"Soon","window":"2w"}]}`},
+			`{"horizons":[{"key":"near","label":"Near-Term"},{"key":"near","label":"Soon","window":"2w"}],"slug":"s"}`},
 		{"backlog slug else title", []string{`{"backlog":[{"title":"a","n":1}]}`, `{"backlog":[{"title":"a","n":2}]}`},
 			`{"backlog":[{"n":2,"title":"a"}],"slug":"s"}`},
 		{"focusDomains by identifier", []string{`{"focusDomains":[{"identifier":"x","w":1}]}`, `{"focusDomains":[{"identifier":"x","w":2}]}`},

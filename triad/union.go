@@ -54,10 +54,10 @@ func (u *unionIndex) canonAt(dst *Value, i int) string {
 
 // union adds src's elements to dst. Strings: blank ones are dropped, exact
 // duplicates too. Unkeyed elements: canonical duplicates are dropped. A keyed
-// element whose key is unique in src and in dst merges into dst's element
-// with that key when both are one item (see sameItem); any other keyed element is appended unless a canonical
-// duplicate of an element with its key. Within one layer nothing merges, so
-// no element of any layer is lost.
+// element whose key is unique in src merges into the one element of dst it
+// is the same item as (see oneItem); any other keyed element is appended
+// unless a canonical duplicate of an element with its key. Within one layer
+// nothing merges, so no element of any layer is lost.
 func (m *merger) union(dst, src *Value, field, parent, file string) {
 	u := m.index(dst, field, parent)
 	var srcKeys map[string]int
@@ -82,9 +82,9 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 			if u.hasCanon(dst, at, c) {
 				continue
 			}
-			if srcKeys[k] == 1 && len(at) == 1 && sameItem(field, dst.Items[at[0]], el) {
-				m.mergeElement(dst.Items[at[0]], el, file, field)
-				delete(u.keyedCanon, at[0])
+			if i, ok := oneItem(dst, at, el, field); ok && srcKeys[k] == 1 {
+				m.mergeElement(dst.Items[i], el, file, field)
+				delete(u.keyedCanon, i)
 				continue
 			}
 			u.byKey[k] = append(at, len(dst.Items))
@@ -100,6 +100,35 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 	}
 }
 
+// oneItem returns the position, among the elements of dst at positions at
+// (those with el's key), of the one element el is the same item as: the
+// only one sameItem accepts, else the only one with el's very title. Two
+// items an earlier layer kept apart under one key (different titles) thus
+// take a later layer's update of either into that one, instead of listing
+// the stale copy beside the new one.
+func oneItem(dst *Value, at []int, el *Value, field string) (int, bool) {
+	var same []int
+	for _, i := range at {
+		if sameItem(field, dst.Items[i], el) {
+			same = append(same, i)
+		}
+	}
+	if len(same) == 1 {
+		return same[0], true
+	}
+	t := itemTitle(field, el)
+	if t == "" {
+		return 0, false
+	}
+	found, n := 0, 0
+	for _, i := range same {
+		if itemTitle(field, dst.Items[i]) == t {
+			found, n = i, n+1
+		}
+	}
+	return found, n == 1
+}
+
 // sameItem reports whether two elements with one key are one item by
 // CLIA's rules: its merger knows milestones, horizons, sections and backlog
 // items by their title, so two milestones with the positional id "near-1"
@@ -108,10 +137,21 @@ func (m *merger) union(dst, src *Value, field, parent, file string) {
 func sameItem(field string, a, b *Value) bool {
 	switch field {
 	case "milestones", "horizons", "sections", "backlog":
-		ta, tb := scalarText(a.Get("title")), scalarText(b.Get("title"))
+		ta, tb := itemTitle(field, a), itemTitle(field, b)
 		return ta == "" || tb == "" || ta == tb
 	}
 	return true
+}
+
+// itemTitle is the title an item is known by: its title, or for a horizon
+// in the schema's {key, label} shape its label, so two horizons under one
+// key with different labels are two items (the later no longer overwrites
+// the ancestor's label).
+func itemTitle(field string, v *Value) string {
+	if t := scalarText(v.Get("title")); t != "" || field != "horizons" {
+		return t
+	}
+	return scalarText(v.Get("label"))
 }
 
 func (u *unionIndex) hasCanon(dst *Value, at []int, c string) bool {

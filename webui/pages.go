@@ -89,6 +89,9 @@ type graphPage struct {
 	Window  int
 	Parent  string // the spawn parent's name
 	Spawned []tract.TractInfo
+	// Session is the harness session the tract holds; nil for another
+	// tract.
+	Session *sessionHeader
 }
 
 func (s *Server) tractInfo(ctx context.Context, name string) (tract.TractInfo, []tract.TractInfo, error) {
@@ -132,6 +135,9 @@ func (s *Server) graph(ctx context.Context, r *http.Request) (string, pageData, 
 	}
 	entries := all[min(skip, len(all)):min(skip+window, len(all))]
 	p := graphPage{Tract: info, Skip: skip, From: from, Prev: -1, Window: window, Parent: info.Parent}
+	if p.Session, err = s.sessionOf(ctx, name); err != nil {
+		return "", pageData{}, err
+	}
 	if len(all) > skip+window {
 		// Safe as a URL: a path from PathEscape, a query from url.Values.
 		p.Next = template.URL(tractURL(name, "graph") + "?" + nextPage(all, from, skip, window))
@@ -317,12 +323,11 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	if err != nil {
 		return "", pageData{}, err
 	}
-	rendered, err := wire.Render(res, f)
-	if err != nil {
-		return "", pageData{}, err
-	}
 	p := compilePage{Result: res, Budget: budget, Format: f, At: o.At, Dropped: len(res.Dropped),
 		Formats: []wire.Format{wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText}}
+	if p.Request, err = requestShown(res, f); err != nil {
+		return "", pageData{}, err
+	}
 	for _, d := range res.Dropped {
 		p.DropToks += d.Tokens
 	}
@@ -330,16 +335,6 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	p.DroppedRows = res.Dropped[:min(len(res.Dropped), maxListed)]
 	if budget > 0 {
 		p.Percent = min(100, res.Tokens*100/budget)
-	}
-	switch f {
-	case wire.FormatText:
-		p.Request = rendered.Text
-	case wire.FormatOpenAI:
-		p.Request = indentJSON(rendered.OpenAI)
-	case wire.FormatOpenAIRequest:
-		p.Request = indentJSON(rendered.OpenAIRequest)
-	case wire.FormatAnthropic:
-		p.Request = indentJSON(rendered.Anthropic)
 	}
 	return "compile", pageData{Title: name + " compile", Tract: name, Page: p}, nil
 }
@@ -367,7 +362,7 @@ func messageWindow(ms []tract.Message, from int) (rows []messageRow, earlier, la
 }
 
 func indentJSON(v any) string {
-	b, err := json.Marshal(v, jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))
+	b, err := json.Marshal(v, jsontext.WithIndent("  "), jsontext.EscapeForHTML(false), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		return "error: " + err.Error()
 	}

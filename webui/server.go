@@ -51,6 +51,11 @@ type Options struct {
 	// [DefaultMaxConcurrent]); a request waits for a turn while its
 	// RequestTimeout lasts, then gets 503. Memory is that many pages'.
 	MaxConcurrent int
+	// Sessions says the store is a harness sessions store (lineage serve
+	// --sessions): the first page lists the sessions, newest first, a
+	// window at a time, instead of every tract (one per session and
+	// subagent) with its status.
+	Sessions bool
 	// Hosts are the names a request's Host header may carry besides
 	// loopback ones and the address it arrived on: the host of the
 	// listen address ([httpguard.AddrHosts]). Any other name gets 421.
@@ -102,7 +107,12 @@ func (s *Server) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
-	mux.HandleFunc("GET /{$}", s.page(s.tracts))
+	if s.o.Sessions {
+		mux.HandleFunc("GET /{$}", s.page(s.sessionsList))
+	} else {
+		mux.HandleFunc("GET /{$}", s.page(s.tracts))
+	}
+	mux.HandleFunc("GET /tracts", s.page(s.tracts))
 	mux.HandleFunc("GET /tract/{name}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, tractURL(r.PathValue("name"), "graph"), http.StatusFound)
 	})
@@ -111,6 +121,7 @@ func (s *Server) Handler(token string) http.Handler {
 	mux.HandleFunc("GET /tract/{name}/compile", s.page(s.compile))
 	mux.HandleFunc("GET /tract/{name}/diff", s.page(s.diff))
 	mux.HandleFunc("GET /tract/{name}/find", s.page(s.find))
+	mux.HandleFunc("GET /sessions", s.page(s.sessionsList))
 	mux.HandleFunc("GET /instructions", s.page(s.instructions))
 	return httpguard.Policy{Token: token, Hosts: s.o.Hosts}.Handler(headers(mux))
 }

@@ -19,11 +19,9 @@ const MaxShownBytes = 64 << 10
 func shown(s string, max int) string {
 	cut := 0
 	if len(s) > max {
-		for max > 0 && !utf8.RuneStart(s[max]) {
-			max-- // cut on a rune boundary
-		}
-		cut = len(s) - max
-		s = s[:max]
+		at := cutAt(s, max)
+		cut = len(s) - at
+		s = s[:at]
 	}
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
@@ -44,6 +42,17 @@ func shown(s string, max int) string {
 		fmt.Fprintf(&b, "\n… %d more bytes not shown", cut)
 	}
 	return b.String()
+}
+
+// cutAt is where s is cut to at most max bytes: on a rune boundary.
+func cutAt(s string, max int) int {
+	if len(s) <= max {
+		return len(s)
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return max
 }
 
 // line is shown text on one line: newlines and tabs become spaces.

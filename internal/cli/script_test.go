@@ -286,7 +286,7 @@ func TestScripts(t *testing.T) {
 		Cmds:                scriptCmds,
 		Setup: func(e *testscript.Env) error {
 			// Scripts must not depend on the developer's configuration.
-			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {
+			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_SESSIONS_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {
 				e.Setenv(k, "")
 			}
 			return nativePaths(e)

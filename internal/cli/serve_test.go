@@ -87,13 +87,14 @@ func serveFixture(t *testing.T, dir, url string) {
 
 // startServe runs `lineage serve` on url until the test ends and returns
 // the page's base URL.
-func startServe(t *testing.T, dir, url string) string {
+func startServe(t *testing.T, dir, url string, flags ...string) string {
 	t.Helper()
 	stderr := &syncBuffer{}
 	e := &clienv.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: stderr, Dir: dir}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
-	go func() { done <- Run(ctx, []string{"serve", "--store", url, "--addr", "127.0.0.1:0"}, e) }()
+	args := append([]string{"serve", "--store", url, "--addr", "127.0.0.1:0"}, flags...)
+	go func() { done <- Run(ctx, args, e) }()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-done; code != 0 {

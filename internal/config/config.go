@@ -15,11 +15,16 @@ import (
 
 // The variables lineage reads besides the instructions' CODELIA_AGENTS_*.
 const (
-	EnvStore      = "LINEAGE_STORE"       // the tract store URL or path
-	EnvTract      = "LINEAGE_TRACT"       // the tract a command works on
-	EnvNow        = "LINEAGE_NOW"         // a fixed RFC 3339 time, for reproducible runs
-	EnvSkillsUser = "LINEAGE_SKILLS_USER" // 1/true: also the user's skill folders
-	EnvSkillsPath = "LINEAGE_SKILLS_PATH" // more skill folders, OS list separator
+	EnvStore = "LINEAGE_STORE" // the tract store URL or path
+	// EnvSessionsStore is the harness sessions' store URL or path; it wins
+	// over LINEAGE_STORE for the sessions commands, the recording hooks and
+	// the MCP sessions tools, so a project's LINEAGE_STORE and the user's
+	// sessions can live apart.
+	EnvSessionsStore = "LINEAGE_SESSIONS_STORE"
+	EnvTract         = "LINEAGE_TRACT"       // the tract a command works on
+	EnvNow           = "LINEAGE_NOW"         // a fixed RFC 3339 time, for reproducible runs
+	EnvSkillsUser    = "LINEAGE_SKILLS_USER" // 1/true: also the user's skill folders
+	EnvSkillsPath    = "LINEAGE_SKILLS_PATH" // more skill folders, OS list separator
 )
 
 // Host is what the host says: read once by [Read], then asked.
@@ -117,6 +122,19 @@ func (h *Host) StoreURL(flag, dir string) (string, error) {
 func (h *Host) StoreSetting(flag string) string {
 	if flag != "" {
 		return flag
+	}
+	return h.store
+}
+
+// SessionsStoreSetting is the sessions store the flag,
+// LINEAGE_SESSIONS_STORE or LINEAGE_STORE names (in that order), "" when
+// none does: the user's own sessions store then.
+func (h *Host) SessionsStoreSetting(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := h.Var(EnvSessionsStore); v != "" {
+		return v
 	}
 	return h.store
 }

@@ -1,5 +1,6 @@
 // Package config is what the host says, read once: the environment
-// variables lineage honours (LINEAGE_STORE, LINEAGE_TRACT, LINEAGE_NOW,
+// variables lineage honours (LINEAGE_STORE, LINEAGE_SESSIONS_STORE,
+// LINEAGE_TRACT, LINEAGE_NOW,
 // LINEAGE_SKILLS_USER, LINEAGE_SKILLS_PATH, the instructions'
 // CODELIA_AGENTS_*), the user's home and lineage's state directory, and the
 // choices that follow from them with a flag on top: which store and tract a

@@ -147,6 +147,15 @@ const (
 	ConfigFacesRule = "internal/config imports no face"
 )
 
+// TractTextRule and TractTextBaseRule name the rules that keep the text
+// drawings of tract listings (log lines, graph, dot, spawn tree) the CLI's:
+// the domain returns structs, only the CLI's packages draw them, and the
+// renderers stand on tract alone.
+const (
+	TractTextRule     = "tract listings are drawn as text only by the CLI: only internal/cli/... imports internal/cli/tracttext"
+	TractTextBaseRule = "internal/cli/tracttext imports no CLI package (no group, not clienv)"
+)
+
 // Rules are lineage's dependency rules.
 var Rules = []Rule{
 	{Name: "the domain never reaches a store or a database driver", For: domain,
@@ -186,6 +195,10 @@ var Rules = []Rule{
 		Forbid: under(Module + "/tract/wire")},
 	{Name: CLIGroupsRule, For: func(p string) bool { return cliGroup(p) || pkg("internal/cli/clienv")(p) },
 		Forbid: cliGroup},
+	{Name: TractTextRule, For: not(under(Module + "/internal/cli")),
+		Forbid: under(Module + "/internal/cli/tracttext"), Direct: true},
+	{Name: TractTextBaseRule, For: pkg("internal/cli/tracttext"),
+		Forbid: func(d string) bool { return under(Module+"/internal/cli")(d) && d != Module+"/internal/cli/tracttext" }},
 	{Name: ConfigRule, For: not(func(p string) bool { return under(Module+"/internal/cli")(p) || pkg("internal/config")(p) }),
 		Forbid: under(Module + "/internal/config"), Direct: true},
 	{Name: ConfigFacesRule, For: pkg("internal/config"),

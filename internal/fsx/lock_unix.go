@@ -18,10 +18,17 @@ const noFollow = unix.O_NOFOLLOW
 const removeWhileHeld = true
 
 // tryLock takes an exclusive flock on f without waiting; held reports that
-// another open file has it.
+// another open file has it. A call interrupted by a signal (the Go runtime
+// sends them to preempt) is made again: taking it for "held" would make
+// ProbeLock call a stale lock held.
 func tryLock(f *os.File) (held bool, err error) {
-	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR) {
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
 		return true, nil
 	}
 	return false, err

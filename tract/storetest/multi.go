@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -372,7 +373,15 @@ func testListTree(t *testing.T, newStore Factory) {
 	e.must(err)
 	list, err := e.repo.List(e.ctx)
 	e.must(err)
-	equal(t, tract.SpawnTree(list), "main\n├── a [empty] do a\n└── b [reference] do b\n    └── c [snapshot] do c\nsolo\n")
+	// Each tract's spawn parent by name, with the spawn's mode and purpose.
+	spawns := map[string]string{}
+	for _, ti := range list {
+		spawns[ti.Name] = "root"
+		if ti.Spawn != nil {
+			spawns[ti.Name] = ti.Parent + " " + string(ti.Spawn.Mode) + " " + ti.Spawn.Purpose
+		}
+	}
+	equal(t, fmt.Sprint(spawns), "map[a:main empty do a b:main reference do b c:b snapshot do c main:root solo:root]")
 	if list[1].Parent != "main" || list[1].Head == "" {
 		t.Fatalf("list %+v", list[1])
 	}

@@ -13,8 +13,9 @@ import (
 )
 
 // SessionsStore is the store harness sessions are imported and recorded
-// into: flag (--store), else LINEAGE_STORE, else the user's own store
-// under the state directory (see [DefaultSessionsStore]).
+// into: flag (--store), else LINEAGE_SESSIONS_STORE, else LINEAGE_STORE,
+// else the user's own store under the state directory (see
+// [DefaultSessionsStore]).
 type SessionsStore struct {
 	Repo *tract.Repo
 	// Lock is the file an import holds for its whole run (see LockPath in
@@ -44,11 +45,11 @@ func DefaultSessionsStore(env *Env) (string, error) {
 // folder and a 0600 file (it holds the user's conversations). A read of
 // a store not made yet finds no sessions: a nil Repo, no error.
 func OpenSessions(ctx context.Context, env *Env, flag string, write bool) (*SessionsStore, error) {
-	url := env.Host().StoreSetting(flag)
+	url := env.Host().SessionsStoreSetting(flag)
 	if url == "" {
 		p, err := DefaultSessionsStore(env)
 		if err != nil {
-			return nil, UsageError("no sessions store: %v (pass --store or set LINEAGE_STORE)", err)
+			return nil, UsageError("no sessions store: %v (pass --store or set LINEAGE_SESSIONS_STORE)", err)
 		}
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) && !write {
 			return &SessionsStore{}, nil

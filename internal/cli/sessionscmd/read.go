@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/cli/tracttext"
 	"github.com/agentlineage/lineage/sessions"
 	"github.com/agentlineage/lineage/tract"
 )
@@ -210,7 +211,7 @@ func logCmd(env *clienv.Env) *cobra.Command {
 				return clienv.WriteJSON(env.Stdout, entries)
 			}
 			for _, e := range entries {
-				fmt.Fprintln(env.Stdout, e.LogLine())
+				fmt.Fprintln(env.Stdout, tracttext.LogLine(e))
 			}
 			return nil
 		},

@@ -16,17 +16,18 @@ import (
 )
 
 // Short is the group's one-line help.
-const Short = "Harness sessions (Claude Code) in tract: import, list, show, log, find"
+const Short = "Harness sessions (Claude Code, Codex CLI, Gemini CLI) in tract: import, watch, list, show, log, find"
 
 // NewCmd builds `lineage sessions`.
 func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("sessions", Short, `Bring the sessions of coding harnesses into tract and search them. Each session
 becomes a tract named after its harness and id, in one user-level store (under
-the state directory; --store or LINEAGE_STORE for another): messages, tool calls
-and results, reasoning, injected context (marked; lineage's own is never compiled
-twice), compactions as summaries, rewinds as branches, subagents and forks as
-spawned tracts. An import is idempotent and reads only what is new in a grown
-transcript. Secrets are masked unless --keep-secrets. See docs/sessions.md.`)
+the state directory; --store, LINEAGE_SESSIONS_STORE or LINEAGE_STORE for
+another): messages, tool calls and results, reasoning, injected context
+(marked; lineage's own is never compiled twice), compactions as summaries,
+rewinds as branches, subagents and forks as spawned tracts. An import is
+idempotent and reads only what is new in a grown transcript. Secrets are
+masked unless --keep-secrets. See docs/sessions.md.`)
 	cmd.AddCommand(importCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env))
 	return cmd
 }

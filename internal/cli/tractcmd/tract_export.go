@@ -226,6 +226,9 @@ so this is how a store moves to PostgreSQL (docs/postgres.md).`,
 			case err != nil:
 				return inputErr(fmt.Errorf("%s: %w", name, err))
 			}
+			if res.Count > 0 {
+				warnAfter(cmd, env, s, s.Tract)
+			}
 			if asJSON.Set {
 				return clienv.WriteJSON(env.Stdout, res)
 			}

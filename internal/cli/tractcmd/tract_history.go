@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/cli/tracttext"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 )
@@ -158,12 +159,12 @@ func newTractLogCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			case asJSON.Set:
 				return clienv.WriteJSON(env.Stdout, entries)
 			case format == "dot":
-				fmt.Fprint(env.Stdout, tract.Dot(entries))
+				fmt.Fprint(env.Stdout, tracttext.Dot(entries))
 			case graph:
-				fmt.Fprint(env.Stdout, tract.Graph(lineSafeEntries(entries)))
+				fmt.Fprint(env.Stdout, tracttext.Graph(lineSafeEntries(entries)))
 			default:
 				for _, e := range lineSafeEntries(entries) {
-					fmt.Fprintln(env.Stdout, e.LogLine())
+					fmt.Fprintln(env.Stdout, tracttext.LogLine(e))
 				}
 			}
 			return nil

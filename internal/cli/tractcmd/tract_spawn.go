@@ -65,6 +65,9 @@ messages the merge would add, with tokens, and stores nothing.`,
 				return clienv.TractErr(err)
 			}
 			if asJSON.Set {
+				if !res.DryRun && res.Kind != tract.MergeUpToDate {
+					warnAfter(cmd, env, s, res.Parent)
+				}
 				return clienv.WriteJSON(env.Stdout, res)
 			}
 			if res.Kind == tract.MergeUpToDate {
@@ -82,6 +85,7 @@ messages the merge would add, with tokens, and stores nothing.`,
 				return nil
 			}
 			fmt.Fprintf(env.Stdout, "merged %s into %s: %s\n", res.Child, res.Parent, res.Merge.Short())
+			warnAfter(cmd, env, s, res.Parent)
 			return nil
 		}, clienv.Check(func() error {
 			o.Types = nil

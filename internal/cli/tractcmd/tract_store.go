@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/cli/tracttext"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/stores"
@@ -179,7 +180,7 @@ func newTractListCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				return clienv.WriteJSON(env.Stdout, list)
 			}
 			if tree {
-				fmt.Fprint(env.Stdout, tract.SpawnTree(list))
+				fmt.Fprint(env.Stdout, tracttext.SpawnTree(list))
 				return nil
 			}
 			for _, t := range list {

@@ -132,11 +132,8 @@ func newTractEditCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			if err != nil {
 				return clienv.TractErr(err)
 			}
-			if asJSON.Set {
-				return clienv.WriteJSON(env.Stdout, c)
-			}
-			fmt.Fprintln(env.Stdout, c.Hash)
-			return nil
+			// An edit is a commit: the same pressure report and warning.
+			return printCommitted(cmd, env, s, c, asJSON.Set)
 		},
 	}
 	cmd.Flags().StringVar(&text, "text", "", "new text")
@@ -183,6 +180,24 @@ func newTractAnnotateCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	asJSON.Add(cmd, "print the annotation as JSON")
 	return cmd
+}
+
+// warnAfter measures a tract's context after a write that changed it
+// (import, merge-from) and warns like commit does at or above warn-at.
+// Without a stored budget it compiles nothing.
+func warnAfter(cmd *cobra.Command, env *clienv.Env, s *clienv.TractSession, tractName string) {
+	cfg, err := s.Repo.Config(cmd.Context(), tractName)
+	if err != nil || cfg.Budget <= 0 {
+		return
+	}
+	p, err := s.Repo.Pressure(cmd.Context(), tractName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "lineage: the context's tokens of tract %s are unknown: %v\n", tractName, err)
+		return
+	}
+	if p.Warn {
+		warnPressure(env, p)
+	}
 }
 
 // warnPressure says on stderr that the context is at or above its warning
