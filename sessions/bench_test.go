@@ -8,7 +8,7 @@ import (
 )
 
 // benchFile is the largest Claude fixture (2.1.332 main session).
-func benchFile(b *testing.B) (string, int64) {
+func benchFile(b testing.TB) (string, int64) {
 	dir := unpack(b, "claude")
 	p := filepath.Join(dir, "claude-2.1.332", ".claude", "projects", "-repo", "11111111-2222-4333-8444-555555555555.jsonl")
 	st, err := os.Stat(p)

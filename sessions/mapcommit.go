@@ -282,7 +282,7 @@ func (m *sessionMapper) compress(r *Record, to tract.Hash) (bool, error) {
 	if r.Compaction.Trigger != "" {
 		msg += " (" + r.Compaction.Trigger + ")"
 	}
-	_, err = m.im.Repo.Compress(m.ctx, m.tract, tract.CompressOptions{Range: string(root) + ".." + string(to), Summary: r.Compaction.Summary, Message: msg})
+	_, err = m.im.Repo.Compress(m.ctx, m.tract, tract.CompressOptions{Range: string(root) + ".." + string(to), Summary: r.Compaction.Summary, Message: msg, Uncounted: true})
 	var ve *tract.ValidationError
 	if errors.As(err, &ve) {
 		return false, nil

@@ -27,6 +27,9 @@ const (
 type cacheKey struct {
 	tract    string
 	encoding string
+	// uncounted views leave contents the store has no token count for
+	// uncounted (see getUncounted): they are kept apart from counted ones.
+	uncounted bool
 }
 
 type compileCache struct {
@@ -45,6 +48,16 @@ func newCompileCache() *compileCache { return &compileCache{views: map[cacheKey]
 // get returns a view of t at head, extending a cached one when it can.
 func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash) (*view, error) {
 	return cc.lookup(ctx, r, t, counter, head, false)
+}
+
+// getUncounted is get for a caller that reads no token figure (a compress
+// by an importer): contents the store has no count for stay uncounted
+// (tokens -1), so the tokenizer is never loaded for them. Such a view is
+// never stored as a checkpoint.
+func (cc *compileCache) getUncounted(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.lookupKey(ctx, r, t, counter, head, false, cacheKey{t.ID, counter.Encoding(), true})
 }
 
 // lookup is get; with save, it also stores the view as the tract's compile
@@ -68,7 +81,10 @@ func (cc *compileCache) compile(ctx context.Context, r *Repo, t Tract, counter t
 }
 
 func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool) (*view, error) {
-	key := cacheKey{t.ID, counter.Encoding()}
+	return cc.lookupKey(ctx, r, t, counter, head, save, cacheKey{t.ID, counter.Encoding(), false})
+}
+
+func (cc *compileCache) lookupKey(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash, save bool, key cacheKey) (*view, error) {
 	views := cc.views[key]
 	for i, v := range views {
 		ok, err := r.extend(ctx, v, head)
@@ -83,7 +99,7 @@ func (cc *compileCache) lookupLocked(ctx context.Context, r *Repo, t Tract, coun
 			return v, nil
 		}
 	}
-	v, err := r.viewAt(ctx, nil, t, counter, head)
+	v, err := r.viewAtWith(ctx, nil, t, counter, head, key.uncounted)
 	if err != nil {
 		return nil, err
 	}

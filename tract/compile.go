@@ -272,12 +272,19 @@ func newView(t Tract, counter tokens.Counter) *view {
 // head when it can be, else a cold view. lk, when not nil, is what the
 // compile learned of the stored checkpoint (none to load: absent).
 func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash) (*view, error) {
+	return r.viewAtWith(ctx, lk, t, counter, head, false)
+}
+
+// viewAtWith is viewAt; uncounted leaves contents the store has no token
+// count for uncounted (see CompileOptions.Uncounted).
+func (r *Repo) viewAtWith(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, uncounted bool) (*view, error) {
 	if !r.noCheckpoints && head != "" && (lk == nil || !lk.absent) {
 		v, err := r.loadCheckpoint(ctx, t, counter)
 		if err != nil {
 			return nil, err
 		}
 		if v != nil {
+			v.uncounted = uncounted
 			ok, err := r.extend(ctx, v, head)
 			if err != nil {
 				return nil, err
@@ -287,7 +294,7 @@ func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.C
 			}
 		}
 	}
-	return r.coldView(ctx, t, counter, head)
+	return r.coldViewWith(ctx, t, counter, head, uncounted)
 }
 
 // coldView builds a view from scratch from one History read (the backend
@@ -468,7 +475,7 @@ func (r *Repo) decodeEntries(ctx context.Context, v *view, from int, blobs []*Bl
 // token counts it made and, with save, v as the tract's compile checkpoint
 // when that is due. Both are caches: a busy or read-only store only means
 // counting (or reading the history) again next time. One transaction, and
-// for a read-only store one opening of the cache writer, does both.
+// for a read-only store one upgrade to a writing handle, does both.
 func (r *Repo) keep(ctx context.Context, v *view, save bool) {
 	counted := v.counted
 	var cv *CompiledView
@@ -498,14 +505,16 @@ func (r *Repo) keep(ctx context.Context, v *view, save bool) {
 }
 
 // keepCache writes what a cache keeps in the store (token counts, compile
-// checkpoints), through the cache writer when the store is read-only, and
-// reports whether it was written.
+// checkpoints), through the store's upgrade (see [Upgrader]) when it is
+// read-only, and reports whether it was written. Without an upgrade every
+// read-only compile counts every uncounted message again.
 func (r *Repo) keepCache(ctx context.Context, set func(tx Tx) error) bool {
 	err := r.store.Update(ctx, set)
-	if !errors.Is(err, ErrReadOnly) || r.cacheWriter == nil {
+	u, ok := r.store.(Upgrader)
+	if !errors.Is(err, ErrReadOnly) || !ok {
 		return err == nil
 	}
-	w, err := r.cacheWriter()
+	w, err := u.Upgrade(ctx)
 	if err != nil {
 		return false
 	}

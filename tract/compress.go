@@ -39,6 +39,11 @@ type CompressOptions struct {
 	DryRun bool
 	// Encoding names the token encoding of the reported counts.
 	Encoding string
+	// Uncounted is for a caller that reads no token figure (an importer
+	// replaying a harness's compaction): contents the store has no count
+	// for are not counted, so the tokenizer is not loaded, and the
+	// result's TokensBefore and TokensAfter are -1.
+	Uncounted bool
 }
 
 // Validate checks the options before any store is opened.
@@ -134,7 +139,11 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 	if err := checkRange(ctx, r.store, o.Range, from, to, head); err != nil {
 		return CompressResult{}, err
 	}
-	v, err := r.cache.get(ctx, r, t, counter, head)
+	get := r.cache.get
+	if o.Uncounted {
+		get = r.cache.getUncounted
+	}
+	v, err := get(ctx, r, t, counter, head)
 	if err != nil {
 		return CompressResult{}, err
 	}
@@ -172,9 +181,13 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 	if err != nil {
 		return CompressResult{}, err
 	}
-	b.Tokens, b.Encoding = counter.Count(content.RenderedText()), counter.Encoding()
-	res.TokensBefore = v.tokens + tokensPrimer
-	res.TokensAfter = res.TokensBefore - removed + tokensPerMessage + b.Tokens
+	if o.Uncounted {
+		res.TokensBefore, res.TokensAfter = -1, -1
+	} else {
+		b.Tokens, b.Encoding = counter.Count(content.RenderedText()), counter.Encoding()
+		res.TokensBefore = v.tokens + tokensPrimer
+		res.TokensAfter = res.TokensBefore - removed + tokensPerMessage + b.Tokens
+	}
 	if o.DryRun {
 		return res, nil
 	}

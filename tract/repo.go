@@ -21,9 +21,6 @@ type Repo struct {
 	cache   *compileCache
 	// eager counts tokens of new blobs; nil means only when already loaded.
 	eager func() (tokens.Counter, bool)
-	// cacheWriter opens a writable handle for the caches a read-only store
-	// cannot keep; nil when there is none.
-	cacheWriter func() (Store, error)
 	// noCheckpoints compiles without stored compile checkpoints;
 	// checkpointEvery is how far a view grows before it is stored again.
 	noCheckpoints   bool
@@ -44,13 +41,6 @@ type Options struct {
 	// write time when the process has the tokenizer loaded anyway (loading
 	// it costs tens of milliseconds, too much for a one-commit process).
 	CountTokens bool
-	// CacheWriter opens a writable handle on the same store, for the token
-	// counts a compile through a read-only store has made: without it every
-	// read-only compile counts every uncounted message again. It is opened
-	// only when there are counts to keep, never creates or migrates a
-	// schema, and any error (a read-only file system) only means counting
-	// again next time.
-	CacheWriter func() (Store, error)
 	// NoCheckpoints compiles from the history alone: no stored compile
 	// checkpoint is read or written (what tests compare checkpoints with).
 	NoCheckpoints bool
@@ -61,7 +51,7 @@ type Options struct {
 
 // New returns a Repo over s.
 func New(s Store, o Options) *Repo {
-	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), cacheWriter: o.CacheWriter, noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery}
+	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery}
 	if r.checkpointEvery <= 0 {
 		r.checkpointEvery = checkpointEvery
 	}

@@ -24,62 +24,72 @@ const (
 )
 
 // Words cuts text into its distinct search words, sorted.
+//
+// It is strings.FieldsFunc(strings.ToLower(text), notWordRune) without
+// duplicates, in one pass: each rune is lowered as ToLower lowers it (an
+// invalid byte reads as U+FFFD, which separates words), a word is kept once,
+// as it stands in text when lowering left it alone, and only the distinct
+// words are sorted (a long text repeats most of its words: sorting them all
+// cost more than cutting them).
 func Words(text string) []string {
-	text = strings.ToLower(text)
+	seen := make(map[string]struct{}, 64)
 	var out []string
-	if ascii(text) {
-		out = asciiWords(text)
-	} else {
-		out = strings.FieldsFunc(text, notWordRune)
-	}
-	out = slices.DeleteFunc(out, func(w string) bool {
-		return len(w) > maxWordBytes || !utf8.ValidString(w)
-	})
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// asciiWords is strings.FieldsFunc(text, notWordRune) for ASCII text
-// (most of what an import indexes), a byte at a time.
-func asciiWords(text string) []string {
-	n := 0
-	in := false
-	for i := 0; i < len(text); i++ {
-		w := asciiWord(text[i])
-		if w && !in {
-			n++
+	var lower []byte // the current word lowered, once it differs from text
+	start, changed := -1, false
+	emit := func(end int) {
+		w := text[start:end]
+		start = -1
+		if changed {
+			if _, ok := seen[string(lower)]; ok || len(lower) > maxWordBytes {
+				return
+			}
+			w = string(lower)
+		} else if _, ok := seen[w]; ok || len(w) > maxWordBytes {
+			return
 		}
-		in = w
+		if !utf8.ValidString(w) {
+			return
+		}
+		seen[w] = struct{}{}
+		out = append(out, w)
 	}
-	out := make([]string, 0, n)
-	start := -1
-	for i := 0; i < len(text); i++ {
-		word := asciiWord(text[i])
+	for i := 0; i < len(text); {
+		c, size := rune(text[i]), 1
+		l, word := c, false
 		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			out = append(out, text[start:i])
-			start = -1
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			word = true
+		case 'A' <= c && c <= 'Z':
+			l, word = c+'a'-'A', true
+		case c >= utf8.RuneSelf:
+			c, size = utf8.DecodeRuneInString(text[i:])
+			l = unicode.ToLower(c)
+			word = !notWordRune(l)
 		}
+		if !word {
+			if start >= 0 {
+				emit(i)
+			}
+			i += size
+			continue
+		}
+		if start < 0 {
+			start, changed = i, false
+		}
+		if l != c && !changed {
+			changed = true
+			lower = append(lower[:0], text[start:i]...)
+		}
+		if changed {
+			lower = utf8.AppendRune(lower, l)
+		}
+		i += size
 	}
 	if start >= 0 {
-		out = append(out, text[start:])
+		emit(len(text))
 	}
+	slices.Sort(out)
 	return out
-}
-
-func asciiWord(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
-}
-
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }

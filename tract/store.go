@@ -38,6 +38,20 @@ type Reader interface {
 	Scanner
 }
 
+// Upgrader is a store opened read-only that can write on the same
+// database when a read must keep what it computed (the token counts and
+// compile checkpoint of a compile; see [Repo.Compile]): Upgrade returns a
+// store whose Update writes, on the read handle's connection where the
+// database allows it, else a writable handle on the same file or database,
+// opened without reading the store's location again. It never creates or
+// migrates a schema (the read-only open already refused an older one);
+// its error (a read-only file system) only means computing again next
+// time. The caller closes what it returns. Both of lineage's stores are
+// Upgraders.
+type Upgrader interface {
+	Upgrade(ctx context.Context) (Store, error)
+}
+
 // Updater runs writes in transactions.
 type Updater interface {
 	// Update runs fn in one transaction (see [Store]).

@@ -1,7 +1,9 @@
 package tract
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -37,4 +39,29 @@ func FuzzWords(f *testing.F) {
 			t.Fatalf("Words(%q) = %q, want %q", text, got, want)
 		}
 	})
+}
+
+// BenchmarkWords cuts a 256 KB text of a transcript's kind (a few thousand
+// distinct words, most of them repeated, code and prose mixed, some of it
+// not ASCII).
+func BenchmarkWords(b *testing.B) {
+	var sb strings.Builder
+	r := rand.New(rand.NewPCG(1, 2))
+	z := rand.NewZipf(r, 1.2, 1, 5000)
+	for sb.Len() < 256<<10 {
+		n := z.Uint64()
+		if n%7 == 0 {
+			sb.WriteString("Func")
+		}
+		if n%97 == 0 {
+			sb.WriteString("naïve … ")
+		}
+		sb.WriteString(strconv.FormatUint(n*2654435761%1000003, 36))
+		sb.WriteString([]string{" ", ", ", "(", ".", "\n", " = "}[n%6])
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Words(text)
+	}
 }

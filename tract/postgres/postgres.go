@@ -18,6 +18,10 @@ type Store struct {
 	pool     *pgxpool.Pool
 	cfg      *pgxpool.Config
 	readOnly bool
+	// upgraded is a read-only store's writing view (see Upgrade): its
+	// transactions are READ WRITE, and Close leaves the pool to the store
+	// it came from.
+	upgraded bool
 	// from and to are the schema versions Open found and left.
 	from, to int
 	reader
@@ -96,11 +100,26 @@ func (s *Store) Migrated() (from, to int) { return s.from, s.to }
 // Pool is the connection pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Close closes the pool.
+// Close closes the pool (an upgraded view's Close leaves it open).
 func (s *Store) Close() error {
-	s.pool.Close()
+	if !s.upgraded {
+		s.pool.Close()
+	}
 	return nil
 }
+
+// Upgrade returns a writing view of a read-only store on the same pool
+// (see [tract.Upgrader]): its transactions are READ WRITE, which overrides
+// the read-only session default, so no second pool connects. Closing the
+// view leaves the pool open; it stays usable while the store is. On a
+// writable store it is such a view too.
+func (s *Store) Upgrade(context.Context) (tract.Store, error) {
+	v := &Store{pool: s.pool, cfg: s.cfg, upgraded: true, from: s.from, to: s.to}
+	v.reader = reader{q: s.pool, retries: s.retries}
+	return v, nil
+}
+
+var _ tract.Upgrader = (*Store)(nil)
 
 // ReopenReadOnly opens a read-only pool on the same database.
 func (s *Store) ReopenReadOnly() (tract.Store, error) {
@@ -135,7 +154,11 @@ func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
 }
 
 func (s *Store) update(ctx context.Context, fn func(tract.Tx) error) error {
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	o := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+	if s.upgraded {
+		o.AccessMode = pgx.ReadWrite
+	}
+	pgTx, err := s.pool.BeginTx(ctx, o)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}

@@ -209,10 +209,11 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. A writable handle first folds its WAL back
 // into the database and truncates it (see checkpointWAL): SQLite does so
-// only when the last connection closes, and a compile's cache writer
-// closes before its read-only handle, which cannot. A WAL left behind
-// costs every later process a read of all of it (with no connection
-// open, the first one rebuilds the WAL index from the whole file).
+// only when the last connection closes, and the handle a read-only
+// compile upgrades to (see Upgrade) closes before the read-only one,
+// which cannot. A WAL left behind costs every later process a read of
+// all of it (with no connection open, the first one rebuilds the WAL
+// index from the whole file).
 // Close closes the store; closing it again does nothing.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
@@ -522,6 +523,18 @@ func isUnique(err error) bool {
 func (s *Store) ReopenReadOnly() (tract.Store, error) {
 	return Open(context.Background(), s.path, Options{ReadOnly: true})
 }
+
+// Upgrade opens a writable handle on the file of a read-only store (see
+// [tract.Upgrader]): a read-only connection cannot write (mode=ro), so the
+// write a read command keeps goes through a second handle, opened only
+// when there is something to keep. It never creates the file, and the
+// read-only open already refused an older schema, so there is nothing to
+// migrate. On a writable store it is Reopen.
+func (s *Store) Upgrade(ctx context.Context) (tract.Store, error) {
+	return Open(ctx, s.path, Options{})
+}
+
+var _ tract.Upgrader = (*Store)(nil)
 
 // Reopen opens a second handle on the same file.
 func (s *Store) Reopen() (tract.Store, error) {

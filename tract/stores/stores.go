@@ -104,6 +104,18 @@ func Open(ctx context.Context, url string, o Options) (tract.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.Open(ctx, o)
+}
+
+// Open opens the store at a parsed location (o.Dir is not used: Parse
+// made the path absolute), for a caller that parsed the URL to name the
+// store or pick a lock and opens it without parsing again. A read-only
+// store's compiles keep their caches through its own upgrade
+// (tract.Upgrader), never by opening the URL again.
+func (l Location) Open(ctx context.Context, o Options) (tract.Store, error) {
+	if _, ok := openers[l.Driver]; !ok {
+		return nil, fmt.Errorf("store: unknown driver %q", l.Driver)
+	}
 	if o.PoolSize < 0 {
 		return nil, &tract.ValidationError{Field: "pool size", Value: fmt.Sprint(o.PoolSize), Reason: "want a positive number of connections"}
 	}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
+	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract"
 	"pgregory.net/rapid"
 )
@@ -14,7 +16,46 @@ func init() {
 	suites = append(suites, []testCase{
 		{"CompressOverlapRefused", testCompressOverlapRefused},
 		{"CompressNeverLosesContext", testCompressNeverLoses},
+		{"CompressUncounted", testCompressUncounted},
 	})
+}
+
+// testCompressUncounted: a compress for a caller that reads no token
+// figure (an importer) never calls the tokenizer, reports -1 tokens, and
+// compiles as a counted compress does.
+func testCompressUncounted(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	hs := compressFixture(e)
+	var calls atomic.Int64
+	counting := func(enc string) (tokens.Counter, error) {
+		c, err := tokens.Get(enc)
+		if err != nil {
+			return nil, err
+		}
+		return tokens.Func{Name: c.Encoding(), Fn: func(s string) int { calls.Add(1); return c.Count(s) }}, nil
+	}
+	rng := string(hs[1]) + ".." + string(hs[4])
+	o := tract.CompressOptions{Range: rng, Summary: "We talked about tracts.", Uncounted: true}
+	un, err := tract.New(e.store, tract.Options{Tokenizer: counting, Now: e.clock.Now}).Compress(e.ctx, "main", o)
+	e.must(err)
+	if calls.Load() != 0 || un.TokensBefore != -1 || un.TokensAfter != -1 {
+		t.Fatalf("uncounted compress: %d tokenizer calls, tokens %d → %d; want 0, -1 → -1", calls.Load(), un.TokensBefore, un.TokensAfter)
+	}
+	if want := []tract.Hash{hs[1], hs[2], hs[4]}; !slices.Equal(un.Replaced, want) || !slices.Equal(un.Kept, []tract.Hash{hs[3]}) {
+		t.Fatalf("replaced %v kept %v, want %v and [%s]", un.Replaced, un.Kept, want, hs[3])
+	}
+	got := e.compile("main", tract.CompileOptions{})
+	// The same compress, counted, on a second store holding the same messages.
+	e2 := setup(t, newStore)
+	hs2 := compressFixture(e2)
+	o.Uncounted = false
+	o.Range = string(hs2[1]) + ".." + string(hs2[4])
+	counted, err := e2.repo.Compress(e2.ctx, "main", o)
+	e2.must(err)
+	want := e2.compile("main", tract.CompileOptions{})
+	if counted.TokensAfter != want.Tokens || texts(got) != texts(want) || got.Tokens != want.Tokens {
+		t.Fatalf("uncounted compress compiles to\n%s(%d tokens), counted to\n%s(%d tokens, reported %d)", texts(got), got.Tokens, texts(want), want.Tokens, counted.TokensAfter)
+	}
 }
 
 // testCompressOverlapRefused: A = m2..m4 then B = m3..m5 used to compile as

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,13 +16,13 @@ func init() {
 }
 
 // testReadOnlyTokenCache: counts a compile through a read-only handle made
-// are kept through Options.CacheWriter, so the next process's cold compile
-// counts nothing; without a writer every cold compile counts again.
+// are kept through the handle's upgrade (tract.Upgrader, once per compile),
+// so the next process's cold compile counts nothing; a store that cannot
+// upgrade counts again on every cold compile.
 func testReadOnlyTokenCache(t *testing.T, newStore Factory) {
 	e := setup(t, newStore)
 	rr, ok := e.store.(ReadOnlyReopener)
-	rw, ok2 := e.store.(Reopener)
-	if !ok || !ok2 {
+	if !ok {
 		t.Skip("store cannot be reopened")
 	}
 	var calls atomic.Int64
@@ -43,28 +45,47 @@ func testReadOnlyTokenCache(t *testing.T, newStore Factory) {
 	ro, err := rr.ReopenReadOnly()
 	e.must(err)
 	defer ro.Close()
-	compile := func(o tract.Options) (int, int64) {
+	up, ok := ro.(tract.Upgrader)
+	if !ok {
+		t.Fatalf("the read-only handle %T cannot upgrade: its compiles never keep their counts", ro)
+	}
+	compile := func(s tract.Store) (int, int64) {
 		t.Helper()
 		calls.Store(0)
-		o.Now, o.Tokenizer = e.clock.Now, counter
-		res, err := tract.New(ro, o).Compile(e.ctx, "main", tract.CompileOptions{})
+		res, err := tract.New(s, tract.Options{Now: e.clock.Now, Tokenizer: counter}).Compile(e.ctx, "main", tract.CompileOptions{})
 		e.must(err)
 		return res.Tokens, calls.Load()
 	}
-	want, c := compile(tract.Options{})
+	// The read-only handle alone, its Upgrade hidden.
+	plain := struct{ tract.Store }{ro}
+	want, c := compile(plain)
 	if c < n {
 		t.Fatalf("first compile counted %d texts, want at least %d", c, n)
 	}
-	if _, c := compile(tract.Options{}); c < n {
-		t.Fatalf("without a cache writer a read-only compile kept counts (%d counted)", c)
+	if _, c := compile(plain); c < n {
+		t.Fatalf("without an upgrade a read-only compile kept counts (%d counted)", c)
 	}
-	opened := 0
-	withWriter := tract.Options{CacheWriter: func() (tract.Store, error) { opened++; return rw.Reopen() }}
-	if got, c := compile(withWriter); got != want || c < n || opened != 1 {
-		t.Fatalf("compile with a writer: %d tokens (want %d), %d counted, writer opened %d times", got, want, c, opened)
+	counted := &upgradeCounter{Store: ro, up: up}
+	if got, c := compile(counted); got != want || c < n || counted.n != 1 {
+		t.Fatalf("compile with an upgrade: %d tokens (want %d), %d counted, upgraded %d times", got, want, c, counted.n)
 	}
-	got, c := compile(withWriter)
-	if got != want || c != 0 || opened != 1 {
-		t.Fatalf("compile after the counts were kept: %d tokens (want %d), %d counted (want 0), writer opened %d times (want 1)", got, want, c, opened)
+	got, c := compile(counted)
+	if got != want || c != 0 || counted.n != 1 {
+		t.Fatalf("compile after the counts were kept: %d tokens (want %d), %d counted (want 0), upgraded %d times (want 1)", got, want, c, counted.n)
 	}
+	if err := ro.Update(e.ctx, func(tract.Tx) error { return nil }); !errors.Is(err, tract.ErrReadOnly) {
+		t.Fatalf("the read-only handle writes after an upgrade: %v", err)
+	}
+}
+
+// upgradeCounter is a read-only store that counts its upgrades.
+type upgradeCounter struct {
+	tract.Store
+	up tract.Upgrader
+	n  int
+}
+
+func (u *upgradeCounter) Upgrade(ctx context.Context) (tract.Store, error) {
+	u.n++
+	return u.up.Upgrade(ctx)
 }

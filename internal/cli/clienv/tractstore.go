@@ -45,11 +45,18 @@ func (s *TractSession) Close() error {
 // dir) and returns a repo on it with the environment's clock, and the
 // store's name for messages.
 func OpenRepo(ctx context.Context, env *Env, dir, url string, o stores.Options) (*tract.Repo, string, error) {
-	now, err := env.Clock()
+	loc, err := stores.Parse(url, dir)
 	if err != nil {
 		return nil, "", err
 	}
-	loc, err := stores.Parse(url, dir)
+	return OpenRepoAt(ctx, env, loc, o)
+}
+
+// OpenRepoAt is OpenRepo at a parsed location: the URL is parsed once per
+// command, and the database opened once (a read command's compile keeps
+// its caches through the store's own upgrade, tract.Upgrader).
+func OpenRepoAt(ctx context.Context, env *Env, loc stores.Location, o stores.Options) (*tract.Repo, string, error) {
+	now, err := env.Clock()
 	if err != nil {
 		return nil, "", err
 	}
@@ -57,23 +64,14 @@ func OpenRepo(ctx context.Context, env *Env, dir, url string, o stores.Options) 
 	if loc.Driver == stores.SQLite {
 		where = relTo(env.Dir, loc.Path)
 	}
-	o.Dir = dir
-	s, err := stores.Open(ctx, url, o)
+	s, err := loc.Open(ctx, o)
 	if errors.Is(err, tract.ErrNotFound) {
 		return nil, "", fmt.Errorf("no tract store at %s: run 'lineage tract init' first", where)
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	opts := tract.Options{Now: now}
-	if o.ReadOnly {
-		// A read command may still keep the token counts it made, where the
-		// file can be written.
-		w := o
-		w.ReadOnly, w.Create = false, false
-		opts.CacheWriter = func() (tract.Store, error) { return stores.Open(ctx, url, w) }
-	}
-	return tract.New(s, opts), where, nil
+	return tract.New(s, tract.Options{Now: now}), where, nil
 }
 
 // relTo is p relative to dir when p lies inside it, else p.
@@ -107,10 +105,14 @@ func (f *TractFlags) SessionAt(cmd *cobra.Command, env *Env, url string, create,
 	if f.PoolSize < 0 {
 		return nil, UsageError("--pool-size %d: want a positive number of connections", f.PoolSize)
 	}
-	if f.PoolSize > 0 && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+	loc, err := stores.Parse(url, env.Dir)
+	if f.PoolSize > 0 && (err != nil || loc.Driver != stores.Postgres) {
 		return nil, UsageError("--pool-size applies to PostgreSQL stores (postgres://…) only")
 	}
-	repo, where, err := OpenRepo(cmd.Context(), env, env.Dir, url, stores.Options{Create: create, ReadOnly: readOnly, PoolSize: f.PoolSize})
+	if err != nil {
+		return nil, TractErr(err)
+	}
+	repo, where, err := OpenRepoAt(cmd.Context(), env, loc, stores.Options{Create: create, ReadOnly: readOnly, PoolSize: f.PoolSize})
 	if err != nil {
 		return nil, TractErr(err)
 	}
@@ -119,7 +121,7 @@ func (f *TractFlags) SessionAt(cmd *cobra.Command, env *Env, url string, create,
 	// (no checkpoint: it cannot write the file), and the exit releases its
 	// locks and files as a close would; closing it (statements, the WAL
 	// index's mapping) costs a short read command a twentieth of its run.
-	if loc, err := stores.Parse(url, env.Dir); err == nil && readOnly && env.Exits && loc.Driver == stores.SQLite {
+	if readOnly && env.Exits && loc.Driver == stores.SQLite {
 		s.leaveOpen = true
 	}
 	return s, nil
