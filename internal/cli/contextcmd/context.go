@@ -32,7 +32,10 @@ type contextFlags struct {
 func NewCmd(env *clienv.Env) *cobra.Command {
 	c := &contextFlags{}
 	cmd := &cobra.Command{
-		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
+		Use: "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
+		Example: `  lineage context src/api/handler.go --slug coder --tract main --budget 8000
+  lineage context src/api/handler.go --tract main --format anthropic-request --model claude-sonnet-4-5 --max-tokens 1024
+  lineage context src/api --slug coder --explain          # where every block came from, what was left out`,
 		Short: Short,
 		Long: `Compose the whole context of one model request. The system part is pinned and
 comes first: the initial AGENTS.md chain of TARGET's directory (default: the
