@@ -10,6 +10,7 @@ import (
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/spf13/cobra"
 )
@@ -145,7 +146,7 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 	// again; a state directory that cannot be written only means
 	// counting again.
 	if p := env.Host().StatePath("token-counts.json"); p != "" {
-		o.Counts = compose.OpenCountFile(p)
+		o.Counts = tokens.OpenCountFile(p)
 	}
 	res, err := compose.Compile(cmd.Context(), o)
 	if o.Counts != nil {
