@@ -2,6 +2,7 @@ package tractcmd
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
@@ -20,7 +21,13 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
 		Short: "Append a commit to the current branch; prints its hash",
-		Args:  clienv.ExactArgs(0),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// git commit's habit: the text as an argument.
+				return clienv.UsageError("lineage tract commit takes no argument: give the text with --text (lineage tract commit --text %s), --file F or on stdin", shellWord(strings.Join(args, " ")))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pin && skip {
 				return clienv.UsageError("give --pin or --skip, not both")
@@ -78,7 +85,21 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
 	asJSON.Add(cmd, "print the commit as JSON")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown shorthand flag: 'm'") {
+			err = fmt.Errorf("%w (the text is --text S; --message M is the commit's own message)", err)
+		}
+		return clienv.FlagError(c, err)
+	})
 	return cmd
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@/+:,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(fsx.LineSafe(s), "'", `'\''`) + "'"
 }
 
 // printCommitted prints a new commit (its hash, or --json with the
