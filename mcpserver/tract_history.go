@@ -19,7 +19,7 @@ type LogInput struct {
 	All    bool   `json:"all,omitempty" jsonschema:"every branch's history, not just HEAD's"`
 	Type   string `json:"type,omitempty" jsonschema:"only commits of this content type"`
 	Role   string `json:"role,omitempty" jsonschema:"only commits of this role"`
-	Tag    string `json:"tag,omitempty" jsonschema:"only the commit this tag names"`
+	Tag    string `json:"tag,omitempty" jsonschema:"only the commit this tag names (a pattern with *, ? or [...]: the commits of every tag it matches)"`
 }
 
 // LogOutput is one page of tract log --json, newest first.
@@ -198,7 +198,7 @@ type FindInput struct {
 	Text      string            `json:"text,omitempty" jsonschema:"words that must all occur in the content (whole words, any case)"`
 	Type      string            `json:"type,omitempty" jsonschema:"only this content type"`
 	Role      string            `json:"role,omitempty" jsonschema:"only this role"`
-	Tag       string            `json:"tag,omitempty" jsonschema:"only the commit this tag names"`
+	Tag       string            `json:"tag,omitempty" jsonschema:"only the commit this tag names (a pattern with *, ? or [...]: the commits of every tag it matches)"`
 	Meta      map[string]string `json:"meta,omitempty" jsonschema:"metadata key → value each match must hold"`
 	AllTracts bool              `json:"allTracts,omitempty" jsonschema:"search every tract, not only this one's commits"`
 	Limit     int               `json:"limit,omitempty" jsonschema:"most results (default 50)"`

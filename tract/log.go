@@ -119,9 +119,9 @@ func (r *Repo) Log(ctx context.Context, tractName string, o LogOptions) ([]LogEn
 // walks) lists under o, newest first, filtered and windowed, and, when o
 // filters, the whole history they were kept from.
 func (r *Repo) logOrder(ctx context.Context, t Tract, start Hash, tips []Hash, o LogOptions) (order, all []*Commit, err error) {
-	var tagged Hash
+	var tagged []Hash
 	if o.Tag != "" {
-		if tagged, err = tagCommit(ctx, r.store, t, o.Tag); err != nil {
+		if tagged, err = tagCommits(ctx, r.store, t, o.Tag); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -221,7 +221,7 @@ func simplify(all, kept []*Commit) map[Hash][]Hash {
 
 // filterLog keeps the commits of order that o's type, role and tag filters
 // select.
-func (r *Repo) filterLog(ctx context.Context, order []*Commit, o LogOptions, tagged Hash) ([]*Commit, error) {
+func (r *Repo) filterLog(ctx context.Context, order []*Commit, o LogOptions, tagged []Hash) ([]*Commit, error) {
 	var contents []Hash
 	for _, c := range order {
 		if c.Content != "" && (o.Type != "" || o.Role != "") {
@@ -234,7 +234,7 @@ func (r *Repo) filterLog(ctx context.Context, order []*Commit, o LogOptions, tag
 	}
 	var out []*Commit
 	for _, c := range order {
-		if tagged != "" && c.Hash != tagged {
+		if o.Tag != "" && !slices.Contains(tagged, c.Hash) {
 			continue
 		}
 		if o.Operation != "" && c.Operation != o.Operation {

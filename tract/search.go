@@ -147,7 +147,8 @@ type FindOptions struct {
 	Text string
 	Type Type
 	Role string
-	// Tag limits the result to the commit the tag names.
+	// Tag limits the result to the commit the tag names, or with a
+	// pattern (*, ?, [...]) to the commits of every tag it matches.
 	Tag string
 	// Meta maps metadata keys to the value each must hold.
 	Meta map[string]string
@@ -162,6 +163,11 @@ func (o FindOptions) Validate() error {
 	if o.Type != "" {
 		if _, ok := allowedRoles(o.Type); !ok {
 			return &ValidationError{Field: "type", Value: string(o.Type), Reason: "want one of " + typeNames()}
+		}
+	}
+	if TagPattern(o.Tag) {
+		if err := validateTagMatch(o.Tag); err != nil {
+			return err
 		}
 	}
 	if o.Limit < 0 {
@@ -216,11 +222,11 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 		q.Limit = o.Limit // metadata is matched here, after the store's limit would cut
 	}
 	if o.Tag != "" {
-		h, err := tagCommit(ctx, r.store, t, o.Tag)
+		hs, err := tagCommits(ctx, r.store, t, o.Tag)
 		if err != nil {
 			return nil, err
 		}
-		q.Commits = []Hash{h}
+		q.Commits = hs
 	}
 	hits, err := r.store.Search(ctx, q)
 	if err != nil {

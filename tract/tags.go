@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -93,6 +95,53 @@ func (r *Repo) Tags(ctx context.Context, tractName string) ([]Tag, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// TagPattern reports whether a --tag value is a pattern (it holds one of
+// *, ? or [, which no tag name may) rather than a tag's name.
+func TagPattern(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// validateTagMatch checks a --tag value: a tag name, or a pattern in the
+// syntax of path.Match ("v1.*", "release-?", "[ab]*").
+func validateTagMatch(s string) error {
+	if !TagPattern(s) {
+		return ValidateTagName(s)
+	}
+	if _, err := path.Match(s, ""); err != nil {
+		return &ValidationError{Field: "tag pattern", Value: s, Reason: "malformed (want a tag name or a pattern with *, ? and [...])"}
+	}
+	return nil
+}
+
+// tagCommits are the commits the tags of tract t matching pattern name
+// (a tag's name names one), sorted and without duplicates. A pattern
+// matching no tag is "not found", like an unknown tag.
+func tagCommits(ctx context.Context, rd Reader, t Tract, pattern string) ([]Hash, error) {
+	if !TagPattern(pattern) {
+		h, err := tagCommit(ctx, rd, t, pattern)
+		if err != nil {
+			return nil, err
+		}
+		return []Hash{h}, nil
+	}
+	refs, err := rd.Refs(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hash
+	for _, ref := range refs {
+		if !isTagRef(ref.Name) {
+			continue
+		}
+		if ok, _ := path.Match(pattern, strings.TrimPrefix(ref.Name, tagPrefix)); ok {
+			out = append(out, Hash(ref.Value))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no tag matching %q in tract %q: %w", pattern, t.Name, ErrNotFound)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // tagCommit is the commit tag name of tract t points at.

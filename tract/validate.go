@@ -60,7 +60,7 @@ func (o LogOptions) Validate() error {
 		return &ValidationError{Field: "role", Value: o.Role, Reason: "want system, user, assistant or tool"}
 	}
 	if o.Tag != "" {
-		if err := ValidateTagName(o.Tag); err != nil {
+		if err := validateTagMatch(o.Tag); err != nil {
 			return err
 		}
 	}

@@ -118,7 +118,7 @@ the JSON text of a number, true, false or null).`,
 	fl := cmd.Flags()
 	fl.StringVar(&typ, "type", "", "only this content type")
 	fl.StringVar(&o.Role, "role", "", "only this role")
-	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names")
+	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names (a pattern with *, ? or [...]: the commits of every tag it matches)")
 	fl.StringArrayVar(&meta, "meta", nil, "only commits whose metadata holds VALUE under KEY (KEY=VALUE, repeatable)")
 	fl.BoolVar(&o.AllTracts, "all-tracts", false, "search every tract, not only this one's commits")
 	fl.IntVarP(&o.Limit, "limit", "n", 0, "at most N results (0: all)")
@@ -182,7 +182,7 @@ func newTractLogCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	fl.StringVar(&format, "format", "", "text (default) or dot (Graphviz)")
 	fl.StringVar((*string)(&o.Type), "type", "", "only commits of this content type")
 	fl.StringVar(&o.Role, "role", "", "only commits of this role")
-	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names")
+	fl.StringVar(&o.Tag, "tag", "", "only the commit this tag names (a pattern with *, ? or [...]: the commits of every tag it matches)")
 	fl.StringVar((*string)(&o.Operation), "operation", "", "only commits of this operation: append, edit, merge or compress")
 	asJSON.Add(cmd, "")
 	return cmd
