@@ -467,7 +467,7 @@ func TestHarnessClaudeCode(t *testing.T) {
 
 			// Recorded live by the hooks: in the sessions store with its
 			// turns and the resumed one; an import adds nothing.
-			if got := checkRecorded(t, home, env, lineage, "claude", "LINEAGE-TASK", "LINEAGE-TASK", "LINEAGE-RESUMED"); got != session {
+			if got := checkRecorded(t, home, env, lineage, "claude", "LINEAGE-TASK", "message/user: LINEAGE-READ", "message/user: LINEAGE-RESUMED"); got != session {
 				t.Errorf("recorded session %s, want %s", got, session)
 			}
 
@@ -608,7 +608,7 @@ env_key = "FAKE_API_KEY"
 	if !strings.Contains(reqs[1], `type=\"agents.resolve.paths\"`) || !strings.Contains(reqs[1], web) {
 		t.Errorf("the request after apply_patch in web/ does not name web/AGENTS.md:\n%.3000s", reqs[1])
 	}
-	checkRecorded(t, home, env, lineage, "codex", "LINEAGE-PATCH", "LINEAGE-PATCH web/new.ts")
+	checkRecorded(t, home, env, lineage, "codex", "LINEAGE-PATCH", "message/user: LINEAGE-PATCH web/new.ts")
 }
 
 // ---- Gemini API (Gemini CLI) ----
@@ -737,7 +737,7 @@ func TestHarnessGemini(t *testing.T) {
 			if !strings.Contains(last, "agents.resolve.paths") || !strings.Contains(last, web) {
 				t.Errorf("the request after read_file in web/ does not name web/%s:\n%.3000s", tt.name, last)
 			}
-			checkRecorded(t, repo, env, lineage, "gemini", "LINEAGE-READ "+app, "LINEAGE-READ "+app)
+			checkRecorded(t, repo, env, lineage, "gemini", "LINEAGE-READ "+app, "message/user: LINEAGE-READ", "tool_call/assistant: read_file(")
 		})
 	}
 }
