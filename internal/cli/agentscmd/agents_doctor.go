@@ -46,13 +46,13 @@ func newAgentsDoctorCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
 	var schema, clia bool
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
-		Use:   "doctor --slug S",
+		Use:   "doctor (--slug S | S)",
 		Short: "Check an agent's documents, inherits, root chain and write target",
 		Long: `Check an agent's documents, inherits, root chain and write target.
 
 Status is "error" when there are errors, "degraded" with warnings only, else
 "ok". With --strict any status but ok exits 3.`,
-		Args: clienv.NoArgs,
+		Args: clienv.SlugArg(&slug),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := clienv.RequireSlug(slug); err != nil {
 				return err
