@@ -299,7 +299,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		t.blobIDs = ids
 		return t.indexNewBlobs(ctx, last+1, texts)
 	}
-	if err := t.indexBlobs(ctx, blobs); err != nil {
+	if err := t.indexBlobs(ctx, blobs, texts); err != nil {
 		return err
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
