@@ -25,7 +25,7 @@ type Diagnosis struct {
 // strings, guardrails repeated across layers, missing persona and
 // system-instructions files, a missing or dangling roster row, content read
 // from a sibling submodule, a stale lock file or an interrupted migrate
-// (warnings), and an agent whose merged status is
+// (warnings), the .bak files beside the chain's documents (info), and an agent whose merged status is
 // active but whose inheritance does not reach the root directives document
 // (warning; see [ReachesRootDirectives]). A slug with no context at all is
 // a *NoContextError, as for every other read of a slug, returned with the
@@ -84,6 +84,7 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 		}
 	}
 	lockFindings(r.p, ch, &r.rep)
+	backupFindings(ch, &r.rep)
 	for _, c := range ch.Contexts {
 		r.rep.infof("context %s %s (%s)", c.Prefix, c.Dir, c.Reason)
 	}

@@ -3,6 +3,7 @@ package agents
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentlineage/lineage/internal/fsx"
 )
@@ -50,6 +51,24 @@ func lockFindings(p string, ch *Chain, rep *Report) {
 	journal := filepath.Join(ws, MigrateJournalName)
 	if fi, err := os.Lstat(journal); err == nil && fi.Mode().IsRegular() {
 		rep.warnf("%s: a migrate --write was interrupted; run `lineage agents migrate --write` again to finish it", journal)
+	}
+}
+
+// backupFindings lists, as info, the .bak files beside the documents of
+// the chain's contexts (migrate leaves one per changed document, CLIA's
+// normalize-schema its .schema-<version>.bak), with the command that tells
+// the safe ones and removes them.
+func backupFindings(ch *Chain, rep *Report) {
+	for _, c := range ch.Contexts {
+		ents, err := os.ReadDir(c.Dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".bak") && len(e.Name()) > len(".bak") {
+				rep.infof("%s: a backup; `lineage agents cleanup-backups --dir %s` tells whether the current document holds all it does (--apply then removes it)", filepath.Join(c.Dir, e.Name()), c.Dir)
+			}
+		}
 	}
 }
 

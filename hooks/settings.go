@@ -67,6 +67,20 @@ func (h *Harness) ConfigDirVar() string {
 	return ""
 }
 
+// ProjectDirVar is the environment variable the harness sets, for the
+// hooks it runs, to the project directory its project settings belong to:
+// CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR; "" for Codex CLI, which sets
+// none (its hooks run in the session's directory).
+func (h *Harness) ProjectDirVar() string {
+	switch h {
+	case Claude:
+		return "CLAUDE_PROJECT_DIR"
+	case Gemini:
+		return "GEMINI_PROJECT_DIR"
+	}
+	return ""
+}
+
 // UserDir is the harness's user configuration directory.
 func (h *Harness) UserDir(env Env) string {
 	switch h {

@@ -61,39 +61,43 @@ func skippedLink(f tidyFile, k triad.DocKind) TidyResult {
 // skipDirs are never walked by a --dir scan (CLIA's list).
 var skipDirs = map[string]bool{".git": true, ".build": true, "DerivedData": true, "node_modules": true, ".generated": true}
 
+// tidyDirs lists the directories t selects: the slug's context at the
+// write root, or every directory under t.Dir but skipDirs; base is the
+// directory writes are contained in.
+func tidyDirs(opts Options, slug, dir string) (dirs []string, base string, err error) {
+	switch {
+	case (slug == "") == (dir == ""):
+		return nil, "", fmt.Errorf("give exactly one of a slug or a directory")
+	case slug != "":
+		tg, err := ResolveTarget(opts.Agents, slug, opts.Scope, opts.AgentsDir)
+		if err != nil {
+			return nil, "", err
+		}
+		return []string{tg.Dir}, tg.Root, nil
+	}
+	root := fsx.Abs(opts.Agents.Path, dir)
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, "", fmt.Errorf("directory %s does not exist", root)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if p != root && skipDirs[d.Name()] {
+			return filepath.SkipDir
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	return dirs, root, err
+}
+
 // tidyFiles lists the triad documents selected by t, sorted by path: each
 // current or legacy name directly in a context directory.
 func tidyFiles(opts Options, t Tidy) ([]tidyFile, error) {
-	var dirs []string
-	var base string
-	switch {
-	case (t.Slug == "") == (t.Dir == ""):
-		return nil, fmt.Errorf("give exactly one of a slug or a directory")
-	case t.Slug != "":
-		tg, err := ResolveTarget(opts.Agents, t.Slug, opts.Scope, opts.AgentsDir)
-		if err != nil {
-			return nil, err
-		}
-		dirs, base = []string{tg.Dir}, tg.Root
-	default:
-		root := fsx.Abs(opts.Agents.Path, t.Dir)
-		base = root
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("directory %s does not exist", root)
-		}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			if p != root && skipDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			dirs = append(dirs, p)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	dirs, base, err := tidyDirs(opts, t.Slug, t.Dir)
+	if err != nil {
+		return nil, err
 	}
 	kinds := map[triad.DocKind]bool{}
 	for _, k := range t.Kinds {

@@ -112,24 +112,16 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
-	text, err := s.texts.Text(res)
-	if err != nil {
-		return nil, ContextOutput{}, err
-	}
 	out := ContextOutput{Outline: res.Outline(maxContextRuns, maxContextDroppedRuns), Inline: true, Resource: contextURI(res, in)}
 	b, err := marshalResult(out)
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
-	// The structured part counts a token per byte (a token is at least a
-	// byte): only the request is worth tokenizing, and only its new lines
-	// (the last one only when its bytes would not fit); its JSON string
-	// form is made of its lines' too (wireResult writes it).
-	n, quoted, err := s.lines.countQuoted(s.opts.Tokens, text, true, max(s.opts.MaxResultTokens-len(b), 0))
+	text, n, quoted, err := s.fitText(res, b)
 	if err != nil {
 		return nil, ContextOutput{}, err
 	}
-	if len(b)+n > s.opts.MaxResultTokens {
+	if n > s.opts.MaxResultTokens {
 		quoted = nil
 		out.Inline = false
 		text = fmt.Sprintf("The request (%s, %d tokens, %d messages) is too long for one result: read it from the resource %s (its \"request\").",
@@ -156,6 +148,50 @@ func (s *Server) toolContext(ctx context.Context, req *mcp.CallToolRequest, in C
 		}
 	}
 	return res2, out, nil
+}
+
+// tooLongFactor: a request whose own count (res.Tokens, its messages'
+// and blocks' tokens) is over this many times the limit is never inline
+// and its text is not rendered: the text holds every message's content,
+// and no tokenizer counts the same content at half in another encoding.
+const tooLongFactor = 2
+
+// fitText is [Server.inlineText] under what the structured part b
+// leaves of the result's limit; n is the whole result's count (past the
+// limit: more than it). b counts a token per byte (a token is at least a
+// byte), which is enough for most answers; only when that keeps out a
+// request that could fit (a profile and many instruction files make a
+// long outline beside a budgeted request) are b's tokens counted.
+func (s *Server) fitText(res compose.Result, b []byte) (text string, n int, quoted [][]byte, err error) {
+	limit := s.opts.MaxResultTokens
+	text, n, quoted, err = s.inlineText(res, max(limit-len(b), 0))
+	if err != nil || len(b)+n <= limit || res.Tokens > tooLongFactor*limit {
+		return text, len(b) + n, quoted, err
+	}
+	bt := s.opts.Tokens.Count(string(b))
+	text, n, quoted, err = s.inlineText(res, max(limit-bt, 0))
+	return text, bt + n, quoted, err
+}
+
+// inlineText renders res's request and counts its tokens against limit
+// (see [lineCounts.countQuoted]): the text, its count (past limit: more
+// than limit) and its JSON string form in pieces (nil past limit). A
+// request far past the limit by its own count is neither rendered nor
+// tokenized: the first call on a long history costs only the compile.
+func (s *Server) inlineText(res compose.Result, limit int) (string, int, [][]byte, error) {
+	if res.Tokens > tooLongFactor*max(limit, 1) {
+		return "", limit + 1, nil, nil
+	}
+	text, err := s.texts.Text(res)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	// The structured part counts a token per byte (a token is at least a
+	// byte): only the request is worth tokenizing, and only its new lines
+	// (the last one only when its bytes would not fit); its JSON string
+	// form is made of its lines' too (wireResult writes it).
+	n, quoted, err := s.lines.countQuoted(s.opts.Tokens, text, true, limit)
+	return text, n, quoted, err
 }
 
 // maxModelBytes bounds the model name a request carries: a name is short,

@@ -431,6 +431,43 @@ func TestLineCountsSlidingWindow(t *testing.T) {
 	}
 }
 
+// A text far past the limit costs the tokenizer only the chunks up to the
+// limit, is not quoted, and is counted in full by a later call without a
+// limit.
+func TestLineCountsStopPastTheLimit(t *testing.T) {
+	c, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	counting := tokens.Func{Name: "o200k_base", Fn: func(s string) int { calls++; return c.Count(s) }}
+	var b strings.Builder
+	b.WriteString("{\"messages\":[\n{\"role\":\"system\",\"content\":\"rules\"}")
+	for i := range 2000 {
+		fmt.Fprintf(&b, ",\n{\"role\":\"user\",\"content\":\"message %d about the service\"}", i)
+	}
+	b.WriteString("]}")
+	text := b.String()
+	whole := c.Count(text)
+	var l lineCounts
+	const limit = 200
+	n, quoted, err := l.countQuoted(counting, text, true, limit)
+	if err != nil || n <= limit || n > whole || quoted != nil {
+		t.Fatalf("count %d (limit %d, whole %d), quoted %v, err %v", n, limit, whole, quoted != nil, err)
+	}
+	// A line is over ten tokens: past 200 after at most 20 lines.
+	if calls > 25 {
+		t.Errorf("%d chunks tokenized for a text past the limit, want at most 25", calls)
+	}
+	calls = 0
+	if got := l.count(counting, text); got != whole {
+		t.Errorf("count without a limit afterwards %d, want %d", got, whole)
+	}
+	if calls < 2000-25 {
+		t.Errorf("the chunks left uncounted were not counted later: %d calls", calls)
+	}
+}
+
 // callContext calls context_compile with args; the answer's text and its
 // structured result.
 func callContext(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, ContextOutput) {

@@ -54,7 +54,7 @@ func (l *lineCounts) count(c TokenCounter, text string) int {
 	return n
 }
 
-// uncounted marks a chunk whose JSON form is known but not its tokens.
+// uncounted marks a chunk whose tokens are not known (its JSON form may be).
 const uncounted = -1
 
 // countQuoted is count and, with quote, text as a JSON string (as
@@ -66,7 +66,11 @@ const uncounted = -1
 // close, the next text has a comma and the new messages), is tokenized
 // only when the count with its bytes in place of its tokens — a token is
 // at least a byte — passes limit. The count returned is then that bound
-// (at most limit, and at least the text's count), else the count.
+// (at most limit, and at least the text's count). Once the count passes
+// limit, counting stops (the rest stays uncounted) and nothing is quoted:
+// the count returned is then more than limit and at most the text's; a
+// request that can never be inline costs the tokenizer only the chunks
+// up to the limit.
 func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit int) (int, [][]byte, error) {
 	l.mu.Lock()
 	chunks, infos := l.spare[:0], l.spareInfo[:0]
@@ -85,7 +89,7 @@ func (l *lineCounts) countQuoted(c TokenCounter, text string, quote bool, limit 
 	// form is made now.
 	learned := missed
 	var quoted [][]byte
-	if quote {
+	if quote && (limit < 0 || total <= limit) {
 		quoted = make([][]byte, len(infos))
 		for i := range infos {
 			if infos[i].json == nil {
@@ -131,16 +135,31 @@ func (l *lineCounts) known(chunks []string, infos []chunkInfo) (total int, misse
 // countMissed counts the missed chunks and adds them to total. With
 // limit >= 0 the last chunk, when missed, is counted only when its bytes
 // in place of its tokens would pass limit (else it stays uncounted and
-// off the returned missed list).
+// off the returned missed list), and counting stops once total passes
+// limit: the chunks not counted stay uncounted and off the list.
 func countMissed(c TokenCounter, chunks []string, infos []chunkInfo, total int, missed []int, limit int) (int, []int) {
 	last := len(chunks) - 1
 	bounded := limit >= 0 && len(missed) > 0 && missed[len(missed)-1] == last
 	if bounded {
 		missed = missed[:len(missed)-1]
 	}
-	for _, i := range missed {
+	for k, i := range missed {
+		if limit >= 0 && total > limit {
+			// The answer is known: the rest stay uncounted.
+			for _, j := range missed[k:] {
+				infos[j].tokens = uncounted
+			}
+			if bounded {
+				infos[last].tokens = uncounted
+			}
+			return total, missed[:k]
+		}
 		infos[i].tokens = c.Count(chunks[i])
 		total += infos[i].tokens
+	}
+	if bounded && total > limit {
+		infos[last].tokens = uncounted
+		return total, missed
 	}
 	if bounded {
 		if total+len(chunks[last]) <= limit {

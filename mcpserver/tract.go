@@ -74,6 +74,7 @@ func (s *Server) addTractTools() {
 	s.addTractExportTools()
 	s.addTractStatusTools()
 	s.addTractCompressTools()
+	s.addTractStoreTools()
 }
 
 // addTractStatusTools registers where a tract stands and its settings: status, config.

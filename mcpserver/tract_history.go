@@ -114,6 +114,68 @@ func (s *Server) addTractHistoryTools() {
 		Description: "What changed between the compiled contexts at two refs (to defaults to HEAD), as `lineage tract diff --json`: messages added, removed, edited and reprioritized, in the newer side's order. Long diffs come in pages: pass nextCursor back as cursor.",
 		Annotations: hints(true, false, true),
 	}, s.toolDiff)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_blame",
+		Title:       "Where each compiled message came from",
+		Description: "Every compiled message mapped to its commit, author tract and spawn path (and, for a summary, the commits it stands in for), as `lineage tract blame --json`; at and budget as tract_compile. Long results come in pages: pass nextCursor back as cursor.",
+		Annotations: hints(true, false, true),
+	}, s.toolBlame)
+}
+
+// BlameInput are the arguments of tract_blame.
+type BlameInput struct {
+	TractArg
+	At     string `json:"at,omitempty" jsonschema:"blame the compile as of this ref or time"`
+	Budget int    `json:"budget,omitempty" jsonschema:"blame the compile under this token budget"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
+}
+
+// BlameOutput is one page of tract blame --json, in compiled order.
+type BlameOutput struct {
+	Entries    []tract.BlameEntry `json:"entries"`
+	NextCursor string             `json:"nextCursor,omitempty" jsonschema:"pass as cursor (with the same at and budget) for the next page; absent on the last page"`
+}
+
+func (s *Server) toolBlame(ctx context.Context, _ *mcp.CallToolRequest, in BlameInput) (*mcp.CallToolResult, BlameOutput, error) {
+	if in.Budget < 0 {
+		return nil, BlameOutput{}, fmt.Errorf("budget: must be above 0, got %d", in.Budget)
+	}
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, BlameOutput{}, err
+	}
+	name := s.tractName(in.Tract)
+	entries, err := repo.Blame(ctx, name, tract.CompileOptions{At: in.At, Budget: in.Budget})
+	if err != nil {
+		return nil, BlameOutput{}, err
+	}
+	// A cursor belongs to this compile: a context that changed since
+	// the first page (another last message, another length) refuses it.
+	list := fmt.Sprintf("blame:%s:%s:%d:%d", name, in.At, in.Budget, len(entries))
+	if len(entries) > 0 {
+		list += ":" + string(entries[len(entries)-1].Commit)
+	}
+	next, err := decodeCursor(list, in.Cursor)
+	if err != nil {
+		return nil, BlameOutput{}, fmt.Errorf("cursor: %w", err)
+	}
+	start := 0
+	if next != "" {
+		if start, err = strconv.Atoi(next); err != nil || start <= 0 || start >= len(entries) {
+			return nil, BlameOutput{}, fmt.Errorf("cursor: %w", errBadCursor)
+		}
+	}
+	page, more := fitPage(entries[start:], s.opts.MaxResultTokens*9/10, func(p []tract.BlameEntry) int {
+		return resultTokens(s.opts.Tokens, BlameOutput{Entries: p})
+	})
+	out := BlameOutput{Entries: page}
+	if out.Entries == nil {
+		out.Entries = []tract.BlameEntry{}
+	}
+	if more {
+		out.NextCursor = encodeCursor(list, strconv.Itoa(start+len(page)))
+	}
+	return nil, out, nil
 }
 
 func (s *Server) toolShow(ctx context.Context, _ *mcp.CallToolRequest, in RefInput) (*mcp.CallToolResult, tract.Shown, error) {

@@ -2,7 +2,9 @@ package tract
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -10,6 +12,21 @@ import (
 // DefaultRetention is how long unreachable commits and reflog entries are
 // kept by default.
 const DefaultRetention = 7 * 24 * time.Hour
+
+// ParseRetention reads a retention: a Go duration (0s, 12h) or a number
+// of days (7d), not negative.
+func ParseRetention(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if days, err := strconv.Atoi(d); err == nil && days >= 0 && strconv.Itoa(days) == d {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid retention %q (want a duration such as 0s, 12h or 7d)", s)
+	}
+	return d, nil
+}
 
 // GCOptions tune a garbage collection.
 type GCOptions struct {

@@ -27,8 +27,20 @@ func TestProjectInstallWorksInAnotherClone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(first, "AGENTS.md"), []byte("Shared rules for the team.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The team's instructions configuration, committed with the project:
+	// it names TEAM.md instead of AGENTS.md, so only a hook that reads it
+	// answers with that file.
+	if err := os.MkdirAll(filepath.Join(first, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(first, "conf", "instructions.json"), []byte(`{"fileNames": ["TEAM.md"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(first, "TEAM.md"), []byte("Team file named by the shared config.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
-		{"hook", "install", "claude", "--scope", "project", "--cwd", first},
+		{"hook", "install", "claude", "--scope", "project", "--cwd", first, "--config", filepath.Join(first, "conf", "instructions.json")},
 		{"mcp", "install", "claude", "--scope", "project", "--cwd", first},
 	} {
 		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
@@ -66,14 +78,25 @@ func TestProjectInstallWorksInAnotherClone(t *testing.T) {
 	}
 
 	hook := sessionStartCommand(t, filepath.Join(second, ".claude", "settings.json"))
-	event, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": second, "hook_event_name": "SessionStart", "source": "startup"})
-	run := exec.Command("sh", "-c", hook)
-	run.Dir = second
-	run.Env = env
-	run.Stdin = strings.NewReader(string(event))
-	out, err := run.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Shared rules for the team.") || !strings.Contains(string(out), filepath.Join(second, "AGENTS.md")) {
-		t.Fatalf("the hook %q in the second clone: %v\n%s", hook, err, out)
+	if !strings.Contains(hook, " --config conf/instructions.json") {
+		t.Errorf("the shared hook %q does not name the config relative to the project", hook)
+	}
+	// Run as Claude Code runs it: in the project, and in a folder below it
+	// with CLAUDE_PROJECT_DIR naming the project.
+	sub := filepath.Join(second, "pkg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{second, sub} {
+		event, _ := json.Marshal(map[string]string{"session_id": "s-" + filepath.Base(dir), "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"})
+		run := exec.Command("sh", "-c", hook)
+		run.Dir = dir
+		run.Env = append(env, "CLAUDE_PROJECT_DIR="+second)
+		run.Stdin = strings.NewReader(string(event))
+		out, err := run.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Team file named by the shared config.") || !strings.Contains(string(out), filepath.Join(second, "TEAM.md")) {
+			t.Fatalf("the hook %q in the second clone (in %s): %v\n%s", hook, dir, err, out)
+		}
 	}
 
 	var mcpFile struct {

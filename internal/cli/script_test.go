@@ -51,6 +51,27 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
 	},
+	// eventually TIMEOUT REGEXP PROGRAM ARGS...: run the program again
+	// (every 50 ms) until its stdout matches REGEXP, for what a background
+	// command does in its own time; after TIMEOUT the script fails.
+	"eventually": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 3 {
+			ts.Fatalf("usage: eventually TIMEOUT REGEXP PROGRAM ARGS...")
+		}
+		timeout, err := time.ParseDuration(args[0])
+		ts.Check(err)
+		re, err := regexp.Compile(`(?m)` + args[1])
+		ts.Check(err)
+		for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
+			err := ts.Exec(args[2], args[3:]...)
+			if err == nil && re.MatchString(ts.ReadFile("stdout")) {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("after %v, %s does not print a match for %s (last error: %v)", timeout, args[2], args[1], err)
+			}
+		}
+	},
 	// appendfile SRC DST: append SRC's bytes to DST (a harness writing
 	// its transcript on).
 	"appendfile": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -103,7 +103,9 @@ func (h *Host) StateDirError() error { return h.stateErr }
 
 // ErrNoStore is returned when neither a flag, LINEAGE_STORE nor a store
 // found upward names a store.
-var ErrNoStore = errors.New("no tract store found: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE")
+var ErrNoStore = fmt.Errorf("%w: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE", errNoStoreFound)
+
+var errNoStoreFound = errors.New("no tract store found")
 
 // StoreURL picks the store: flag (--store), LINEAGE_STORE, or the nearest
 // .lineage/lineage.db upward from dir.
@@ -113,6 +115,9 @@ func (h *Host) StoreURL(flag, dir string) (string, error) {
 	}
 	if p, ok := stores.Locate(dir); ok {
 		return p, nil
+	}
+	if p, what := stores.Unusable(dir); p != "" {
+		return "", fmt.Errorf("%w: %s is %s, not a store file: move it away, or pass --store / set LINEAGE_STORE", errNoStoreFound, p, what)
 	}
 	return "", ErrNoStore
 }

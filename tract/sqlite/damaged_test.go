@@ -34,19 +34,22 @@ func TestMigrateDamagedV1(t *testing.T) {
 		{"version not a number", func(t *testing.T, p string) { execRaw(t, p, `UPDATE schema_version SET version = 'x'`) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := copyFixture(t)
-			tc.damage(t, p)
-			before, _ := os.ReadFile(p)
-			s, err := sqlite.Open(ctx, p, sqlite.Options{})
-			if err == nil {
-				s.Close()
-				t.Fatal("a damaged store opened")
-			}
-			if !errors.Is(err, tract.ErrDamaged) || strings.Contains(err.Error(), "init") {
-				t.Fatalf("error %v; want one saying the store is damaged", err)
-			}
-			if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
-				t.Error("the damaged file was written")
+			// A read command opens read-only: it says the same.
+			for _, ro := range []bool{false, true} {
+				p := copyFixture(t)
+				tc.damage(t, p)
+				before, _ := os.ReadFile(p)
+				s, err := sqlite.Open(ctx, p, sqlite.Options{ReadOnly: ro})
+				if err == nil {
+					s.Close()
+					t.Fatalf("read-only %v: a damaged store opened", ro)
+				}
+				if !errors.Is(err, tract.ErrDamaged) || strings.Contains(err.Error(), "init") || !strings.Contains(err.Error(), p) {
+					t.Fatalf("read-only %v: error %v; want one naming the file and saying it is damaged", ro, err)
+				}
+				if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+					t.Errorf("read-only %v: the damaged file was written", ro)
+				}
 			}
 		})
 	}

@@ -118,6 +118,14 @@ var SchemaVersion = len(migrations)
 func checkSchema(ctx context.Context, db *sql.DB) error {
 	var version int
 	err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	if err != nil {
+		// What a writable open would find (foundSchema only reads): a
+		// file with lineage's tables and no readable version is damaged,
+		// one with other tables is not a store.
+		if ferr := foundSchema(ctx, db, err); ferr != nil {
+			return ferr
+		}
+	}
 	switch {
 	case err != nil && strings.Contains(err.Error(), "no such table"):
 		return errors.New("not a lineage store (no lineage schema in the file)")

@@ -59,7 +59,11 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if err := registerLend(); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("store %s: not a store file (a %s)", path, fileKind(fi.Mode()))
+	}
+	if errors.Is(err, os.ErrNotExist) {
 		if !o.Create || o.ReadOnly {
 			return nil, fmt.Errorf("store %s: %w", path, tract.ErrNotFound)
 		}
@@ -96,6 +100,21 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	s := &Store{db: db, path: path, from: from, to: len(migrations)}
 	s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
 	return s, nil
+}
+
+// fileKind names a mode that is not a regular file's.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func escapePath(path string) string {

@@ -195,6 +195,32 @@ func Locate(dir string) (string, bool) {
 	}
 }
 
+// Unusable is the nearest .lineage/lineage.db upward from dir that exists
+// but is not a file a store can be (Locate passes over it), and what it is
+// instead; "" when there is none. It turns "no store found" into what is
+// in the way.
+func Unusable(dir string) (path, what string) {
+	for {
+		p := filepath.Join(dir, DirName, FileName)
+		if li, err := os.Lstat(p); err == nil {
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				return p, "a symbolic link to nothing"
+			case fi.IsDir():
+				return p, "a directory"
+			case !fi.Mode().IsRegular():
+				return p, "not a regular file (" + li.Mode().Type().String() + ")"
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
+		}
+		dir = parent
+	}
+}
+
 // Default is the store `lineage tract init` creates in dir.
 func Default(dir string) string { return filepath.Join(dir, DirName, FileName) }
 

@@ -87,6 +87,24 @@ func testBackgroundCheckpoints(t *testing.T, newStore Factory) {
 		}
 	}()
 	defer close(g.reached)
+	commitWhileCompiling(e, repo)
+	last, err := repo.Compile(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	repo.Wait()
+	// The token counts of the appended commits, made by the compiles,
+	// were kept (in the background too) by the time Wait returns (before
+	// the cold compile of same, which keeps them too).
+	checkCountsKept(e, last)
+	same(last, 0)
+	fresh, err := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Now: e.clock.Now}).CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	same(fresh, 0)
+}
+
+// commitWhileCompiling appends 40 messages to main while two goroutines
+// compile it (one after each append, one in a loop of its own), each at
+// its own budget.
+func commitWhileCompiling(e *env, repo *tract.Repo) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for w := range 2 {
@@ -113,19 +131,20 @@ func testBackgroundCheckpoints(t *testing.T, newStore Factory) {
 	for err := range errs {
 		e.must(err)
 	}
-	last, err := repo.Compile(e.ctx, "main", tract.CompileOptions{})
-	e.must(err)
-	repo.Wait()
-	// The token counts of the appended commits, made by the compiles,
-	// were kept (in the background too) by the time Wait returns (before
-	// the cold compile of same, which keeps them too).
+}
+
+// checkCountsKept fails unless every message of res has its blob's token
+// count stored.
+func checkCountsKept(e *env, res tract.Result) {
+	t := e.t
+	t.Helper()
 	var blobs []tract.Hash
-	for _, m := range last.Messages {
+	for _, m := range res.Messages {
 		c, err := e.store.Commit(e.ctx, m.Commit)
 		e.must(err)
 		blobs = append(blobs, c.Content)
 	}
-	stored, err := e.store.Blobs(e.ctx, blobs, last.Encoding)
+	stored, err := e.store.Blobs(e.ctx, blobs, res.Encoding)
 	e.must(err)
 	if len(stored) != len(blobs) {
 		t.Fatalf("%d blobs of %d", len(stored), len(blobs))
@@ -135,8 +154,4 @@ func testBackgroundCheckpoints(t *testing.T, newStore Factory) {
 			t.Fatalf("blob %s: no token count kept", b.Hash.Short())
 		}
 	}
-	same(last, 0)
-	fresh, err := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Now: e.clock.Now}).CompileCold(e.ctx, "main", tract.CompileOptions{})
-	e.must(err)
-	same(fresh, 0)
 }

@@ -113,9 +113,19 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if cv.Head != want.Head || cv.Tokens+3 != want.Tokens || len(cv.Data) == 0 || len(cv.Messages) == 0 {
 		t.Fatalf("stored checkpoint at %s with %d tokens; want %s, %d", cv.Head.Short(), cv.Tokens, want.Head.Short(), want.Tokens-3)
 	}
+	got := checkCompilesFromCheckpoint(e, want)
+	checkDamagedCheckpoints(e, main.ID, got)
+	checkCheckpointNeverExported(e)
+	checkCheckpointGoes(e, main.ID)
+}
 
-	// A fresh process: no whole-history read, not even the checkpoint's
-	// data, same result; status too.
+// checkCompilesFromCheckpoint: a fresh process compiles main as want
+// without a whole-history read, not even the checkpoint's data, and its
+// status too; one commit more extends the checkpoint, still without one,
+// to the compile it returns.
+func checkCompilesFromCheckpoint(e *env, want tract.Result) tract.Result {
+	t := e.t
+	t.Helper()
 	fresh := tract.New(messagesOnly{noHistory{e.store}}, tract.Options{Now: e.clock.Now})
 	got, err := fresh.CompileCold(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
@@ -157,18 +167,27 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if st.Tokens != got.Tokens {
 		t.Fatalf("status past the checkpoint: %d tokens, want %d", st.Tokens, got.Tokens)
 	}
+	return got
+}
 
-	// Damage: the data, the messages, or a header field, no longer
-	// matches the sums. What reads a damaged part refuses it; what reads
-	// only sound parts (the header's sum covers both parts' sums) answers
-	// right.
+// The damages checkDamagedCheckpoints does to a stored checkpoint, by
+// index: its data, its messages, then header fields.
+const checkpointDataDamage, checkpointMessagesDamage = 0, 1
+
+// checkDamagedCheckpoints: damage to the data, the messages, or a header
+// field, no longer matches the sums. What reads a damaged part refuses it;
+// what reads only sound parts (the header's sum covers both parts' sums)
+// answers right (got); verify lists it, gc removes it and the next compile
+// rebuilds it.
+func checkDamagedCheckpoints(e *env, tractID string, got tract.Result) {
+	t := e.t
+	t.Helper()
 	put := func(cv tract.CompiledView) {
 		t.Helper()
 		e.must(e.store.Update(e.ctx, func(tx tract.Tx) error { return tx.PutCompiledView(e.ctx, cv) }))
 	}
-	cv, err = storedView(e.ctx, e.store, main.ID)
+	cv, err := storedView(e.ctx, e.store, tractID)
 	e.must(err)
-	const dataDamage, messagesDamage = 0, 1
 	for i, damage := range []func(cv *tract.CompiledView){
 		func(cv *tract.CompiledView) {
 			cv.Data = bytes.Replace(bytes.Clone(cv.Data), []byte("message 42"), []byte("message 24"), 1)
@@ -183,64 +202,88 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		damage(&bad)
 		put(bad)
 		r := tract.New(e.store, tract.Options{})
-		// A cold compile reads the messages; the cache's view the data.
-		cold, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
-		if i == dataDamage {
-			if err != nil || !slices.Equal(messageTexts(cold), messageTexts(got)) {
-				t.Fatalf("cold compile beside damaged checkpoint data: %v", err)
-			}
-		} else if !errors.Is(err, tract.ErrDamaged) {
-			t.Fatalf("cold compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
-		}
-		// So does one written as it is read, and it writes nothing then.
-		var streamed bytes.Buffer
-		err = compileOpenAI(e.ctx, r, &streamed, "main", tract.CompileOptions{}, "  ")
-		if i == dataDamage {
-			if err != nil {
-				t.Fatalf("openai compile beside damaged checkpoint data: %v", err)
-			}
-		} else if !errors.Is(err, tract.ErrDamaged) || streamed.Len() > 0 {
-			t.Fatalf("openai compile with a damaged checkpoint (%d): %v and %d bytes written, want ErrDamaged and none", i, err, streamed.Len())
-		}
-		warm, err := r.Compile(e.ctx, "main", tract.CompileOptions{})
-		if i == messagesDamage {
-			if err != nil || !slices.Equal(messageTexts(warm), messageTexts(got)) {
-				t.Fatalf("compile beside damaged checkpoint messages: %v", err)
-			}
-		} else if !errors.Is(err, tract.ErrDamaged) {
-			t.Fatalf("compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
-		}
-		// Status reads the header alone.
-		st, err := r.Status(e.ctx, "main")
-		switch {
-		case (i == dataDamage || i == messagesDamage) && (err != nil || st.Tokens != got.Tokens):
-			t.Fatalf("status beside a damaged checkpoint part: %d tokens, %v; want %d", st.Tokens, err, got.Tokens)
-		case i > messagesDamage && !errors.Is(err, tract.ErrDamaged):
-			t.Fatalf("status with a damaged checkpoint header: %v, want ErrDamaged", err)
-		}
-		rep, err := r.Verify(e.ctx)
-		e.must(err)
-		if len(rep.Damage) != 1 || rep.Damage[0].Kind != "checkpoint" {
-			t.Fatalf("verify with a damaged checkpoint: %+v", rep.Damage)
-		}
-		_, err = r.GC(e.ctx, tract.GCOptions{})
-		e.must(err)
-		if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
-			t.Fatalf("gc left a damaged checkpoint: %v", err)
-		}
-		again, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
-		e.must(err)
-		if again.Tokens != got.Tokens {
-			t.Fatalf("rebuilt compile: %d tokens, want %d", again.Tokens, got.Tokens)
-		}
-		if cv, err = storedView(e.ctx, e.store, main.ID); err != nil {
-			t.Fatalf("compile did not rebuild the checkpoint: %v", err)
-		}
+		readDamagedCheckpoint(e, r, i, got)
+		cv = collectDamagedCheckpoint(e, r, tractID, got)
 	}
+}
 
-	// Never exported.
+// readDamagedCheckpoint checks what reads checkpoint damage number i
+// (see checkpointDataDamage): compiles cold, streamed and warm, and
+// status.
+func readDamagedCheckpoint(e *env, r *tract.Repo, i int, got tract.Result) {
+	t := e.t
+	t.Helper()
+	// A cold compile reads the messages; the cache's view the data.
+	cold, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	if i == checkpointDataDamage {
+		if err != nil || !slices.Equal(messageTexts(cold), messageTexts(got)) {
+			t.Fatalf("cold compile beside damaged checkpoint data: %v", err)
+		}
+	} else if !errors.Is(err, tract.ErrDamaged) {
+		t.Fatalf("cold compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
+	}
+	// So does one written as it is read, and it writes nothing then.
+	var streamed bytes.Buffer
+	err = compileOpenAI(e.ctx, r, &streamed, "main", tract.CompileOptions{}, "  ")
+	if i == checkpointDataDamage {
+		if err != nil {
+			t.Fatalf("openai compile beside damaged checkpoint data: %v", err)
+		}
+	} else if !errors.Is(err, tract.ErrDamaged) || streamed.Len() > 0 {
+		t.Fatalf("openai compile with a damaged checkpoint (%d): %v and %d bytes written, want ErrDamaged and none", i, err, streamed.Len())
+	}
+	warm, err := r.Compile(e.ctx, "main", tract.CompileOptions{})
+	if i == checkpointMessagesDamage {
+		if err != nil || !slices.Equal(messageTexts(warm), messageTexts(got)) {
+			t.Fatalf("compile beside damaged checkpoint messages: %v", err)
+		}
+	} else if !errors.Is(err, tract.ErrDamaged) {
+		t.Fatalf("compile with a damaged checkpoint (%d): %v, want ErrDamaged", i, err)
+	}
+	// Status reads the header alone.
+	st, err := r.Status(e.ctx, "main")
+	switch {
+	case (i == checkpointDataDamage || i == checkpointMessagesDamage) && (err != nil || st.Tokens != got.Tokens):
+		t.Fatalf("status beside a damaged checkpoint part: %d tokens, %v; want %d", st.Tokens, err, got.Tokens)
+	case i > checkpointMessagesDamage && !errors.Is(err, tract.ErrDamaged):
+		t.Fatalf("status with a damaged checkpoint header: %v, want ErrDamaged", err)
+	}
+}
+
+// collectDamagedCheckpoint: verify lists the damaged checkpoint, gc
+// removes it, and the next cold compile (as got) rebuilds it, which it
+// returns.
+func collectDamagedCheckpoint(e *env, r *tract.Repo, tractID string, got tract.Result) tract.CompiledView {
+	t := e.t
+	t.Helper()
+	rep, err := r.Verify(e.ctx)
+	e.must(err)
+	if len(rep.Damage) != 1 || rep.Damage[0].Kind != "checkpoint" {
+		t.Fatalf("verify with a damaged checkpoint: %+v", rep.Damage)
+	}
+	_, err = r.GC(e.ctx, tract.GCOptions{})
+	e.must(err)
+	if _, err := e.store.CompiledView(e.ctx, tractID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("gc left a damaged checkpoint: %v", err)
+	}
+	again, err := r.CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	if again.Tokens != got.Tokens {
+		t.Fatalf("rebuilt compile: %d tokens, want %d", again.Tokens, got.Tokens)
+	}
+	cv, err := storedView(e.ctx, e.store, tractID)
+	if err != nil {
+		t.Fatalf("compile did not rebuild the checkpoint: %v", err)
+	}
+	return cv
+}
+
+// checkCheckpointNeverExported: an export holds history records only.
+func checkCheckpointNeverExported(e *env) {
+	t := e.t
+	t.Helper()
 	var out bytes.Buffer
-	_, err = e.repo.Export(e.ctx, &out, tract.ExportOptions{All: true})
+	_, err := e.repo.Export(e.ctx, &out, tract.ExportOptions{All: true})
 	e.must(err)
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		if !strings.Contains(line, `"kind":"tract"`) && !strings.Contains(line, `"kind":"blob"`) && !strings.Contains(line, `"kind":"commit"`) &&
@@ -249,8 +292,13 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 		}
 	}
 
-	// Gone with its head: the branch reset to the root and the rest
-	// collected.
+}
+
+// checkCheckpointGoes: a checkpoint goes with its head (the branch reset
+// to the root and the rest collected) and with its viewer (tract rm).
+func checkCheckpointGoes(e *env, tractID string) {
+	t := e.t
+	t.Helper()
 	log, err := e.repo.Log(e.ctx, "main", tract.LogOptions{})
 	e.must(err)
 	_, err = e.repo.Reset(e.ctx, "main", string(log[len(log)-1].Hash))
@@ -261,7 +309,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	if len(rep.Removed) == 0 {
 		t.Fatal("gc removed nothing")
 	}
-	if cv, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
+	if cv, err := e.store.CompiledView(e.ctx, tractID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatalf("checkpoint at a collected head %s survived gc: %v", cv.Head.Short(), err)
 	}
 
@@ -269,7 +317,7 @@ func testCheckpoints(t *testing.T, newStore Factory) {
 	_, err = e.repo.CompileCold(e.ctx, "main", tract.CompileOptions{})
 	e.must(err)
 	e.must(e.repo.RemoveTract(e.ctx, "main"))
-	if _, err := e.store.CompiledView(e.ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
+	if _, err := e.store.CompiledView(e.ctx, tractID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
 		t.Fatalf("checkpoint of a removed tract survived: %v", err)
 	}
 }

@@ -128,8 +128,7 @@ func testCompressNeverLoses(t *testing.T, newStore Factory) {
 			_, err := e.repo.Annotate(e.ctx, "main", string(chain[pinned]), tract.Pinned, "")
 			e.must(err)
 		}
-		type span struct{ from, to int }
-		spans := map[tract.Hash]span{}
+		spans := map[tract.Hash]compressSpan{}
 		var sums []tract.Hash
 		steps := rapid.IntRange(1, 12).Draw(rt, "steps")
 		for s := 0; s < steps; s++ {
@@ -143,7 +142,7 @@ func testCompressNeverLoses(t *testing.T, newStore Factory) {
 					continue
 				}
 				e.must(err)
-				spans[res.Commit] = span{i, j}
+				spans[res.Commit] = compressSpan{i, j}
 				sums = append(sums, res.Commit)
 				pos[res.Commit] = len(chain)
 				chain = append(chain, res.Commit)
@@ -160,34 +159,44 @@ func testCompressNeverLoses(t *testing.T, newStore Factory) {
 			case "append":
 				add(fmt.Sprintf("a%d", s))
 			}
-			res := e.compile("main", tract.CompileOptions{})
-			shown := map[tract.Hash]bool{}
-			var live []span
-			for _, m := range res.Messages {
-				if m.Type == tract.TypeSummary {
-					live = append(live, spans[m.Commit])
-				} else {
-					shown[m.Commit] = true
-				}
-			}
-			for _, h := range chain {
-				if _, isSum := spans[h]; isSum {
-					continue
-				}
-				in := 0
-				for _, sp := range live {
-					if sp.from <= pos[h] && pos[h] <= sp.to {
-						in++
-					}
-				}
-				if shown[h] && (in == 0 || pos[h] == pinned) || !shown[h] && in == 1 {
-					continue
-				}
-				rt.Fatalf("step %d: %s (position %d) compiled %v, inside %d summaries' ranges %v:\n%s", s, h.Short(), pos[h], shown[h], in, live, texts(res))
-			}
-			if slices.ContainsFunc(res.Messages, func(m tract.Message) bool { return m.Type == tract.TypeSummary && len(m.Summarizes) == 0 }) {
-				rt.Fatalf("step %d: a summary stands in for nothing:\n%s", s, texts(res))
-			}
+			checkNothingLost(rt, s, e.compile("main", tract.CompileOptions{}), chain, pos, spans, pinned)
 		}
 	})
+}
+
+// compressSpan is the positions (in the first-parent history, oldest
+// first) of the first and last message a summary replaced.
+type compressSpan struct{ from, to int }
+
+// checkNothingLost fails step s unless res shows every message of chain
+// (pos: each one's position) exactly once: itself, when no shown summary
+// covers it or it is pinned, else inside one shown summary's range.
+func checkNothingLost(rt *rapid.T, s int, res tract.Result, chain []tract.Hash, pos map[tract.Hash]int, spans map[tract.Hash]compressSpan, pinned int) {
+	shown := map[tract.Hash]bool{}
+	var live []compressSpan
+	for _, m := range res.Messages {
+		if m.Type == tract.TypeSummary {
+			live = append(live, spans[m.Commit])
+		} else {
+			shown[m.Commit] = true
+		}
+	}
+	for _, h := range chain {
+		if _, isSum := spans[h]; isSum {
+			continue
+		}
+		in := 0
+		for _, sp := range live {
+			if sp.from <= pos[h] && pos[h] <= sp.to {
+				in++
+			}
+		}
+		if shown[h] && (in == 0 || pos[h] == pinned) || !shown[h] && in == 1 {
+			continue
+		}
+		rt.Fatalf("step %d: %s (position %d) compiled %v, inside %d summaries' ranges %v:\n%s", s, h.Short(), pos[h], shown[h], in, live, texts(res))
+	}
+	if slices.ContainsFunc(res.Messages, func(m tract.Message) bool { return m.Type == tract.TypeSummary && len(m.Summarizes) == 0 }) {
+		rt.Fatalf("step %d: a summary stands in for nothing:\n%s", s, texts(res))
+	}
 }

@@ -28,28 +28,13 @@ func testCompressStatusCost(t *testing.T, newStore Factory) {
 			t.Fatal(err)
 		}
 	}
-	// behind: 100 commits behind main; ahead: 3 commits of its own, from
-	// main's HEAD~40 (3 ahead, 40 behind); old: 9,000 behind.
-	_, err := r.CreateBranch(ctx, "main", "behind", "HEAD~100")
-	must(err)
-	_, err = r.CreateBranch(ctx, "main", "old", "HEAD~9000")
-	must(err)
-	_, err = r.CreateBranch(ctx, "main", "ahead", "HEAD~40")
-	must(err)
-	must(r.Switch(ctx, "main", "ahead"))
-	for i := 0; i < 3; i++ {
-		_, err := r.Commit(ctx, "main", message("assistant", fmt.Sprint("aside ", i)))
-		must(err)
-	}
-	must(r.Switch(ctx, "main", "main"))
-	_, err = r.Compile(ctx, "main", tract.CompileOptions{}) // warm
-	must(err)
-
+	statusBranches(t, r)
 	measure := rowMeasure(t, cs, n)
 
 	// status without the old branch: what lies between the branches and
 	// main, 100 + 3 + 40 commits, plus a constant.
 	must(r.DeleteBranch(ctx, "main", "old", true))
+	var err error
 	measure("status", 2*(100+3+40)+60, func() error {
 		st, err := r.Status(ctx, "main")
 		if err != nil {
@@ -102,4 +87,33 @@ func testCompressStatusCost(t *testing.T, newStore Factory) {
 		}
 		return nil
 	})
+}
+
+// statusBranches makes the branches testCompressStatusCost measures status
+// with — behind: 100 commits behind main; ahead: 3 commits of its own, from
+// main's HEAD~40 (3 ahead, 40 behind); old: 9,000 behind — and warms main's
+// compile.
+func statusBranches(t *testing.T, r *tract.Repo) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := r.CreateBranch(ctx, "main", "behind", "HEAD~100")
+	must(err)
+	_, err = r.CreateBranch(ctx, "main", "old", "HEAD~9000")
+	must(err)
+	_, err = r.CreateBranch(ctx, "main", "ahead", "HEAD~40")
+	must(err)
+	must(r.Switch(ctx, "main", "ahead"))
+	for i := 0; i < 3; i++ {
+		_, err := r.Commit(ctx, "main", message("assistant", fmt.Sprint("aside ", i)))
+		must(err)
+	}
+	must(r.Switch(ctx, "main", "main"))
+	_, err = r.Compile(ctx, "main", tract.CompileOptions{}) // warm
+	must(err)
 }

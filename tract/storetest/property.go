@@ -73,40 +73,9 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		name := rapid.SampledFrom([]string{"style", "tools"}).Draw(rt, "name")
 		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeInstruction, Name: name, Text: text}})
 	case "tool":
-		id := rapid.SampledFrom([]string{"call0", "call1", "call2", "call.3/x", "toolu_" + strings.Repeat("9", 70)}).Draw(rt, "call")
-		args := rapid.SampledFrom([]string{"", `{"q":1}`, "[1,2]", "not json"}).Draw(rt, "arguments")
-		fn := rapid.SampledFrom(hostileToolNames).Draw(rt, "function")
-		calls := []tract.ToolCall{{ID: id, Name: fn, Arguments: args}}
-		if rapid.Bool().Draw(rt, "two calls") {
-			calls = append(calls, tract.ToolCall{ID: "call1", Name: "g"})
-		}
-		if rapid.Bool().Draw(rt, "call or result") {
-			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, Text: text, ToolCalls: calls}})
-			var ve *tract.ValidationError
-			if errors.As(err, &ve) {
-				err = nil // a call with duplicate ids is refused; fine
-			}
-		} else {
-			_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
-		}
+		err = toolStep(ctx, rt, r, text)
 	case "edit", "annotate", "reset":
-		target, ok, lerr := pickCommit(ctx, rt, r)
-		if lerr != nil || !ok {
-			return lerr
-		}
-		switch op {
-		case "edit":
-			_, err = r.Edit(ctx, "main", string(target.Hash), text, "")
-			var ve *tract.ValidationError
-			if errors.As(err, &ve) {
-				err = nil // editing an edit or a merge is rejected; fine
-			}
-		case "annotate":
-			p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Normal, tract.Important, tract.Pinned}).Draw(rt, "priority")
-			_, err = r.Annotate(ctx, "main", string(target.Hash), p, "")
-		case "reset":
-			_, err = r.Reset(ctx, "main", string(target.Hash))
-		}
+		err = targetStep(ctx, rt, r, op, text)
 	case "branch":
 		name := fmt.Sprintf("b%d", len(*branches))
 		if _, err = r.CreateBranch(ctx, "main", name, ""); err == nil {
@@ -140,6 +109,53 @@ func propertyStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op string, br
 		_, err = r.GC(ctx, tract.GCOptions{})
 	case "compress":
 		err = compressStep(ctx, rt, r, text)
+	}
+	return err
+}
+
+// toolStep commits a tool call (one or two, their ids and names drawn from
+// hostile ones) or a tool result.
+func toolStep(ctx context.Context, rt *rapid.T, r *tract.Repo, text string) error {
+	var err error
+	id := rapid.SampledFrom([]string{"call0", "call1", "call2", "call.3/x", "toolu_" + strings.Repeat("9", 70)}).Draw(rt, "call")
+	args := rapid.SampledFrom([]string{"", `{"q":1}`, "[1,2]", "not json"}).Draw(rt, "arguments")
+	fn := rapid.SampledFrom(hostileToolNames).Draw(rt, "function")
+	calls := []tract.ToolCall{{ID: id, Name: fn, Arguments: args}}
+	if rapid.Bool().Draw(rt, "two calls") {
+		calls = append(calls, tract.ToolCall{ID: "call1", Name: "g"})
+	}
+	if rapid.Bool().Draw(rt, "call or result") {
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, Text: text, ToolCalls: calls}})
+		var ve *tract.ValidationError
+		if errors.As(err, &ve) {
+			err = nil // a call with duplicate ids is refused; fine
+		}
+	} else {
+		_, err = r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: text}})
+	}
+	return err
+}
+
+// targetStep edits, annotates or resets to a commit drawn from main's
+// history.
+func targetStep(ctx context.Context, rt *rapid.T, r *tract.Repo, op, text string) error {
+	target, ok, lerr := pickCommit(ctx, rt, r)
+	if lerr != nil || !ok {
+		return lerr
+	}
+	var err error
+	switch op {
+	case "edit":
+		_, err = r.Edit(ctx, "main", string(target.Hash), text, "")
+		var ve *tract.ValidationError
+		if errors.As(err, &ve) {
+			err = nil // editing an edit or a merge is rejected; fine
+		}
+	case "annotate":
+		p := rapid.SampledFrom([]tract.Priority{tract.Skip, tract.Normal, tract.Important, tract.Pinned}).Draw(rt, "priority")
+		_, err = r.Annotate(ctx, "main", string(target.Hash), p, "")
+	case "reset":
+		_, err = r.Reset(ctx, "main", string(target.Hash))
 	}
 	return err
 }

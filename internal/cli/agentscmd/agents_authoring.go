@@ -16,10 +16,11 @@ import (
 )
 
 // addAgentsAuthoringCmds adds the CLIA authoring commands: commission,
-// roster, normalize, migrate and render.
+// roster, normalize, migrate, cleanup-backups and render.
 func addAgentsAuthoringCmds(cmd *cobra.Command, env *clienv.Env, f *clienv.AgentsFlags) {
 	cmd.AddCommand(newAgentsCommissionCmd(env, f), newAgentsRosterCmd(env, f),
-		newAgentsTidyCmd(env, f, "normalize"), newAgentsTidyCmd(env, f, "migrate"), newAgentsRenderCmd(env, f))
+		newAgentsTidyCmd(env, f, "normalize"), newAgentsTidyCmd(env, f, "migrate"),
+		newAgentsCleanupBackupsCmd(env, f), newAgentsRenderCmd(env, f))
 }
 
 // journalArgs are the journal flags beyond journal.Entry's.

@@ -88,9 +88,12 @@ which the harness would take as "block".`,
 // hookSettings is the configuration the hook's flags and config file give,
 // lowest first, for [instructions.BuildConfig] (the environment goes
 // between them).
-func hookSettings(env *clienv.Env, f hooks.Flags) (file, flags instructions.Settings, err error) {
+func hookSettings(env *clienv.Env, h *hooks.Harness, f hooks.Flags, eventCwd string) (file, flags instructions.Settings, err error) {
 	if f.Config != "" {
-		p := fsx.Abs(env.Dir, f.Config)
+		p, err := hookConfigPath(env, h, f.Config, eventCwd)
+		if err != nil {
+			return file, flags, err
+		}
 		data, err := fsx.ReadRegular(p, instructions.MaxConfigBytes)
 		if err != nil {
 			return file, flags, fmt.Errorf("read config: %w", err)
@@ -159,7 +162,7 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	// Without a state directory the hook still answers, statelessly
 	// (hooks.Handle says so on stderr).
 	sessions := env.Host().StatePath("sessions")
-	file, flags, err := hookSettings(env, f)
+	file, flags, err := hookSettings(env, h, f, ev.Cwd)
 	if err != nil {
 		return err
 	}
@@ -205,6 +208,10 @@ entries by "hook <harness>" after any program named lineage (or CMD).
 
 --file-names, --config and --slug are written into the installed command, so
 the hook resolves the names you chose (e.g. --file-names CLAUDE.md,AGENTS.md).
+--config is written as an absolute path, except with --scope project: there
+it is relative to the project directory and must lie inside it, and the hook
+finds it from the project directory the harness names, or from its working
+directory or one above it.
 
 Files: claude $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 (user), .claude/settings.json (project), .claude/settings.local.json (local);
@@ -214,7 +221,7 @@ and .gemini/settings.json; codex $CODEX_HOME/hooks.json, else
 --cwd (default: the current directory). Codex CLI runs a new or changed hook
 only after you trust it: install prints the step.`,
 		Args: clienv.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			h := hooks.HarnessNamed(args[0])
 			if h == nil {
 				return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
@@ -227,13 +234,8 @@ only after you trust it: install prints the step.`,
 				f.FileNames = strings.Join(names, ",")
 			}
 			if f.Config != "" {
-				f.Config = fsx.Abs(env.Dir, f.Config)
-				data, err := fsx.ReadRegular(f.Config, instructions.MaxConfigBytes)
-				if err == nil {
-					_, err = instructions.ParseConfig(data)
-				}
-				if err != nil {
-					return clienv.UsageError("--config %s: %v", f.Config, err)
+				if f.Config, err = installedConfig(env, f.Config, scope, fsx.Abs(env.Dir, cwd)); err != nil {
+					return err
 				}
 			}
 			path, err := h.SettingsPath(scope, hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}, fsx.Abs(env.Dir, cwd))
@@ -261,7 +263,7 @@ only after you trust it: install prints the step.`,
 	if install {
 		cmd.Flags().StringVar(&f.Slug, "slug", "", "run the hook with --slug S (the agent's guardrails at session start)")
 		cmd.Flags().StringVar(&f.FileNames, "file-names", "", "run the hook with --file-names `names` (comma-separated instruction file names)")
-		cmd.Flags().StringVar(&f.Config, "config", "", "run the hook with --config `file` (made absolute)")
+		cmd.Flags().StringVar(&f.Config, "config", "", "run the hook with --config `file` (made absolute; relative to the project for --scope project)")
 		cmd.Flags().BoolVar(&f.Record, "record", false, "also run the hook when a turn ends, recording the session into the sessions store (see 'lineage sessions')")
 	}
 	return cmd

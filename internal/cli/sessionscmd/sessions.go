@@ -28,7 +28,7 @@ another): messages, tool calls and results, reasoning, injected context
 rewinds as branches, subagents and forks as spawned tracts. An import is
 idempotent and reads only what is new in a grown transcript. Secrets are
 masked unless --keep-secrets. See docs/sessions.md.`)
-	cmd.AddCommand(importCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env))
+	cmd.AddCommand(importCmd(env), watchCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env))
 	return cmd
 }
 
@@ -178,17 +178,22 @@ func importErr(err error) error {
 
 func writeReport(w io.Writer, rep sessions.Report) {
 	for _, s := range rep.Sessions {
-		fmt.Fprintf(w, "%s: %s (%d added, %d already stored)", s.Tract, plural(s.Records, "record"), s.Added, s.Existing)
-		if s.Skipped > 0 {
-			fmt.Fprintf(w, ", %s skipped", plural(s.Skipped, "line"))
-		}
-		if s.Spawn != nil {
-			fmt.Fprintf(w, ", %s of %s", s.Spawn.Kind, sessions.TractName(s.Spawn.Harness, s.Spawn.Session))
-		}
-		fmt.Fprintln(w)
+		writeSession(w, s)
 	}
 	fmt.Fprintf(w, "imported %s: %s added, %d already stored, %d kept verbatim, %s masked\n",
 		plural(len(rep.Sessions), "session file"), plural(rep.Added, "commit"), rep.Existing, rep.Unmapped, plural(rep.Masked, "secret"))
+}
+
+// writeSession is one transcript's line of an import's report.
+func writeSession(w io.Writer, s sessions.SessionReport) {
+	fmt.Fprintf(w, "%s: %s (%d added, %d already stored)", s.Tract, plural(s.Records, "record"), s.Added, s.Existing)
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, ", %s skipped", plural(s.Skipped, "line"))
+	}
+	if s.Spawn != nil {
+		fmt.Fprintf(w, ", %s of %s", s.Spawn.Kind, sessions.TractName(s.Spawn.Harness, s.Spawn.Session))
+	}
+	fmt.Fprintln(w)
 }
 
 func plural(n int, what string) string {

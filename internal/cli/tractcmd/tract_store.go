@@ -2,7 +2,6 @@ package tractcmd
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,14 +117,8 @@ func newTractMigrateCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 
 // tractParseRetention accepts Go durations plus a "d" (days) unit.
 func tractParseRetention(s string) (time.Duration, error) {
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		var days int
-		if _, err := fmt.Sscanf(d, "%d", &days); err == nil && days >= 0 && fmt.Sprint(days) == d {
-			return time.Duration(days) * 24 * time.Hour, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
+	d, err := tract.ParseRetention(s)
+	if err != nil {
 		return 0, clienv.UsageError("invalid --retention %q (want a duration such as 0s, 12h or 7d)", s)
 	}
 	return d, nil
