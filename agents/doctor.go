@@ -78,6 +78,9 @@ func Doctor(opts Options, slug string) (Diagnosis, error) {
 	guardrailFindings(agent.Layers, &r.rep)
 	local := ch.Contexts[len(ch.Contexts)-1]
 	fileRefFindings(agent, &r.rep)
+	if opts.CheckCLIA {
+		cliaFindings(local, agent, &r.docs, &r.rep)
+	}
 	if repo, ok := RepoRoot(local.Dir); ok {
 		if rel, err := filepath.Rel(repo, filepath.Dir(local.Dir)); err == nil && !strings.HasPrefix(rel, "..") {
 			rosterFindings(repo, slug, rel, &r.rep)

@@ -33,6 +33,11 @@ type Options struct {
 	// CheckSchema makes [Doctor] validate every document of the merges
 	// against CLIA's published JSON Schemas (see package triadschema).
 	CheckSchema bool
+	// CheckCLIA makes [Doctor] also run the checks of CLIA's doctor that
+	// lineage's reads do not need: a context without its agenda or agency
+	// document (an error), contribution types that are not All
+	// Contributors types, no emoji tag and none to derive (warnings).
+	CheckCLIA bool
 	// Trail, when set, notes every path a resolution and the merges of its
 	// chain look at (see [fsx.Trail]): a caller keeping a merged profile
 	// reuses it while the trail is fresh.

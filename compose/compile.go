@@ -126,7 +126,10 @@ func Compile(ctx context.Context, o Options) (Result, error) {
 }
 
 // targetDir is the directory whose chain is loaded: the target's, or the
-// target itself when it is a directory.
+// target itself when it is a directory. A file that does not exist yet
+// (one about to be written) has its folder's chain, as `instructions
+// explain` has it; a target whose folder does not exist either is an
+// error naming that folder.
 func targetDir(o Options) (string, error) {
 	cwd := filepath.Clean(o.Instructions.Cwd)
 	if o.Target == "" {
@@ -140,7 +143,11 @@ func targetDir(o Options) (string, error) {
 	fi, err := fsys.Stat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return "", fmt.Errorf("target %s: no such file or directory", fsx.LineSafe(o.Target))
+		dir := filepath.Dir(p)
+		if di, derr := fsys.Stat(dir); derr == nil && di.IsDir() {
+			return dir, nil
+		}
+		return "", fmt.Errorf("target %s: no such file, and its folder %s does not exist either", fsx.LineSafe(o.Target), fsx.LineSafe(filepath.Dir(o.Target)))
 	case err != nil:
 		return "", fmt.Errorf("target %s: %w", fsx.LineSafe(o.Target), err)
 	case fi.IsDir():

@@ -97,8 +97,9 @@ type Options struct {
 	Encoding string
 
 	// Counts, when set, remembers token counts between processes (see
-	// [CountFile]); the caller saves it.
-	Counts *CountFile
+	// [tokens.CountFile], the persistent layer of tokens.Shared); the
+	// caller saves it.
+	Counts *tokens.CountFile
 	// Sources, when set, keeps the system part's sources between the
 	// compiles of a process and reuses them while unchanged on disk (see
 	// [Sources]).

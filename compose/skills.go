@@ -44,7 +44,7 @@ func loadSkills(o Options, dir string, counter tokens.Counter, trail *fsx.Trail)
 	content := 0
 	for _, s := range b.Skills {
 		shown[s.Path] = true
-		n := count(counter, o.Counts, s.Entry())
+		n := tokens.Shared.CountKept(counter, o.Counts, s.Entry())
 		p.block.Skills = append(p.block.Skills, SkillSource{Name: s.Name, Path: s.Path, Scope: string(s.Scope), Kind: s.Kind,
 			MtimeNs: s.MtimeNs, Size: s.Size, Tokens: n})
 		p.contributors = append(p.contributors, Contributor{Source: SourceSkills, Name: s.Name, Tokens: n})
@@ -59,7 +59,7 @@ func loadSkills(o Options, dir string, counter tokens.Counter, trail *fsx.Trail)
 	// Counted whole, the block may come out a token or two under its
 	// entries counted one by one: then it weighs what they do, so the
 	// block's tokens stay its overhead plus its entries'.
-	p.block.Tokens = tract.MessageTokens(count(counter, o.Counts, b.Text), false)
+	p.block.Tokens = tract.MessageTokens(tokens.Shared.CountKept(counter, o.Counts, b.Text), false)
 	if p.block.Overhead = p.block.Tokens - content; p.block.Overhead < 0 {
 		p.block.Overhead, p.block.Tokens = 0, content
 	}

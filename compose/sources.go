@@ -49,7 +49,7 @@ func loadInstructions(o Options, dir string, counter tokens.Counter) instruction
 	p := &piece{text: in.Text, block: Block{Part: PartSystem, Source: SourceInstructions, Role: tract.RoleSystem, Files: []FileSource{}}}
 	frame, content := 0, 0
 	for _, part := range in.Parts {
-		n := count(counter, o.Counts, part.Text)
+		n := tokens.Shared.CountKept(counter, o.Counts, part.Text)
 		if part.Path == "" {
 			frame += n
 			continue
@@ -105,7 +105,7 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 	p := &piece{text: text, block: Block{Part: PartSystem, Source: SourceProfile, Role: tract.RoleSystem}}
 	content := 0
 	for _, f := range fields {
-		n := count(counter, o.Counts, f.text)
+		n := tokens.Shared.CountKept(counter, o.Counts, f.text)
 		base := string(jsontext.Pointer("").AppendToken(f.name))
 		fs := FieldSource{Field: f.name, Tokens: n, Values: []ValueSource{}, TextFile: f.file}
 		for _, ptr := range pointers {
@@ -121,7 +121,7 @@ func loadProfile(o Options, dir string, counter tokens.Counter) (*piece, []strin
 		p.contributors = append(p.contributors, Contributor{Source: SourceProfile, Name: o.Slug + " " + f.name, Tokens: n})
 		content += n
 	}
-	frame := count(counter, o.Counts, profileOpen(o.Slug)) + count(counter, o.Counts, profileClose)
+	frame := tokens.Shared.CountKept(counter, o.Counts, profileOpen(o.Slug)) + tokens.Shared.CountKept(counter, o.Counts, profileClose)
 	p.block.Tokens = tract.MessageTokens(frame+content, false)
 	p.block.Overhead = p.block.Tokens - content
 	return p, warnings, nil

@@ -13,10 +13,11 @@ import (
 
 func init() {
 	for name, h := range map[string]struct{ readOnly, destructive, idempotent bool }{
-		"tract_gc":     {false, true, true},
-		"tract_verify": {true, false, true},
-		"tract_blame":  {true, false, true},
-		"tract_import": {false, false, false},
+		"tract_gc":           {false, true, true},
+		"tract_verify":       {true, false, true},
+		"tract_blame":        {true, false, true},
+		"tract_import":       {false, false, false},
+		"tract_edit_history": {true, false, true},
 	} {
 		toolHintsWanted[name] = h
 	}

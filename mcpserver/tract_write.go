@@ -96,9 +96,24 @@ func (s *Server) addTractWriteTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_edit",
 		Title:       "Edit a commit",
-		Description: "Replace the content of one of this tract's commits with an edit commit (history is kept), as `lineage tract edit --json`. Returns the edit commit with the context's pressure, as tract_commit does.",
+		Description: "Replace the content of one of this tract's commits with an edit commit (history is kept), as `lineage tract edit --json` (restore: bring back an earlier version, as `--restore N`). Returns the edit commit with the context's pressure, as tract_commit does.",
 		Annotations: hints(false, false, false),
 	}, s.toolEdit)
+	addTool(s, &mcp.Tool{
+		Name:        "tract_edit_history",
+		Title:       "A commit's versions",
+		Description: "Every version of a commit's content in the current history, as `lineage tract edit REF --history --json`: the original (version 0), then its edits in the order compile applies them; current is the one compiled. tract_edit with restore brings one back.",
+		Annotations: hints(true, false, true),
+	}, s.toolEditHistory)
+}
+
+func (s *Server) toolEditHistory(ctx context.Context, _ *mcp.CallToolRequest, in RefInput) (*mcp.CallToolResult, tract.EditHistory, error) {
+	repo, err := s.tracts.get(ctx)
+	if err != nil {
+		return nil, tract.EditHistory{}, err
+	}
+	h, err := repo.EditHistory(ctx, s.tractName(in.Tract), in.Ref)
+	return nil, h, err
 }
 
 // AnnotateInput are the arguments of tract_annotate.
@@ -113,7 +128,8 @@ type AnnotateInput struct {
 type EditInput struct {
 	TractArg
 	Ref     string `json:"ref" jsonschema:"this tract's commit whose content to replace"`
-	Text    string `json:"text" jsonschema:"new text"`
+	Text    string `json:"text,omitempty" jsonschema:"new text"`
+	Restore *int   `json:"restore,omitempty" jsonschema:"instead of text: bring back version N of the commit's content (0: the original; see tract_edit_history)"`
 	Message string `json:"message,omitempty" jsonschema:"commit message"`
 }
 
@@ -136,7 +152,17 @@ func (s *Server) toolEdit(ctx context.Context, _ *mcp.CallToolRequest, in EditIn
 		return nil, tract.CommitResult{}, err
 	}
 	name := s.tractName(in.Tract)
-	c, err := repo.Edit(ctx, name, in.Ref, in.Text, in.Message)
+	var c tract.Commit
+	switch {
+	case in.Restore != nil && in.Text != "":
+		return nil, tract.CommitResult{}, errors.New("restore: give text or restore, not both")
+	case in.Restore != nil:
+		c, err = repo.RestoreEdit(ctx, name, in.Ref, *in.Restore, in.Message)
+	case strings.TrimSpace(in.Text) == "":
+		return nil, tract.CommitResult{}, errors.New("text: give the new text (or restore)")
+	default:
+		c, err = repo.Edit(ctx, name, in.Ref, in.Text, in.Message)
+	}
 	if err != nil {
 		return nil, tract.CommitResult{}, err
 	}

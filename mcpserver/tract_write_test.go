@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -36,7 +37,24 @@ func TestTractCommitsSharedWithTheLibrary(t *testing.T) {
 	if e.Tract != "main" || e.Operation != tract.OpEdit || e.Tokens <= 0 || e.Budget != nil {
 		t.Fatalf("edit = %+v", e)
 	}
-	if got := logTexts(t, repo, "main"); !slices.Equal(got, []string{"from mcp, edited", "from mcp"}) {
+	var hist tract.EditHistory
+	call(t, cs, "tract_edit_history", map[string]any{"ref": string(e.Hash)}, &hist)
+	if hist.Target != c.Hash || hist.Current != 1 || len(hist.Versions) != 2 || hist.Versions[0].Content.Text != "from mcp" || hist.Versions[1].Commit != e.Hash {
+		t.Fatalf("edit history = %+v", hist)
+	}
+	var back tract.CommitResult
+	call(t, cs, "tract_edit", map[string]any{"ref": string(c.Hash), "restore": 0}, &back)
+	if back.EditTarget != c.Hash || back.Content != c.Content {
+		t.Fatalf("restore = %+v", back)
+	}
+	if msg := callError(t, cs, "tract_edit", map[string]any{"ref": string(c.Hash), "restore": 0}); !strings.Contains(msg, "already") {
+		t.Fatalf("restore of the compiled version: %s", msg)
+	}
+	if msg := callError(t, cs, "tract_edit", map[string]any{"ref": string(c.Hash), "restore": 1, "text": "x"}); !strings.Contains(msg, "not both") {
+		t.Fatalf("restore and text: %s", msg)
+	}
+	call(t, cs, "tract_edit", map[string]any{"ref": string(c.Hash), "restore": 1}, &back)
+	if got := logTexts(t, repo, "main"); !slices.Equal(got, []string{"from mcp, edited", "from mcp", "from mcp, edited", "from mcp"}) {
 		t.Fatalf("library log = %v", got)
 	}
 
@@ -45,7 +63,7 @@ func TestTractCommitsSharedWithTheLibrary(t *testing.T) {
 	}
 	var page LogOutput
 	call(t, cs, "tract_log", nil, &page)
-	if len(page.Entries) != 3 || page.Entries[0].Summary != "from the cli" || page.Entries[2].Hash != c.Hash || page.NextCursor != "" {
+	if len(page.Entries) != 5 || page.Entries[0].Summary != "from the cli" || page.Entries[4].Hash != c.Hash || page.NextCursor != "" {
 		t.Fatalf("mcp log = %+v", page)
 	}
 }

@@ -2,7 +2,6 @@ package tract
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -148,30 +147,9 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 		return CompressResult{}, err
 	}
 	res := CompressResult{Tract: t.Name, From: from, To: to, DryRun: o.DryRun, Replaced: []Hash{}, Kept: []Hash{}}
-	if ti, ok := v.lin.index(to); ok {
-		if s, inside := v.overlap(v.covered(from, ti)); s != "" {
-			reason := fmt.Sprintf("partly overlaps the range of summary %s: compress a range that holds it whole, or none of it", s.Short())
-			if inside {
-				reason = fmt.Sprintf("lies inside the range of summary %s: compress a range that holds it whole (or skip it first)", s.Short())
-			}
-			return CompressResult{}, &ValidationError{Field: "range", Value: o.Range, Reason: reason}
-		}
-	}
-	removed := 0
-	covered := v.coveredSet(from, to)
-	for _, m := range v.rendered {
-		if !covered[m.Slot] {
-			continue
-		}
-		if m.Priority == Pinned {
-			res.Kept = append(res.Kept, m.Commit)
-			continue
-		}
-		res.Replaced = append(res.Replaced, m.Commit)
-		removed += m.Tokens
-	}
-	if len(res.Replaced) == 0 {
-		return CompressResult{}, &ValidationError{Field: "range", Value: o.Range, Reason: "compiles to no message a summary could replace (all pinned or skipped)"}
+	removed, err := v.compressPlan(o.Range, from, to, &res)
+	if err != nil {
+		return CompressResult{}, err
 	}
 	content, err := Content{Type: TypeSummary, Role: o.Role, Text: o.Summary, From: from}.Normalize()
 	if err != nil {
@@ -195,7 +173,49 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 	if message == "" {
 		message = "compress " + from.Short() + ".." + to.Short()
 	}
-	err = r.retry(ctx, func() error {
+	res.Commit, err = r.writeCompress(ctx, t, head, o.Range, from, to, b, message)
+	return res, err
+}
+
+// compressPlan fills res's Replaced and Kept with the messages of v that
+// the summary of FROM..TO (rng) replaces and the pinned ones it keeps,
+// and returns the tokens the replaced ones compile to. A range that cuts
+// through an applied summary's, or replaces nothing, is refused.
+func (v *view) compressPlan(rng string, from, to Hash, res *CompressResult) (int, error) {
+	if ti, ok := v.lin.index(to); ok {
+		if s, inside := v.overlap(v.covered(from, ti)); s != "" {
+			reason := fmt.Sprintf("partly overlaps the range of summary %s: compress a range that holds it whole, or none of it", s.Short())
+			if inside {
+				reason = fmt.Sprintf("lies inside the range of summary %s: compress a range that holds it whole (or skip it first)", s.Short())
+			}
+			return 0, &ValidationError{Field: "range", Value: rng, Reason: reason}
+		}
+	}
+	removed := 0
+	covered := v.coveredSet(from, to)
+	for _, m := range v.rendered {
+		if !covered[m.Slot] {
+			continue
+		}
+		if m.Priority == Pinned {
+			res.Kept = append(res.Kept, m.Commit)
+			continue
+		}
+		res.Replaced = append(res.Replaced, m.Commit)
+		removed += m.Tokens
+	}
+	if len(res.Replaced) == 0 {
+		return 0, &ValidationError{Field: "range", Value: rng, Reason: "compiles to no message a summary could replace (all pinned or skipped)"}
+	}
+	return removed, nil
+}
+
+// writeCompress commits the summary blob b over FROM..TO (rng) on top of
+// the tract's HEAD, planned at head: another writer's append is fine while
+// the range still lies behind the new head, another compress is not.
+func (r *Repo) writeCompress(ctx context.Context, t Tract, head Hash, rng string, from, to Hash, b Blob, message string) (Hash, error) {
+	var commit Hash
+	err := r.retry(ctx, func() error {
 		now := r.clock()
 		return r.store.Update(ctx, func(tx Tx) error {
 			h, err := readHead(ctx, tx, t.ID)
@@ -204,7 +224,7 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 			}
 			if h.Commit != head {
 				// Another writer appended: the range must still lie behind the new head.
-				if err := checkRange(ctx, tx, o.Range, from, to, h.Commit); err != nil {
+				if err := checkRange(ctx, tx, rng, from, to, h.Commit); err != nil {
 					return err
 				}
 				// A summary applied meanwhile may overlap this one's range,
@@ -214,7 +234,7 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 					if err != nil {
 						return err
 					}
-					return &ValidationError{Field: "range", Value: o.Range, Reason: fmt.Sprintf("another compress (%s) was applied while this one was prepared: run it again", s.Short())}
+					return &ValidationError{Field: "range", Value: rng, Reason: fmt.Sprintf("another compress (%s) was applied while this one was prepared: run it again", s.Short())}
 				}
 			}
 			if err := tx.PutBlobs(ctx, b); err != nil {
@@ -225,11 +245,11 @@ func (r *Repo) Compress(ctx context.Context, tractName string, o CompressOptions
 			if err := putCommits(ctx, tx, c); err != nil {
 				return err
 			}
-			res.Commit = c.Hash
+			commit = c.Hash
 			return moveHead(ctx, tx, t.ID, h, c.Hash, "compress", now)
 		})
 	})
-	return res, err
+	return commit, err
 }
 
 // checkRange makes sure FROM..TO lies on head's first-parent history, FROM
@@ -451,140 +471,6 @@ func (v *view) coveredSet(from, to Hash) map[int]bool {
 			out[i] = true
 		}
 	}
-	return out
-}
-
-// ErrNoBudget is a plan asked for without a budget to plan for.
-var ErrNoBudget = errors.New("no budget: give --budget N or store one with 'lineage tract config budget N'")
-
-// PlanOptions select what a compression plan aims for.
-type PlanOptions struct {
-	// Budget is the most tokens the context should use; 0 means the
-	// tract's stored budget.
-	Budget   int
-	Encoding string
-}
-
-// Validate checks the options before any store is opened.
-func (o PlanOptions) Validate() error {
-	if o.Budget < 0 {
-		return &ValidationError{Field: "budget", Value: fmt.Sprint(o.Budget), Reason: "must be positive"}
-	}
-	return nil
-}
-
-// CompressPlan names the oldest range whose summary would bring a context
-// under its budget, with the messages the summary has to stand in for.
-type CompressPlan struct {
-	Tract    string `json:"tract"`
-	Head     Hash   `json:"head"`
-	Encoding string `json:"encoding"`
-	Tokens   int    `json:"tokens"`
-	Budget   int    `json:"budget"`
-	// Fits is false when even compressing every message that is not
-	// PINNED leaves the context over the budget.
-	Fits   bool        `json:"fits"`
-	Ranges []PlanRange `json:"ranges"`
-}
-
-// PlanRange is one range to compress.
-type PlanRange struct {
-	// Range is FROM..TO as compress takes it.
-	Range string `json:"range"`
-	From  Hash   `json:"from"`
-	To    Hash   `json:"to"`
-	// Messages are the compiled messages the summary replaces.
-	Messages []Message `json:"messages"`
-	Tokens   int       `json:"tokens"`
-	// MaxSummaryTokens is the most tokens the summary's text may use for
-	// the context to fit the budget.
-	MaxSummaryTokens int `json:"maxSummaryTokens"`
-}
-
-// PlanCompress plans a compression of the tract's HEAD under o.Budget (or
-// the stored budget): the shortest run of the oldest first-parent commits
-// whose messages, replaced by one summary, leave the context within the
-// budget with room for the summary (a tenth of the budget, at least 16
-// tokens).
-func (r *Repo) PlanCompress(ctx context.Context, tractName string, o PlanOptions) (CompressPlan, error) {
-	if err := o.Validate(); err != nil {
-		return CompressPlan{}, err
-	}
-	counter, err := r.counter(o.Encoding)
-	if err != nil {
-		return CompressPlan{}, &ValidationError{Field: "encoding", Value: o.Encoding, Reason: err.Error()}
-	}
-	t, head, err := r.tractRef(ctx, tractName, HeadRef)
-	if err != nil {
-		return CompressPlan{}, err
-	}
-	if o.Budget == 0 {
-		cfg, err := r.Config(ctx, tractName)
-		if err != nil {
-			return CompressPlan{}, err
-		}
-		if o.Budget = cfg.Budget; o.Budget == 0 {
-			return CompressPlan{}, ErrNoBudget
-		}
-	}
-	v, err := r.cache.get(ctx, r, t, counter, head)
-	if err != nil {
-		return CompressPlan{}, err
-	}
-	plan := CompressPlan{Tract: t.Name, Head: head, Encoding: counter.Encoding(), Tokens: v.tokens + tokensPrimer, Budget: o.Budget, Fits: true, Ranges: []PlanRange{}}
-	if plan.Tokens <= o.Budget {
-		return plan, nil
-	}
-	chain := v.firstParentPlaces(head)
-	// Group the compressible messages by first-parent commit: a range
-	// always takes a commit with the merged blocks just before it.
-	segment := func(slot int) int { return sort.SearchInts(chain, slot) }
-	room := max(16, o.Budget/10)
-	pr := PlanRange{Messages: []Message{}}
-	first, last := -1, -1
-	for i, m := range v.rendered {
-		if m.Priority == Pinned {
-			continue
-		}
-		seg := segment(m.Slot)
-		if last >= 0 && seg != last && plan.Tokens-pr.Tokens+tokensPerMessage+room <= o.Budget {
-			break
-		}
-		if first < 0 {
-			first = seg
-		}
-		last = seg
-		pr.Messages = append(pr.Messages, v.rendered[i])
-		pr.Tokens += m.Tokens
-	}
-	if first < 0 {
-		plan.Fits = false
-		return plan, nil
-	}
-	pr.From, pr.To = v.lin.order[chain[first]].Hash, v.lin.order[chain[last]].Hash
-	pr.Range = pr.From.Short() + ".." + pr.To.Short()
-	pr.MaxSummaryTokens = o.Budget - (plan.Tokens - pr.Tokens) - tokensPerMessage
-	plan.Fits = pr.MaxSummaryTokens > 0
-	plan.Ranges = append(plan.Ranges, pr)
-	return plan, nil
-}
-
-// firstParentPlaces lists, ascending, the places of head's first-parent
-// history in the view.
-func (v *view) firstParentPlaces(head Hash) []int {
-	var out []int
-	for h := head; h != ""; {
-		i, ok := v.lin.index(h)
-		if !ok {
-			break
-		}
-		out = append(out, i)
-		h = ""
-		if c := v.lin.order[i]; len(c.Parents) > 0 {
-			h = c.Parents[0]
-		}
-	}
-	sort.Ints(out)
 	return out
 }
 

@@ -114,20 +114,10 @@ func (r *Repo) merge(ctx context.Context, tractName, ref string, o MergeOptions)
 		})
 		return MergeResult{Kind: MergeFastForward, Head: other, Resolved: []Conflict{}}, mergeErr(err)
 	}
-	oursAnc, err := r.ancestrySet(ctx, head.Commit)
+	ours, theirs, err := r.mergeSides(ctx, t, head.Commit, other)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	theirsAnc, err := r.ancestrySet(ctx, other)
-	if err != nil {
-		return MergeResult{}, err
-	}
-	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: []string{t.ID}})
-	if err != nil {
-		return MergeResult{}, err
-	}
-	ours := newSide(oursAnc, theirsAnc, head.Commit, anns)
-	theirs := newSide(theirsAnc, oursAnc, other, anns)
 	conflicts := findConflicts(ours, theirs)
 	if len(conflicts) > 0 && o.Strategy == "" {
 		return MergeResult{}, &ConflictError{Conflicts: conflicts}
@@ -161,6 +151,24 @@ func (r *Repo) merge(ctx context.Context, tractName, ref string, o MergeOptions)
 		return MergeResult{}, mergeErr(err)
 	}
 	return res, nil
+}
+
+// mergeSides reads what each side of a merge of other into head has that
+// the other lacks, with the tract's annotations.
+func (r *Repo) mergeSides(ctx context.Context, t Tract, head, other Hash) (ours, theirs side, err error) {
+	oursAnc, err := r.ancestrySet(ctx, head)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	theirsAnc, err := r.ancestrySet(ctx, other)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: []string{t.ID}})
+	if err != nil {
+		return side{}, side{}, err
+	}
+	return newSide(oursAnc, theirsAnc, head, anns), newSide(theirsAnc, oursAnc, other, anns), nil
 }
 
 func mergeErr(err error) error {

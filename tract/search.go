@@ -209,9 +209,14 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return nil, err
+	// Searching every tract needs no tract of its own: a store of imported
+	// sessions has no main. A tag names a commit of the tract, so it does.
+	var t Tract
+	if !o.AllTracts || o.Tag != "" {
+		var err error
+		if t, err = r.Tract(ctx, tractName); err != nil {
+			return nil, err
+		}
 	}
 	q := SearchQuery{Words: Words(o.Text), Type: o.Type, Role: o.Role, HasMeta: len(o.Meta) > 0}
 	if o.Text == "" {
@@ -245,7 +250,10 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	names := map[string]string{t.ID: t.Name}
+	names := map[string]string{}
+	if t.ID != "" {
+		names[t.ID] = t.Name
+	}
 	out := []Found{}
 	for _, h := range hits {
 		ok := true

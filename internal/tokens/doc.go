@@ -7,4 +7,11 @@
 // milliseconds and tens of megabytes, so each encoding is loaded at most once
 // per process and only when a text is first counted: [Get] only names the
 // counter, and [Loaded] tells whether counting is already cheap.
+//
+// Counts of texts counted again and again live in one cache, [Shared] (a
+// [Cache]), and between processes in its persistent layer, a [CountFile]
+// ([Cache.CountKept] reads and feeds both). The tract store keeps each
+// blob's count beside it, and the MCP server's answers count long texts
+// chunk by chunk (each chunk's count with its JSON form, for the text that
+// differs from the last by a message); no other count is cached.
 package tokens

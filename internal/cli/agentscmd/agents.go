@@ -17,6 +17,11 @@ func NewCmd(env *clienv.Env) *cobra.Command {
 		`CLIA agent triads (agent, agenda, agency documents under .clia/agents/<slug>/)
 seen from a working path: which contexts apply, the deterministic merge of
 their documents, and append-only journal writes.`)
+	cmd.Example = `  lineage agents list
+  lineage agents profile coder                 # the merged agent document (same as --slug coder)
+  lineage agents profile --slug coder --explain
+  lineage agents context --slug coder           # the context chain, global to local
+  lineage agents doctor --slug coder`
 	f := &clienv.AgentsFlags{}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.Path, "path", "", "working path P (default: the current directory)")

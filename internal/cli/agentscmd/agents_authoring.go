@@ -280,6 +280,7 @@ func rosterState(r *journal.RosterResult, dryRun bool) string {
 
 func newAgentsRosterCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
 	roster := clienv.GroupCmd("roster", "The AGENTS.md roster table", "The AGENTS.md roster table at the write root (CLIA's roster spec).")
+	roster.Example = `  lineage agents roster update --slug coder --title "Coder" --summary "Writes and reviews the Go code"`
 	var w writeFlags
 	var r journal.RosterRow
 	var dryRun bool

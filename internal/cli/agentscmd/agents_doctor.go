@@ -43,22 +43,22 @@ func strictStatus(strict bool, ds []agents.Diagnosis) error {
 
 func newAgentsDoctorCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
 	var slug string
-	var schema bool
+	var schema, clia bool
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
-		Use:   "doctor --slug S",
+		Use:   "doctor (--slug S | S)",
 		Short: "Check an agent's documents, inherits, root chain and write target",
 		Long: `Check an agent's documents, inherits, root chain and write target.
 
 Status is "error" when there are errors, "degraded" with warnings only, else
 "ok". With --strict any status but ok exits 3.`,
-		Args: clienv.NoArgs,
+		Args: clienv.SlugArg(&slug),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := clienv.RequireSlug(slug); err != nil {
 				return err
 			}
 			opts := f.Options(env)
-			opts.CheckSchema = schema
+			opts.CheckSchema, opts.CheckCLIA = schema, clia
 			d, err := agents.Doctor(opts, slug)
 			var nc *agents.NoContextError
 			if err != nil && !errors.As(err, &nc) {
@@ -83,12 +83,13 @@ Status is "error" when there are errors, "degraded" with warnings only, else
 	}
 	cmd.Flags().StringVar(&slug, "slug", "", "agent slug (the context directory name)")
 	cmd.Flags().BoolVar(&schema, "schema", false, "also validate every document against CLIA's published JSON Schemas")
+	cmd.Flags().BoolVar(&clia, "clia", false, "also run CLIA's doctor checks: all three documents, contribution types, emoji tags")
 	asJSON.Add(cmd, "")
 	return cmd
 }
 
 func newAgentsLintCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
-	var schema bool
+	var schema, clia bool
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -96,7 +97,7 @@ func newAgentsLintCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
 		Args:  clienv.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := f.Options(env)
-			opts.CheckSchema = schema
+			opts.CheckSchema, opts.CheckCLIA = schema, clia
 			ds, err := agents.Lint(opts)
 			if err != nil {
 				return clienv.AgentsError(err)
@@ -118,6 +119,7 @@ func newAgentsLintCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&schema, "schema", false, "also validate every document against CLIA's published JSON Schemas")
+	cmd.Flags().BoolVar(&clia, "clia", false, "also run CLIA's doctor checks: all three documents, contribution types, emoji tags")
 	asJSON.Add(cmd, "")
 	return cmd
 }

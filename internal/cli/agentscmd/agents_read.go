@@ -47,9 +47,9 @@ func newAgentsContextCmd(env *clienv.Env, f *clienv.AgentsFlags) *cobra.Command 
 	var explain bool
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
-		Use:   "context --slug S",
+		Use:   "context (--slug S | S)",
 		Short: "The context chain of an agent, global to local",
-		Args:  clienv.NoArgs,
+		Args:  clienv.SlugArg(&slug),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := clienv.RequireSlug(slug); err != nil {
 				return err
@@ -115,9 +115,9 @@ func newAgentsProfileCmd(env *clienv.Env, f *clienv.AgentsFlags, name string) *c
 	var slug, kind string
 	var rootChain, explain, observance, prompt bool
 	cmd := &cobra.Command{
-		Use:   name + " --slug S",
+		Use:   name + " (--slug S | S)",
 		Short: "The merged agent document of a slug",
-		Args:  clienv.NoArgs,
+		Args:  clienv.SlugArg(&slug),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := clienv.RequireSlug(slug); err != nil {
 				return err

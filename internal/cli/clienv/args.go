@@ -59,3 +59,22 @@ func GroupCmd(use, short, long string) *cobra.Command {
 		},
 	}
 }
+
+// SlugArg lets a command that takes --slug S take the slug as its one
+// argument too (lineage agents profile coder): an argument is the slug
+// when --slug is not given or says the same; anything else is a usage
+// error.
+func SlugArg(slug *string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return nil
+		case len(args) > 1:
+			return UsageError("%s takes one slug, got %d arguments", cmd.CommandPath(), len(args))
+		case *slug != "" && *slug != args[0]:
+			return UsageError("--slug %q and the argument %q name different agents", *slug, args[0])
+		}
+		*slug = args[0]
+		return nil
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
+	"github.com/agentlineage/lineage/internal/tokens"
 	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +33,10 @@ type contextFlags struct {
 func NewCmd(env *clienv.Env) *cobra.Command {
 	c := &contextFlags{}
 	cmd := &cobra.Command{
-		Use:   "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
+		Use: "context [TARGET] [--slug S] [--tract T] [--budget N] [--format F] [--json] [--explain]",
+		Example: `  lineage context src/api/handler.go --slug coder --tract main --budget 8000
+  lineage context src/api/handler.go --tract main --format anthropic-request --model claude-sonnet-4-5 --max-tokens 1024
+  lineage context src/api --slug coder --explain          # where every block came from, what was left out`,
 		Short: Short,
 		Long: `Compose the whole context of one model request. The system part is pinned and
 comes first: the initial AGENTS.md chain of TARGET's directory (default: the
@@ -74,8 +78,8 @@ func (c *contextFlags) add(cmd *cobra.Command) {
 	clienv.BudgetFlag(cmd, &o.Budget, "most tokens the whole request may use (the pinned part is never cut)")
 	fl.StringVar(&c.format, "format", string(compose.FormatOpenAI), "text, openai (messages), anthropic (system, messages, tools), openai-request or anthropic-request (request bodies)")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
-	fl.StringVar(&o.Model, "model", "", "model name the request formats carry")
-	fl.IntVar(&o.MaxTokens, "max-tokens", 0, "reply token limit the request formats carry (max_tokens, max_completion_tokens)")
+	fl.StringVar(&o.Model, "model", "", "model name the request formats carry (required by openai-request and anthropic-request)")
+	fl.IntVar(&o.MaxTokens, "max-tokens", 0, "reply token limit the request formats carry (max_tokens, required by anthropic-request; max_completion_tokens)")
 	fl.BoolVar(&c.noSkill, "no-skills", false, "leave the Agent Skills catalog out of the system part")
 	fl.BoolVar(&c.explain, "explain", false, "print where every block came from and what was left out, as a table")
 	c.asJSON.Add(cmd, "print the request with the provenance of every block and what was left out")
@@ -100,6 +104,13 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 	}
 	if c.explain && c.asJSON.Set {
 		return clienv.UsageError("give --json or --explain, not both")
+	}
+	// A body the API rejects is no request: say what it needs instead.
+	switch {
+	case o.Format == compose.FormatOpenAIRequest && o.Model == "":
+		return clienv.UsageError("--format openai-request needs --model M: the Chat Completions API refuses a body without a model")
+	case o.Format == compose.FormatAnthropicRequest && (o.Model == "" || o.MaxTokens <= 0):
+		return clienv.UsageError("--format anthropic-request needs --model M and --max-tokens N: the Messages API refuses a body without them")
 	}
 	if o.Slug != "" {
 		if err := clienv.RequireSlug(o.Slug); err != nil {
@@ -135,7 +146,7 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 	// again; a state directory that cannot be written only means
 	// counting again.
 	if p := env.Host().StatePath("token-counts.json"); p != "" {
-		o.Counts = compose.OpenCountFile(p)
+		o.Counts = tokens.OpenCountFile(p)
 	}
 	res, err := compose.Compile(cmd.Context(), o)
 	if o.Counts != nil {

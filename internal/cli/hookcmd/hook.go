@@ -29,6 +29,11 @@ further files a tool call's paths need, each once per session.
   lineage hook claude              the hook itself: one event on stdin
 
 See docs/hooks.md.`)
+	cmd.Example = `  lineage hook install claude                     # ~/.claude/settings.json, this binary's absolute path
+  lineage hook install claude --scope project     # .claude/settings.json for the team: "lineage" from PATH
+  lineage hook install gemini --dry-run
+  lineage hook status
+  lineage hook uninstall codex`
 	// An unknown harness name or flag is what a typo or a newer harness
 	// in a settings file runs: exit 1, never the usage code 2, which the
 	// harness would take as "block" (see [hookRun]).

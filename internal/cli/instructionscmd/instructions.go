@@ -15,6 +15,11 @@ once, then resolve only the further ones that apply when work moves elsewhere.
 
 Configuration, highest first: flags, CODELIA_AGENTS_* environment variables
 (only when set and not empty), the --config JSON file, defaults.`)
+	cmd.Example = `  lineage instructions initial                             # the AGENTS.md chain of this directory
+  lineage instructions initial --state .lineage/s.json     # ... and start a session state
+  lineage instructions resolve src/api/handler.go --state .lineage/s.json
+  lineage instructions explain src/api/handler.go          # why each directory counts, or not
+  lineage instructions initial --file-names CLAUDE.md,AGENTS.md`
 	f := &clienv.InstructionsFlags{}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.Cwd, "cwd", "", "working directory (default: the process directory)")

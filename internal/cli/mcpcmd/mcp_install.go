@@ -45,25 +45,9 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 			if err != nil {
 				return clienv.UsageError("%v", err)
 			}
-			program := command
-			switch {
-			case program == "" && scope == hooks.ScopeProject:
-				// A project file is committed and shared: each teammate's
-				// harness finds lineage on its own PATH.
-				program = "lineage"
-			case program == "":
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("the running binary's path: %w", err)
-				}
-				if r, err := filepath.EvalSymlinks(exe); err == nil {
-					exe = r
-				}
-				program = exe
-			case scope == hooks.ScopeProject && program == filepath.Base(program):
-				// A bare name: found on each teammate's PATH.
-			case !filepath.IsAbs(program):
-				return clienv.UsageError("--command %q: want an absolute path (MCP servers start without your shell's PATH)", program)
+			program, err := mcpServerProgram(command, scope)
+			if err != nil {
+				return err
 			}
 			res, done, err := clienv.EditHarnessFile(cmd.Context(), env, path, install, dryRun,
 				func(before []byte) ([]byte, error) { return h.InstallMCP(before, program, []string{"mcp"}) },
@@ -93,4 +77,31 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 		cmd.Flags().StringVar(&command, "command", "", "the server's program, an absolute `path` (default: this binary; lineage for --scope project)")
 	}
 	return cmd
+}
+
+// mcpServerProgram is the program the server entry runs: --command, else
+// this binary by its absolute path (symlinks resolved), or "lineage" for a
+// project file, which is committed and shared.
+func mcpServerProgram(command, scope string) (string, error) {
+	program := command
+	switch {
+	case program == "" && scope == hooks.ScopeProject:
+		// A project file is committed and shared: each teammate's
+		// harness finds lineage on its own PATH.
+		program = "lineage"
+	case program == "":
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("the running binary's path: %w", err)
+		}
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		program = exe
+	case scope == hooks.ScopeProject && program == filepath.Base(program):
+		// A bare name: found on each teammate's PATH.
+	case !filepath.IsAbs(program):
+		return "", clienv.UsageError("--command %q: want an absolute path (MCP servers start without your shell's PATH)", program)
+	}
+	return program, nil
 }

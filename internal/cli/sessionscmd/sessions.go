@@ -28,6 +28,10 @@ another): messages, tool calls and results, reasoning, injected context
 rewinds as branches, subagents and forks as spawned tracts. An import is
 idempotent and reads only what is new in a grown transcript. Secrets are
 masked unless --keep-secrets. See docs/sessions.md.`)
+	cmd.Example = `  lineage sessions import                         # this project's Claude Code, Codex and Gemini sessions
+  lineage sessions list
+  lineage sessions find "migration plan"
+  lineage sessions import --all --from codex`
 	cmd.AddCommand(importCmd(env), watchCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env))
 	return cmd
 }

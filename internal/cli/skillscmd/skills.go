@@ -32,6 +32,10 @@ directory from the project root down to it, the same root AGENTS.md uses;
 then the --path folders and $LINEAGE_SKILLS_PATH; with --user (or
 LINEAGE_SKILLS_USER=1) also the user's folders. Two skills of one name: the
 nearer one wins and the other is listed as shadowed.`)
+	cmd.Example = `  lineage skills list
+  lineage skills search "release notes"
+  lineage skills show release-check
+  lineage skills lint`
 	f := &skillsFlags{}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.cwd, "cwd", "", "working directory (default: the process directory)")

@@ -26,6 +26,12 @@ Store: --store URL or LINEAGE_STORE (sqlite:PATH, a plain path, postgres://…);
 default: the nearest .lineage/lineage.db upward from the working directory.
 Tract: --tract NAME or LINEAGE_TRACT, default main.
 Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT:REF.`)
+	cmd.Example = `  lineage tract init
+  lineage tract commit --text "Ship the release notes on Friday."
+  lineage tract commit --type instruction --name style --text "Answer in short sentences." --pin
+  lineage tract log -n 5
+  lineage tract compile --budget 4000 --format anthropic
+  lineage tract branch shorter && lineage tract switch shorter`
 	f := &clienv.TractFlags{}
 	cmd.PersistentFlags().StringVar(&f.Store, "store", "", "store URL or path (default: LINEAGE_STORE, then the nearest .lineage/lineage.db)")
 	cmd.PersistentFlags().StringVar(&f.Tract, "tract", "", "tract name (default: LINEAGE_TRACT, then main)")

@@ -2,9 +2,11 @@ package tractcmd
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/spf13/cobra"
@@ -19,7 +21,13 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "commit [--type T] [--role R] [--name N] [--text S | --file F | stdin] [--meta JSON]",
 		Short: "Append a commit to the current branch; prints its hash",
-		Args:  clienv.ExactArgs(0),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// git commit's habit: the text as an argument.
+				return clienv.UsageError("lineage tract commit takes no argument: give the text with --text (lineage tract commit --text %s), --file F or on stdin", shellWord(strings.Join(args, " ")))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pin && skip {
 				return clienv.UsageError("give --pin or --skip, not both")
@@ -77,7 +85,21 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	fl.BoolVar(&pin, "pin", false, "annotate the commit PINNED (never dropped by a budget)")
 	fl.BoolVar(&skip, "skip", false, "annotate the commit SKIP (not compiled)")
 	asJSON.Add(cmd, "print the commit as JSON")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown shorthand flag: 'm'") {
+			err = fmt.Errorf("%w (the text is --text S; --message M is the commit's own message)", err)
+		}
+		return clienv.FlagError(c, err)
+	})
 	return cmd
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@/+:,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(fsx.LineSafe(s), "'", `'\''`) + "'"
 }
 
 // printCommitted prints a new commit (its hash, or --json with the
@@ -110,25 +132,44 @@ func printCommitted(cmd *cobra.Command, env *clienv.Env, s *clienv.TractSession,
 
 func newTractEditCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	var text, file, message string
+	var history bool
+	var restore int
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
-		Use:   "edit REF (--text S | --file F)",
-		Short: "Record an edit replacing a commit's text; prints the edit's hash",
+		Use:   "edit REF (--text S | --file F | --history | --restore N)",
+		Short: "Record an edit replacing a commit's text; prints the edit's hash (--history: its versions; --restore N: bring one back)",
 		Args:  clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("text") && file == "" {
-				return clienv.UsageError("give --text or --file")
+			given := 0
+			for _, fl := range []string{"text", "file", "history", "restore"} {
+				if cmd.Flags().Changed(fl) {
+					given++
+				}
 			}
-			body, err := tractReadInput(env, text, cmd.Flags().Changed("text"), file, false)
-			if err != nil {
-				return err
+			if given != 1 {
+				return clienv.UsageError("give one of --text, --file, --history or --restore")
+			}
+			if history {
+				return tractEditHistory(cmd, env, f, args[0], asJSON.Set)
+			}
+			var body string
+			if !cmd.Flags().Changed("restore") {
+				var err error
+				if body, err = tractReadInput(env, text, cmd.Flags().Changed("text"), file, false); err != nil {
+					return err
+				}
 			}
 			s, err := f.Session(cmd, env)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			c, err := s.Repo.Edit(cmd.Context(), s.Tract, args[0], body, message)
+			var c tract.Commit
+			if cmd.Flags().Changed("restore") {
+				c, err = s.Repo.RestoreEdit(cmd.Context(), s.Tract, args[0], restore, message)
+			} else {
+				c, err = s.Repo.Edit(cmd.Context(), s.Tract, args[0], body, message)
+			}
 			if err != nil {
 				return clienv.TractErr(err)
 			}
@@ -139,8 +180,40 @@ func newTractEditCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	cmd.Flags().StringVar(&text, "text", "", "new text")
 	cmd.Flags().StringVar(&file, "file", "", "read the new text from a file ('-' for stdin)")
 	cmd.Flags().StringVar(&message, "message", "", "commit message")
-	asJSON.Add(cmd, "print the edit commit as JSON")
+	cmd.Flags().BoolVar(&history, "history", false, "list the versions of REF's content in the current history (* marks the one compiled)")
+	cmd.Flags().IntVar(&restore, "restore", 0, "record an edit bringing back version N of REF's content (0: the original)")
+	asJSON.Add(cmd, "print the edit commit (or the history) as JSON")
 	return cmd
+}
+
+// tractEditHistory prints edit --history: every version of a commit's
+// content, oldest first, the compiled one marked.
+func tractEditHistory(cmd *cobra.Command, env *clienv.Env, f *clienv.TractFlags, ref string, asJSON bool) error {
+	s, err := f.ReadSession(cmd, env)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	h, err := s.Repo.EditHistory(cmd.Context(), s.Tract, ref)
+	if err != nil {
+		return clienv.TractErr(err)
+	}
+	if asJSON {
+		return clienv.WriteJSON(env.Stdout, h)
+	}
+	for _, v := range h.Versions {
+		mark := " "
+		if v.Version == h.Current {
+			mark = "*"
+		}
+		kind := "original"
+		if v.Operation == tract.OpEdit {
+			kind = "edit"
+		}
+		fmt.Fprintf(env.Stdout, "%s %d %s %-8s %s: %s\n", mark, v.Version, v.Commit.Short(), kind,
+			v.Time.UTC().Format(time.RFC3339), fsx.LineSafe(firstLine(v.Content.Text)))
+	}
+	return nil
 }
 
 func newTractAnnotateCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {

@@ -1,4 +1,4 @@
-package compose
+package tokens
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-// CountFile keeps the token counts of the texts a compile counts — each
-// instruction file's part, each profile field — in a file between
-// processes, so that a command that compiles once does not load the
+// CountFile is the persistent layer of a [Cache]: it keeps the token
+// counts of the texts a compile counts — each instruction file's part,
+// each profile field — in a file between processes, so that a command that compiles once does not load the
 // tokenizer's vocabulary (tens of milliseconds) only to count files that
 // did not change. A text is named by its encoding and SHA-256, never
 // stored. The file is a cache: a missing, unreadable or damaged one only
@@ -128,4 +128,29 @@ func (f *CountFile) Save(ctx context.Context) error {
 	}
 	clear(f.added)
 	return nil
+}
+
+// CountKept is c.Count(counter, text), and when file is not nil the count
+// kept in file as well: a warm compile (an MCP server answering every
+// turn) does not re-tokenize texts that did not change, and a one-shot run
+// does not load the tokenizer for them. What file lacks is counted,
+// remembered in c, and added to file for its Save.
+func (c *Cache) CountKept(counter Counter, file *CountFile, text string) int {
+	if n, ok := c.Lookup(counter.Encoding(), text); ok {
+		return n
+	}
+	var key string
+	n, ok := 0, false
+	if file != nil {
+		key = countKey(counter.Encoding(), text)
+		n, ok = file.lookup(key)
+	}
+	if !ok {
+		n = counter.Count(text)
+		if file != nil {
+			file.remember(key, n)
+		}
+	}
+	c.Remember(counter.Encoding(), text, n)
+	return n
 }

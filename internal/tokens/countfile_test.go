@@ -1,4 +1,4 @@
-package compose
+package tokens
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/agentlineage/lineage/internal/tokens"
 )
 
 // A count file serves what an earlier compile counted, so the tokenizer is
@@ -17,17 +15,17 @@ import (
 func TestCountFileRemembersAcrossOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "token-counts.json")
 	calls := 0
-	c := tokens.Func{Name: "test", Fn: func(s string) int { calls++; return len(s) }}
+	c := Func{Name: "test", Fn: func(s string) int { calls++; return len(s) }}
 	clearMemo()
 	f := OpenCountFile(path)
-	if n := count(c, f, "hello world"); n != 11 || calls != 1 {
+	if n := Shared.CountKept(c, f, "hello world"); n != 11 || calls != 1 {
 		t.Fatalf("count %d, %d calls", n, calls)
 	}
 	if err := f.Save(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	clearMemo()
-	if n := count(c, OpenCountFile(path), "hello world"); n != 11 || calls != 1 {
+	if n := Shared.CountKept(c, OpenCountFile(path), "hello world"); n != 11 || calls != 1 {
 		t.Fatalf("second process: count %d, %d tokenizer calls (want the file's)", n, calls)
 	}
 	data, _ := os.ReadFile(path)
@@ -38,7 +36,7 @@ func TestCountFileRemembersAcrossOpens(t *testing.T) {
 		t.Fatal(err)
 	}
 	clearMemo()
-	if n := count(c, OpenCountFile(path), "hello world"); n != 11 || calls != 2 {
+	if n := Shared.CountKept(c, OpenCountFile(path), "hello world"); n != 11 || calls != 2 {
 		t.Fatalf("damaged file: count %d, %d calls", n, calls)
 	}
 }
@@ -46,7 +44,7 @@ func TestCountFileRemembersAcrossOpens(t *testing.T) {
 // Processes saving at once lose no count: each save merges under a lock.
 func TestCountFileConcurrentSaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "token-counts.json")
-	c := tokens.Func{Name: "test", Fn: func(s string) int { return len(s) }}
+	c := Func{Name: "test", Fn: func(s string) int { return len(s) }}
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)
@@ -81,4 +79,4 @@ func FuzzDecodeCounts(f *testing.F) {
 	})
 }
 
-func clearMemo() { tokens.Shared.Reset() }
+func clearMemo() { Shared.Reset() }
