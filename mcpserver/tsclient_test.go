@@ -11,13 +11,15 @@ import (
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/sqlite"
 )
 
 // TestTypeScriptSDK drives the server with the official TypeScript MCP SDK
 // client (npm @modelcontextprotocol/sdk, the library under Claude Code,
 // Gemini CLI and the MCP Inspector), its validation on: over stdio with
 // roots, without the roots capability, with a failing and with a hanging
-// roots/list, and over streamable HTTP. LINEAGE_TS_SDK is the node_modules
+// roots/list, and over streamable HTTP; the sessions tools over a store of
+// two imported sessions, one outside the client's root. LINEAGE_TS_SDK is the node_modules
 // directory holding the SDK (.ci/run installs it from
 // testdata/tsclient/package-lock.json).
 func TestTypeScriptSDK(t *testing.T) {
@@ -64,12 +66,22 @@ func TestTypeScriptSDK(t *testing.T) {
 			if _, _, err := instructions.StartSession(context.Background(), filepath.Join(dir, "state.json"), instructions.Options{Config: instructions.DefaultConfig(), Cwd: dir}); err != nil {
 				t.Fatal(err)
 			}
+			// Two imported sessions: one in the project (the client's
+			// root), one elsewhere that the sessions tools must not show.
+			sess := sessionsStore(t, dir, t.TempDir())
 			if mode == "http" {
-				ts := httpServer(t, Options{Cwd: dir, StateDir: t.TempDir(), OpenTract: func(context.Context) (*tract.Repo, error) { return repo, nil }}, HTTPOptions{})
+				ts := httpServer(t, Options{Cwd: dir, StateDir: t.TempDir(), OpenTract: func(context.Context) (*tract.Repo, error) { return repo, nil },
+					OpenSessions: func(ctx context.Context) (*tract.Repo, func(), error) {
+						st, err := sqlite.Open(ctx, sess, sqlite.Options{ReadOnly: true})
+						if err != nil {
+							return nil, nil, err
+						}
+						return tract.New(st, tract.Options{}), func() { st.Close() }, nil
+					}}, HTTPOptions{})
 				run(t, mode, dir, "LINEAGE_TS_URL="+ts.URL+HTTPPath)
 				return
 			}
-			cmd := serverProc{cwd: dir, stateDir: t.TempDir(), store: store}.command(t)
+			cmd := serverProc{cwd: dir, stateDir: t.TempDir(), store: store, sessions: sess}.command(t)
 			server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
 			run(t, mode, dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
 		})

@@ -3,7 +3,6 @@ package sessions
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -30,6 +29,9 @@ type Info struct {
 	Tokens      int64     `json:"tokens"`
 	Records     int       `json:"records"`
 	Origin      *Link     `json:"origin,omitempty"`
+	// id is the tract's store id (set by List), so Find maps its hits to
+	// sessions without looking each tract up again.
+	id string
 }
 
 // Label is the session's title, else its first prompt.
@@ -63,6 +65,7 @@ func List(ctx context.Context, repo *tract.Repo, o ListOptions) ([]Info, error) 
 		if !ok || (o.Harness != "" && info.Harness != o.Harness) || !under(info.Cwd, o.Cwd) {
 			continue
 		}
+		info.id = t.ID
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b Info) int {
@@ -186,13 +189,9 @@ func Find(ctx context.Context, repo *tract.Repo, o FindOptions) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]Info{}
+	byID := make(map[string]Info, len(sessions))
 	for _, s := range sessions {
-		t, err := repo.Tract(ctx, s.Tract)
-		if err != nil && !errors.Is(err, tract.ErrNotFound) {
-			return nil, err
-		}
-		byID[t.ID] = s
+		byID[s.id] = s
 	}
 	hits := []Hit{}
 	for _, h := range found {

@@ -264,6 +264,10 @@ type storedCompile struct {
 type lookup struct {
 	planned bool
 	absent  bool
+	// behind: the compile's head is no descendant of the stored
+	// checkpoint's (an --at an ancestor, the older side of a diff): the
+	// checkpoint cannot serve it and is not decoded.
+	behind bool
 }
 
 // planStored finds whether the stored checkpoint serves a cold compile of
@@ -291,6 +295,13 @@ func (r *Repo) planStored(ctx context.Context, lk *lookup, t Tract, counter toke
 		lk.absent = true
 		return storedCompile{}, false, nil
 	}
+	if head != cv.Head {
+		behind, err := r.notAfter(ctx, head, cv.Head)
+		if err != nil || behind {
+			lk.behind = behind
+			return storedCompile{}, false, err
+		}
+	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
 	if err != nil || len(anns) > 0 {
 		return storedCompile{}, false, err
@@ -304,6 +315,27 @@ func (r *Repo) planStored(ctx context.Context, lk *lookup, t Tract, counter toke
 		}
 	}
 	return sc, true, nil
+}
+
+// notAfter reports whether head, a commit other than base, lies at or
+// above base's depth on the graph: then it cannot extend base. false when
+// the positions do not tell.
+func (r *Repo) notAfter(ctx context.Context, head, base Hash) (bool, error) {
+	hc, err := r.store.Commit(ctx, head)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	bc, err := r.store.Commit(ctx, base)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return hc.Pos.Known() && bc.Pos.Known() && hc.Pos.Depth <= bc.Pos.Depth, nil
 }
 
 // compileStored is a cold compile from the stored checkpoint's messages

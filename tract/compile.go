@@ -278,7 +278,7 @@ func (r *Repo) viewAt(ctx context.Context, lk *lookup, t Tract, counter tokens.C
 // viewAtWith is viewAt; uncounted leaves contents the store has no token
 // count for uncounted (see CompileOptions.Uncounted).
 func (r *Repo) viewAtWith(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, uncounted bool) (*view, error) {
-	if !r.noCheckpoints && head != "" && (lk == nil || !lk.absent) {
+	if !r.noCheckpoints && head != "" && (lk == nil || !(lk.absent || lk.behind)) {
 		v, err := r.loadCheckpoint(ctx, t, counter)
 		if err != nil {
 			return nil, err

@@ -28,6 +28,42 @@ const (
 	TypeSummary Type = "summary"
 )
 
+// CustomTypePrefix starts the name of a custom content type: "x-" and a
+// name of one to 62 lowercase letters, digits, '_', '-' or '.', starting
+// with a letter or digit ("x-plan", "x-acme.ticket"). A custom type needs
+// no registration, so every process and store reads it the same way: its
+// content is text (structured data goes in as JSON text) with the role
+// user (default), assistant or system, compiled as a message of that role
+// at normal priority (annotate, --pin or --skip change that), searchable
+// and filterable by its name like any type.
+const CustomTypePrefix = "x-"
+
+// CustomType is the custom content type of name (see CustomTypePrefix).
+func CustomType(name string) (Type, error) {
+	t := Type(CustomTypePrefix + name)
+	if !t.Custom() {
+		return "", &ValidationError{Field: "type", Value: string(t), Reason: "a custom type's name is 1 to 62 lowercase letters, digits, '_', '-' or '.', starting with a letter or digit"}
+	}
+	return t, nil
+}
+
+// Custom reports whether t is a well-formed custom content type.
+func (t Type) Custom() bool {
+	name, ok := strings.CutPrefix(string(t), CustomTypePrefix)
+	if !ok || len(name) == 0 || len(name) > 62 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch ch := name[i]; {
+		case ch >= 'a' && ch <= 'z', ch >= '0' && ch <= '9':
+		case i > 0 && (ch == '_' || ch == '-' || ch == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Types lists every content type in the order the spec gives them.
 var Types = []Type{TypeInstruction, TypeMessage, TypeToolCall, TypeToolResult, TypeReasoning, TypeArtifact, TypeMetadata, TypeTools}
 
@@ -91,6 +127,9 @@ func allowedRoles(t Type) (roles []string, ok bool) {
 	case TypeSummary:
 		return []string{RoleUser, RoleAssistant}, true
 	}
+	if t.Custom() {
+		return []string{RoleUser, RoleAssistant, RoleSystem}, true
+	}
 	return nil, false
 }
 
@@ -109,15 +148,22 @@ func DefaultPriority(t Type) Priority {
 // the type allows, a tool call id on tool results, well-formed tool calls.
 func (c Content) Normalize() (Content, error) {
 	roles, ok := allowedRoles(c.Type)
+	if !ok && strings.HasPrefix(string(c.Type), CustomTypePrefix) {
+		_, err := CustomType(strings.TrimPrefix(string(c.Type), CustomTypePrefix))
+		return c, err
+	}
 	if !ok {
 		names := make([]string, len(Types))
 		for i, t := range Types {
 			names[i] = string(t)
 		}
-		return c, &ValidationError{Field: "type", Value: string(c.Type), Reason: "unknown content type (want one of " + strings.Join(names, ", ") + ")"}
+		return c, &ValidationError{Field: "type", Value: string(c.Type), Reason: "unknown content type (want one of " + strings.Join(names, ", ") + ", or x-NAME for a custom type)"}
 	}
 	if c.Role == "" {
 		c.Role = defaultRole[c.Type]
+		if c.Type.Custom() {
+			c.Role = RoleUser
+		}
 	}
 	for _, f := range []struct{ name, value string }{{"text", c.Text}, {"name", c.Name}, {"role", c.Role}, {"tool-call-id", c.ToolCallID}} {
 		if !utf8.ValidString(f.value) {

@@ -31,8 +31,9 @@ type Repo struct {
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Tokenizer returns the counter for an encoding; nil means tokens.Get.
-	Tokenizer func(encoding string) (tokens.Counter, error)
+	// Tokenizer returns the tokenizer for an encoding ("" is the
+	// default); nil means lineage's own (NewTokenizer). See Tokenizer.
+	Tokenizer func(encoding string) (Tokenizer, error)
 	// Retries bounds how often an append is retried on a moved branch
 	// (default 100).
 	Retries int

@@ -402,7 +402,7 @@ func TestHarnessClaudeCode(t *testing.T) {
 					env[i] = "PATH=" + claudeBinDir(t, c) + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 				}
 			}
-			runHarness(t, home, env, lineage, "hook", "install", "claude")
+			runHarness(t, home, env, lineage, "hook", "install", "claude", "--record")
 			claude := func(t *testing.T, dir string, args ...string) {
 				t.Helper()
 				runHarness(t, dir, env, c.bin, append([]string{"-p", "--output-format", "text"}, args...)...)
@@ -463,6 +463,12 @@ func TestHarnessClaudeCode(t *testing.T) {
 					i := strings.Index(resumed[0], "LINEAGE-RESUMED")
 					t.Logf("%s", resumed[0][max(0, i-3000):])
 				}
+			}
+
+			// Recorded live by the hooks: in the sessions store with its
+			// turns and the resumed one; an import adds nothing.
+			if got := checkRecorded(t, home, env, lineage, "claude", "LINEAGE-TASK", "message/user: LINEAGE-READ", "message/user: LINEAGE-RESUMED"); got != session {
+				t.Errorf("recorded session %s, want %s", got, session)
 			}
 
 			// A CLAUDE.md repo with the hook resolving CLAUDE.md: Claude Code
@@ -578,7 +584,7 @@ env_key = "FAKE_API_KEY"
 `})
 	env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake")
 	codex := filepath.Join(modules, "@openai", "codex", "bin", "codex.js")
-	runHarness(t, home, env, lineage, "hook", "install", "codex")
+	runHarness(t, home, env, lineage, "hook", "install", "codex", "--record")
 	// Installed but not trusted: hook status says so (and exits 1); the
 	// run below bypasses trust as automation that vets hooks does.
 	if out := runHarness(t, home, env, lineage, "hook", "status", "codex"); !strings.Contains(out, "will NOT run: not trusted") {
@@ -602,6 +608,7 @@ env_key = "FAKE_API_KEY"
 	if !strings.Contains(reqs[1], `type=\"agents.resolve.paths\"`) || !strings.Contains(reqs[1], web) {
 		t.Errorf("the request after apply_patch in web/ does not name web/AGENTS.md:\n%.3000s", reqs[1])
 	}
+	checkRecorded(t, home, env, lineage, "codex", "LINEAGE-PATCH", "message/user: LINEAGE-PATCH web/new.ts")
 }
 
 // ---- Gemini API (Gemini CLI) ----
@@ -709,7 +716,7 @@ func TestHarnessGemini(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv.reset()
-			runHarness(t, home, env, lineage, append([]string{"hook", "install", "gemini"}, tt.flags...)...)
+			runHarness(t, home, env, lineage, append([]string{"hook", "install", "gemini", "--record"}, tt.flags...)...)
 			repo := hookRepo(t, tt.files...)
 			app := filepath.Join(repo, "web", "src", "app.ts")
 			runHarness(t, repo, env, "node", gemini, "-p", "LINEAGE-READ "+app, "--output-format", "text")
@@ -730,6 +737,7 @@ func TestHarnessGemini(t *testing.T) {
 			if !strings.Contains(last, "agents.resolve.paths") || !strings.Contains(last, web) {
 				t.Errorf("the request after read_file in web/ does not name web/%s:\n%.3000s", tt.name, last)
 			}
+			checkRecorded(t, repo, env, lineage, "gemini", "LINEAGE-READ "+app, "message/user: LINEAGE-READ", "tool_call/assistant: read_file(")
 		})
 	}
 }

@@ -103,7 +103,17 @@ func (h *Host) StateDirError() error { return h.stateErr }
 
 // ErrNoStore is returned when neither a flag, LINEAGE_STORE nor a store
 // found upward names a store.
-var ErrNoStore = fmt.Errorf("%w: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE", errNoStoreFound)
+// It is a value of its own type, not an fmt.Errorf at init: every
+// process would pay that formatting before main (TestInitBudget).
+var ErrNoStore error = noStoreError{}
+
+type noStoreError struct{}
+
+func (noStoreError) Error() string {
+	return "no tract store found: run 'lineage tract init' here, or pass --store / set LINEAGE_STORE"
+}
+
+func (noStoreError) Unwrap() error { return errNoStoreFound }
 
 var errNoStoreFound = errors.New("no tract store found")
 

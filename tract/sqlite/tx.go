@@ -247,21 +247,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		next++
 		ids[b.Hash] = next
 		rows = append(rows, arena.raw(b.Hash), b.Data, nil, nil, nil)
-		row := rows[len(rows)-cols:]
-		if b.Tokens >= 0 && b.Encoding != "" {
-			if counted[b.Encoding] == nil {
-				counted[b.Encoding] = map[tract.Hash]int{}
-			}
-			counted[b.Encoding][b.Hash] = b.Tokens
-			if slot, ok := rowform.TokenSlot(b.Encoding); ok {
-				row[2+slot] = b.Tokens
-			} else {
-				obj, err := json.Marshal(map[string]int{b.Encoding: b.Tokens})
-				if err != nil {
-					return err
-				}
-				row[4] = string(obj)
-			}
+		if err := tokenColumns(rows[len(rows)-cols:], b, counted); err != nil {
+			return err
 		}
 	}
 	data := make([][]byte, 0, len(rows)/cols)
@@ -299,10 +286,40 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		t.blobIDs = ids
 		return t.indexNewBlobs(ctx, last+1, texts)
 	}
+	// Some existed: their ids are not ours, and their counts go in now.
+	return t.indexExisting(ctx, blobs, texts, counted)
+}
+
+// tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,
+// tokens_cl100k, tokens) with b's count, when it has one, and notes it in
+// counted (encoding → blob → count).
+func tokenColumns(row []any, b tract.Blob, counted map[string]map[tract.Hash]int) error {
+	if b.Tokens < 0 || b.Encoding == "" {
+		return nil
+	}
+	if counted[b.Encoding] == nil {
+		counted[b.Encoding] = map[tract.Hash]int{}
+	}
+	counted[b.Encoding][b.Hash] = b.Tokens
+	if slot, ok := rowform.TokenSlot(b.Encoding); ok {
+		row[2+slot] = b.Tokens
+		return nil
+	}
+	obj, err := json.Marshal(map[string]int{b.Encoding: b.Tokens})
+	if err != nil {
+		return err
+	}
+	row[4] = string(obj)
+	return nil
+}
+
+// indexExisting indexes the blobs not indexed yet (found by hash; texts
+// are their words, cut already) and sets the counts of counted: what
+// PutBlobs does when some were stored already.
+func (t *txn) indexExisting(ctx context.Context, blobs []tract.Blob, texts []string, counted map[string]map[tract.Hash]int) error {
 	if err := t.indexBlobs(ctx, blobs, texts); err != nil {
 		return err
 	}
-	// Some existed: their ids are not ours, and their counts go in now.
 	for _, enc := range slices.Sorted(maps.Keys(counted)) {
 		if err := t.SetTokens(ctx, enc, counted[enc]); err != nil {
 			return err

@@ -231,17 +231,8 @@ only after you trust it: install prints the step.`,
 			if h == nil {
 				return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
 			}
-			if f.FileNames != "" {
-				names := instructions.SplitList(f.FileNames)
-				if names == nil || strings.ContainsAny(f.FileNames, `/\`) {
-					return clienv.UsageError("--file-names must be plain file names, got %q", f.FileNames)
-				}
-				f.FileNames = strings.Join(names, ",")
-			}
-			if f.Config != "" {
-				if f.Config, err = installedConfig(env, f.Config, scope, fsx.Abs(env.Dir, cwd)); err != nil {
-					return err
-				}
+			if err := installedFlags(env, &f, scope, fsx.Abs(env.Dir, cwd)); err != nil {
+				return err
 			}
 			path, err := h.SettingsPath(scope, hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}, fsx.Abs(env.Dir, cwd))
 			if err != nil {
@@ -272,6 +263,29 @@ only after you trust it: install prints the step.`,
 		cmd.Flags().BoolVar(&f.Record, "record", false, "also run the hook when a turn ends, recording the session into the sessions store (see 'lineage sessions')")
 	}
 	return cmd
+}
+
+// installedFlags puts the flags an installed hook command carries in the
+// form it is written in: --file-names as a clean comma list of plain file
+// names, --config as installedConfig writes it for scope (dir: the project
+// directory).
+func installedFlags(env *clienv.Env, f *hooks.Flags, scope, dir string) error {
+	if f.FileNames != "" {
+		names := instructions.SplitList(f.FileNames)
+		if names == nil || strings.ContainsAny(f.FileNames, `/\`) {
+			return clienv.UsageError("--file-names must be plain file names, got %q", f.FileNames)
+		}
+		f.FileNames = strings.Join(names, ",")
+	}
+	if f.Config == "" {
+		return nil
+	}
+	config, err := installedConfig(env, f.Config, scope, dir)
+	if err != nil {
+		return err
+	}
+	f.Config = config
+	return nil
 }
 
 // hookProgram is the program a hook entry runs: --command as given, else

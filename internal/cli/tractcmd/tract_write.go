@@ -36,20 +36,9 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c := tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}
-			if c.Type == tract.TypeTools {
-				tools, err := tract.ParseTools([]byte(body))
-				if err != nil {
-					return clienv.TractErr(err)
-				}
-				c.Text, c.Tools = "", tools
-			}
-			if toolCalls != "" {
-				calls, err := wire.ParseToolCalls([]byte(toolCalls))
-				if err != nil {
-					return clienv.UsageError("--tool-calls: %v", err)
-				}
-				c.ToolCalls = calls
+			c, err := withTools(tract.Content{Type: tract.Type(typ), Role: role, Name: name, Text: body, ToolCallID: toolCallID}, toolCalls)
+			if err != nil {
+				return err
 			}
 			req := tract.CommitRequest{Content: c, Message: message}
 			if cmd.Flags().Changed("meta") {
@@ -92,6 +81,27 @@ func newTractCommitCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 		return clienv.FlagError(c, err)
 	})
 	return cmd
+}
+
+// withTools is c with what its text and --tool-calls (toolCalls) hold
+// parsed: a tools commit's definitions (its text, then empty) and a tool
+// call's calls.
+func withTools(c tract.Content, toolCalls string) (tract.Content, error) {
+	if c.Type == tract.TypeTools {
+		tools, err := tract.ParseTools([]byte(c.Text))
+		if err != nil {
+			return c, clienv.TractErr(err)
+		}
+		c.Text, c.Tools = "", tools
+	}
+	if toolCalls != "" {
+		calls, err := wire.ParseToolCalls([]byte(toolCalls))
+		if err != nil {
+			return c, clienv.UsageError("--tool-calls: %v", err)
+		}
+		c.ToolCalls = calls
+	}
+	return c, nil
 }
 
 // shellWord is s as one word of a POSIX shell command line.

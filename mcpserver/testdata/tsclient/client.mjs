@@ -53,6 +53,10 @@ const calls = [
   ["tract_find", { text: "hello" }],
   ["tract_find", { tag: "v1", allTracts: true }],
   ["tract_tag", { delete: "v1" }],
+  ["sessions_list", {}],
+  ["sessions_list", { from: "claude" }],
+  ["sessions_find", { query: "token early" }],
+  ["sessions_show", { session: "0a1b" }],
 ];
 
 const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
@@ -104,6 +108,9 @@ if (mode === "roots" || mode === "http") {
     if (name === "tract_status" && (out.budget !== 20 || typeof out.over !== "boolean")) fail(`status after config budget 20: ${JSON.stringify(out)}`);
     if (name === "tract_find" && args.text && out.found.length === 0) fail(`find "hello" found nothing: ${JSON.stringify(out)}`);
     if (name === "tract_tag" && args.name && out.created?.name !== "v1") fail(`tag v1: ${JSON.stringify(out)}`);
+    if (name === "sessions_list" && (out.sessions.length !== 1 || out.sessions[0].session !== "0a1b2c3d-0000-4000-8000-000000000001" || out.sessions[0].harness !== "claude")) fail(`sessions_list: want the project's one session: ${JSON.stringify(out)}`);
+    if (name === "sessions_find" && (out.hits.length !== 1 || !out.hits[0].text.includes("one token early") || out.hits[0].session.tract !== "claude-0a1b2c3d-0000-4000-8000-000000000001")) fail(`sessions_find: want the project's one hit: ${JSON.stringify(out)}`);
+    if (name === "sessions_show" && (out.tract !== "claude-0a1b2c3d-0000-4000-8000-000000000001" || !out.branches.some((b) => b.name === "main") || out.records < 2)) fail(`sessions_show: ${JSON.stringify(out)}`);
     if (name === "tract_diff" && !out.changes.every((c) => ["added", "removed", "edited", "reprioritized"].includes(c.kind))) fail(`diff kinds: ${JSON.stringify(out)}`);
   }
   // Tools registered after this script was written: called with no
@@ -127,6 +134,8 @@ if (mode === "roots" || mode === "http") {
   }
   const whole = await client.readResource({ uri: ctx.structuredContent.resource });
   if (JSON.stringify(JSON.parse(whole.contents[0].text).request) !== JSON.stringify(request)) fail(`context resource: ${whole.contents[0].text}`);
+  const other = await client.callTool({ name: "sessions_show", arguments: { session: "9f8e" } });
+  if (!other.isError || !other.content[0].text.includes("outside the allowed roots")) fail(`a session outside the roots was shown: ${JSON.stringify(other)}`);
   const refused = await client.callTool({ name: "instructions_initial", arguments: { cwd: "/" } });
   if (!refused.isError || !refused.content[0].text.includes("outside the allowed roots")) fail(`cwd / not refused: ${JSON.stringify(refused)}`);
   if (mode === "roots" && rootsAsked === 0) fail("the server never asked for roots");
