@@ -74,7 +74,7 @@ var contextCalls = []map[string]any{
 	{"unknown": true},
 	// Refused by the compile.
 	{"target": "/"},
-	{"target": "nowhere"},
+	{"target": "no/where"}, // a file not written yet is compiled from its folder; a missing folder is refused
 	{"slug": "nobody"},
 	{"tract": "nope"},
 	{"budget": -1},

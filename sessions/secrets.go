@@ -12,7 +12,7 @@ type secretPattern struct {
 	// hints are substrings every match holds: a text without any is not
 	// run through the expression (most texts hold no secret at all).
 	hints []string
-	re    *regexp.Regexp
+	re    *lazyRegexp
 }
 
 // secretPatterns are the common shapes of credentials: provider API keys,
@@ -21,8 +21,9 @@ type secretPattern struct {
 // secrets. The patterns avoid quotes and backslashes at their ends, so a
 // match inside a JSON line is replaced without breaking the line.
 //
-// They are compiled on first use: a lineage command that masks nothing
-// pays nothing for them at start-up.
+// Each is compiled on the first text holding one of its hints: a lineage
+// command that masks nothing pays nothing for them, and a recording hook
+// whose turn holds no hint compiles none.
 func secretPatterns() []secretPattern {
 	secretsOnce.Do(compileSecretPatterns)
 	return secretList
@@ -35,16 +36,16 @@ var (
 
 func compileSecretPatterns() {
 	secretList = []secretPattern{
-		{"private-key", []string{"PRIVATE KEY-----"}, regexp.MustCompile(`-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]{1,1000}?[\s\S]*?-----END[A-Z ]{0,40} PRIVATE KEY-----`)},
-		{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`)},
-		{"openai-key", []string{"sk-"}, regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`)},
-		{"aws-access-key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})`)},
-		{"gitlab-token", []string{"glpat-"}, regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-		{"slack-token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-		{"google-api-key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-		{"stripe-key", []string{"_live_"}, regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`)},
-		{"bearer-token", []string{"earer "}, regexp.MustCompile(`\b[Bb]earer [A-Za-z0-9._~+/-]{24,}=*`)},
+		{"private-key", []string{"PRIVATE KEY-----"}, &lazyRegexp{expr: `-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]{1,1000}?[\s\S]*?-----END[A-Z ]{0,40} PRIVATE KEY-----`}},
+		{"anthropic-key", []string{"sk-ant-"}, &lazyRegexp{expr: `sk-ant-[A-Za-z0-9_-]{20,}`}},
+		{"openai-key", []string{"sk-"}, &lazyRegexp{expr: `sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}`}},
+		{"aws-access-key", []string{"AKIA", "ASIA"}, &lazyRegexp{expr: `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`}},
+		{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, &lazyRegexp{expr: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})`}},
+		{"gitlab-token", []string{"glpat-"}, &lazyRegexp{expr: `\bglpat-[A-Za-z0-9_-]{20,}`}},
+		{"slack-token", []string{"xox"}, &lazyRegexp{expr: `\bxox[abposr]-[A-Za-z0-9-]{10,}`}},
+		{"google-api-key", []string{"AIza"}, &lazyRegexp{expr: `\bAIza[0-9A-Za-z_-]{35}`}},
+		{"stripe-key", []string{"_live_"}, &lazyRegexp{expr: `\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`}},
+		{"bearer-token", []string{"earer "}, &lazyRegexp{expr: `\b[Bb]earer [A-Za-z0-9._~+/-]{24,}=*`}},
 	}
 }
 
@@ -56,7 +57,7 @@ func maskSecrets(s string) (string, int) {
 		if !hinted(s, p.hints) || !p.re.MatchString(s) {
 			continue
 		}
-		s = p.re.ReplaceAllStringFunc(s, func(string) string {
+		s = p.re.get().ReplaceAllStringFunc(s, func(string) string {
 			n++
 			return "[masked:" + p.kind + "]"
 		})
@@ -105,7 +106,10 @@ type lazyRegexp struct {
 }
 
 // MatchString compiles the expression once and matches s.
-func (l *lazyRegexp) MatchString(s string) bool {
+func (l *lazyRegexp) MatchString(s string) bool { return l.get().MatchString(s) }
+
+// get compiles the expression once.
+func (l *lazyRegexp) get() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re.MatchString(s)
+	return l.re
 }

@@ -30,9 +30,13 @@ const (
 // invalid byte reads as U+FFFD, which separates words), a word is kept once,
 // as it stands in text when lowering left it alone, and only the distinct
 // words are sorted (a long text repeats most of its words: sorting them all
-// cost more than cutting them).
+// cost more than cutting them). A short text (most messages) is cut into a
+// list that is sorted and compacted: a set costs more than it saves there.
 func Words(text string) []string {
-	seen := make(map[string]struct{}, 64)
+	var seen map[string]struct{}
+	if len(text) >= shortText {
+		seen = make(map[string]struct{}, 64)
+	}
 	var out []string
 	var lower []byte // the current word lowered, once it differs from text
 	start, changed := -1, false
@@ -50,7 +54,9 @@ func Words(text string) []string {
 		if !utf8.ValidString(w) {
 			return
 		}
-		seen[w] = struct{}{}
+		if seen != nil {
+			seen[w] = struct{}{}
+		}
 		out = append(out, w)
 	}
 	for i := 0; i < len(text); {
@@ -89,8 +95,15 @@ func Words(text string) []string {
 		emit(len(text))
 	}
 	slices.Sort(out)
+	if seen == nil {
+		return slices.Compact(out)
+	}
 	return out
 }
+
+// shortText is the length under which Words keeps no set of the words it
+// has seen.
+const shortText = 512
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
 

@@ -17,7 +17,7 @@ import (
 // docs/*.md tell a reader to run: the shell's own, the Go toolchain, git,
 // and the harnesses whose set-up the docs show.
 var knownCommands = []string{
-	"cat", "claude", "cmp", "codex", "gemini", "git", "go", "mkdir", "mktemp", "openssl", "rm", "touch",
+	"cat", "claude", "cmp", "codex", "gemini", "git", "go", "mkdir", "mktemp", "openssl", "printf", "rm", "touch", "tr",
 }
 
 // Every ```sh and ```console block of README.md and docs/*.md is runnable

@@ -127,7 +127,7 @@ func (h *Host) StoreURL(flag, dir string) (string, error) {
 		return p, nil
 	}
 	if p, what := stores.Unusable(dir); p != "" {
-		return "", fmt.Errorf("%w: %s is %s, not a store file: move it away, or pass --store / set LINEAGE_STORE", errNoStoreFound, p, what)
+		return "", fmt.Errorf("no tract store found: %s is %s, not a store file: move it away, or pass --store / set LINEAGE_STORE", p, what)
 	}
 	return "", ErrNoStore
 }

@@ -52,14 +52,24 @@ func backfillSearch(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// indexBlobs adds the words of blobs not indexed yet.
-func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob) error {
+// indexBlobs adds the words of blobs not indexed yet (some were stored
+// before); texts are the words blobWords cut for them, a blob listed twice
+// taken once. One statement for many blobs: FTS5 writes its pending words
+// out at the start of every statement.
+func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob, texts []string) error {
+	seen := make(map[tract.Hash]bool, len(blobs))
+	flat := make([]any, 0, 2*len(texts))
 	for _, b := range blobs {
-		if _, err := t.exec(ctx, `INSERT INTO blob_words (rowid, words)
-			SELECT id, ? FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_words WHERE rowid = blobs.id)`,
-			strings.Join(tract.IndexWords(b.Data), " "), rowform.Raw(b.Hash)); err != nil {
-			return fmt.Errorf("index blob %s: %w", b.Hash.Short(), err)
+		if seen[b.Hash] {
+			continue
 		}
+		seen[b.Hash] = true
+		flat = append(flat, rowform.Raw(b.Hash), texts[0])
+		texts = texts[1:]
+	}
+	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words) SELECT b.id, v.column2 FROM (`, "(?, ?)",
+		`) AS v JOIN blobs b ON b.hash = v.column1 WHERE NOT EXISTS (SELECT 1 FROM blob_words WHERE rowid = b.id)`, 2, wordRows, flat); err != nil {
+		return fmt.Errorf("index blobs: %w", err)
 	}
 	return nil
 }

@@ -287,7 +287,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return t.indexNewBlobs(ctx, last+1, texts)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
-	return t.indexExisting(ctx, blobs, counted)
+	return t.indexExisting(ctx, blobs, texts, counted)
 }
 
 // tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,
@@ -313,10 +313,11 @@ func tokenColumns(row []any, b tract.Blob, counted map[string]map[tract.Hash]int
 	return nil
 }
 
-// indexExisting indexes the blobs not indexed yet (found by hash) and sets
-// the counts of counted: what PutBlobs does when some were stored already.
-func (t *txn) indexExisting(ctx context.Context, blobs []tract.Blob, counted map[string]map[tract.Hash]int) error {
-	if err := t.indexBlobs(ctx, blobs); err != nil {
+// indexExisting indexes the blobs not indexed yet (found by hash; texts
+// are their words, cut already) and sets the counts of counted: what
+// PutBlobs does when some were stored already.
+func (t *txn) indexExisting(ctx context.Context, blobs []tract.Blob, texts []string, counted map[string]map[tract.Hash]int) error {
+	if err := t.indexBlobs(ctx, blobs, texts); err != nil {
 		return err
 	}
 	for _, enc := range slices.Sorted(maps.Keys(counted)) {

@@ -59,15 +59,22 @@ func OpenSessions(ctx context.Context, env *Env, flag string, write bool) (*Sess
 		}
 		url = p
 	}
-	lock := sessionsLock(env, url)
-	repo, _, err := OpenRepo(ctx, env, env.Dir, url, stores.Options{Create: write, ReadOnly: !write})
-	if errors.Is(err, tract.ErrNotFound) && !write {
-		return &SessionsStore{}, nil
-	}
+	loc, err := stores.Parse(url, env.Dir)
 	if err != nil {
 		return nil, err
 	}
-	return &SessionsStore{Repo: repo, Lock: lock, close: func() { repo.Wait(); repo.Store().Close() }}, nil
+	// A read of a store not made yet finds no sessions, wherever it was
+	// named (the default path, --store or a variable).
+	if loc.Driver == stores.SQLite && !write {
+		if _, err := os.Stat(loc.Path); errors.Is(err, os.ErrNotExist) {
+			return &SessionsStore{}, nil
+		}
+	}
+	repo, _, err := OpenRepoAt(ctx, env, loc, stores.Options{Create: write, ReadOnly: !write})
+	if err != nil {
+		return nil, err
+	}
+	return &SessionsStore{Repo: repo, Lock: sessionsLock(env, loc, url), close: func() { repo.Wait(); repo.Store().Close() }}, nil
 }
 
 // privateFile makes p's folder (0700) and p itself (0600) when missing.
@@ -84,9 +91,8 @@ func privateFile(p string) error {
 
 // sessionsLock is the file an import locks: beside an SQLite store, else
 // (a PostgreSQL URL) in the state directory, named by the URL's hash.
-func sessionsLock(env *Env, url string) string {
-	loc, err := stores.Parse(url, env.Dir)
-	if err == nil && loc.Driver == stores.SQLite {
+func sessionsLock(env *Env, loc stores.Location, url string) string {
+	if loc.Driver == stores.SQLite {
 		return loc.Path + ".import.lock"
 	}
 	dir := env.Host().StatePath("sessions")
