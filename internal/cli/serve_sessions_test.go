@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
-	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // unpackClaude extracts the transcripts the real Claude Code 2.1.332 wrote
@@ -102,26 +101,9 @@ func TestServeSessions(t *testing.T) {
 // sessionsInBrowser follows the session list to a session's graph and its
 // rewound line in headless Chromium.
 func sessionsInBrowser(t *testing.T, base, main string) {
-	bin := platformtest.Chromium()
-	if bin == "" {
-		if os.Getenv("LINEAGE_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("LINEAGE_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install chromium)")
-		}
-		t.Log("no chromium on PATH: the browser half of this test is skipped")
+	ctx, shots, ok := startBrowser(t)
+	if !ok {
 		return
-	}
-	shots := os.Getenv("LINEAGE_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`1`)); err != nil {
-		t.Fatalf("start chromium: %v", err)
 	}
 	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

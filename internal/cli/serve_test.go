@@ -187,11 +187,12 @@ func TestServePostgres(t *testing.T) {
 	serveInBrowser(t, base)
 }
 
-// serveInBrowser drives headless Chromium through the pages and asserts on
-// the DOM it built: what a person sees, scripts and all (there are none).
-// Screenshots go to $LINEAGE_SCREENSHOTS when set, else a temporary
-// directory. Without Chromium it skips, unless LINEAGE_REQUIRE_CHROMIUM=1.
-func serveInBrowser(t *testing.T, base string) {
+// startBrowser starts headless Chromium for a browser test and returns
+// its context and the folder screenshots go to ($LINEAGE_SCREENSHOTS when
+// set, else a temporary directory); ok is false when the machine has no
+// Chromium and the test goes on without its browser half (a failure under
+// LINEAGE_REQUIRE_CHROMIUM=1). The browser stops when the test ends.
+func startBrowser(t *testing.T) (ctx context.Context, shots string, ok bool) {
 	t.Helper()
 	bin := platformtest.Chromium()
 	if bin == "" {
@@ -199,22 +200,35 @@ func serveInBrowser(t *testing.T, base string) {
 			t.Fatal("LINEAGE_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install chromium)")
 		}
 		t.Log("no chromium on PATH: the browser half of this test is skipped (LINEAGE_REQUIRE_CHROMIUM=1 makes it fail)")
-		return
+		return nil, "", false
 	}
-	shots := os.Getenv("LINEAGE_SCREENSHOTS")
+	shots = os.Getenv("LINEAGE_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	// The first Run starts the browser; its context must not carry the
 	// timeout (that would stop the browser), the pages' runs do.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`1`)); err != nil {
 		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx, shots, true
+}
+
+// serveInBrowser drives headless Chromium through the pages and asserts on
+// the DOM it built: what a person sees, scripts and all (there are none).
+// Screenshots go to $LINEAGE_SCREENSHOTS when set, else a temporary
+// directory. Without Chromium it skips, unless LINEAGE_REQUIRE_CHROMIUM=1.
+func serveInBrowser(t *testing.T, base string) {
+	t.Helper()
+	ctx, shots, ok := startBrowser(t)
+	if !ok {
+		return
 	}
 	open := func(path string, ready chromedp.ID) {
 		t.Helper()
