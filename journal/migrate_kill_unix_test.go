@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -29,12 +30,7 @@ func migrateKillWorker(root, sig string, n int) error {
 		if count != n {
 			return
 		}
-		s := syscall.SIGKILL
-		if sig == "HUP" {
-			s = syscall.SIGHUP
-		}
-		syscall.Kill(os.Getpid(), s)
-		select {}
+		killSelf(sig)
 	}
 	if _, err := Migrate(context.Background(), Options{Agents: agents.Options{Path: root}}, Tidy{Dir: ".", Write: true}); err != nil {
 		return err
@@ -148,12 +144,7 @@ func moveKillWorker(root, sig string, n int) error {
 	migrateHook = func(op string) {
 		count++
 		if count == n {
-			s := syscall.SIGKILL
-			if sig == "HUP" {
-				s = syscall.SIGHUP
-			}
-			syscall.Kill(os.Getpid(), s)
-			select {}
+			killSelf(sig)
 		}
 	}
 	if _, err := MoveAgent(context.Background(), Options{Agents: agents.Options{Path: root}}, Move{Slug: "pm", To: "product", Write: true}); err != nil {
@@ -190,4 +181,28 @@ func TestKilledMoveConvergesOnRerun(t *testing.T) {
 		}
 	}
 	t.Logf("%d changes, each interrupted by SIGKILL and SIGHUP", ops)
+}
+
+// killSelf sends this worker SIGKILL, or SIGHUP for sig "HUP", and waits
+// to die of it.
+func killSelf(sig string) {
+	s := syscall.SIGKILL
+	if sig == "HUP" {
+		s = syscall.SIGHUP
+		exitOnIgnoredHUP()
+	}
+	syscall.Kill(os.Getpid(), s)
+	select {}
+}
+
+// exitOnIgnoredHUP makes a worker started with SIGHUP ignored (nohup, some
+// CI runners; a child inherits it) exit at once on SIGHUP, without
+// unlocking or cleaning up, as the default action would; otherwise a
+// worker that sends itself SIGHUP would wait forever.
+func exitOnIgnoredHUP() {
+	if signal.Ignored(syscall.SIGHUP) {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		go func() { <-hup; os.Exit(2) }()
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -24,11 +23,7 @@ func init() { workers["hold-lock"] = holdLockWorker }
 // SIGHUP ignored (nohup, some CI runners), which a child inherits: then it
 // exits at once on SIGHUP, without unlocking, as the default action would.
 func holdLockWorker(root, _ string, _ int) error {
-	if signal.Ignored(syscall.SIGHUP) {
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		go func() { <-hup; os.Exit(2) }()
-	}
+	exitOnIgnoredHUP()
 	l, err := fsx.LockFile(context.Background(), filepath.Join(root, ".clia/agents/s", agents.AgencyLockName))
 	if err != nil {
 		return err
