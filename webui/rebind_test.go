@@ -69,7 +69,7 @@ func TestDNSRebindingInChromium(t *testing.T) {
 	port := attacker.URL[strings.LastIndex(attacker.URL, ":")+1:]
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+platformtest.BrowserTempDir(t)), chromedp.Flag("disable-quic", true),
 		chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()

@@ -207,7 +207,7 @@ func startBrowser(t *testing.T) (ctx context.Context, shots string, ok bool) {
 		shots = t.TempDir()
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900))
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+platformtest.BrowserTempDir(t)), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)

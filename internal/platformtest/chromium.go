@@ -26,3 +26,27 @@ func Chromium() string {
 	}
 	return ""
 }
+
+// BrowserTempDir is a temporary directory with a short path, for the
+// browser's own TMPDIR (chromedp.Env("TMPDIR="+dir)): Chromium puts its
+// singleton socket there, and a Unix socket's path is limited to about 100
+// bytes, which a long TMPDIR (macOS's /var/folders/…/T/, or a test's own
+// temporary directory below it) exceeds; the browser then fails to start.
+// It is made under /tmp where that exists, else under the system's
+// temporary directory, and removed when the test ends.
+func BrowserTempDir(t interface {
+	TB
+	Cleanup(func())
+}) string {
+	t.Helper()
+	base := ""
+	if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "lineage-browser-")
+	if err != nil {
+		t.Fatalf("browser temporary directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
