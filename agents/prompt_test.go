@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,10 @@ func TestPromptTextsFollowTheDocumentThatNamesThem(t *testing.T) {
 	outside := filepath.Join(tempRoot(t), "secret.md")
 	os.WriteFile(outside, []byte("secret"), 0o644)
 	b, _ := os.ReadFile(doc)
-	b = []byte(strings.Replace(string(b), ".clia/agents/gemini/gemini@google-ai-swift.persona.agent.triad.md", outside, 1))
+	// The path goes into a JSON string: escaped (a Windows path's
+	// backslashes would otherwise be escapes).
+	quoted, _ := json.Marshal(outside)
+	b = []byte(strings.Replace(string(b), `".clia/agents/gemini/gemini@google-ai-swift.persona.agent.triad.md"`, string(quoted), 1))
 	b = []byte(strings.Replace(string(b), "gemini@google-ai-swift.system-instructions-compact.agent.triad.md", "gone.md", 1))
 	os.WriteFile(doc, b, 0o644)
 	p, err = BuildProfile(Options{Path: ws}, "gemini", triad.Agent)

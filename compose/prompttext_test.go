@@ -37,9 +37,9 @@ func TestProfileBlockCarriesPersonaAndSystemInstructions(t *testing.T) {
 	ad := filepath.Join(dir, ".clia/agents/tau")
 	want := `<agent_profile slug="tau">
 role: "Timekeeper"
-persona (` + ad + `/persona.md):
+persona (` + filepath.Join(ad, "persona.md") + `):
 You are Tau, patient and exact.
-systemInstructions (` + ad + `/compact.md):
+systemInstructions (` + filepath.Join(ad, "compact.md") + `):
 Answer in one sentence.
 </agent_profile>`
 	var block *compose.Block
