@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,8 +44,19 @@ func TestSuiteCatchesABrokenFS(t *testing.T) {
 		t.Fatalf("the suite passed a broken FS:\n%s", out)
 	}
 	for _, want := range []string{"OpenRegular(dir): opened; want it refused", "Stat(link.md) ="} {
+		// Where the platform makes no symbolic links (Windows without the
+		// privilege) the suite skips its link checks, and says so.
+		if want == "Stat(link.md) =" && !canSymlink(t) {
+			continue
+		}
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the suite's failure does not say %q:\n%s", want, out)
 		}
 	}
+}
+
+// canSymlink reports whether this process can make a symbolic link.
+func canSymlink(t *testing.T) bool {
+	dir := t.TempDir()
+	return os.Symlink("target", filepath.Join(dir, "link")) == nil
 }
