@@ -127,7 +127,9 @@ func lostOutput(w io.Writer) bool {
 	}
 	out, err := f.Stat()
 	if err != nil {
-		return true
+		// Not known to be the null device (Windows cannot stat every
+		// kind of handle): the answer is written and a failed write says so.
+		return false
 	}
 	null, err := os.Stat(os.DevNull)
 	return err == nil && os.SameFile(out, null)
