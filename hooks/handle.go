@@ -175,7 +175,7 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
 		sess, in = instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings), opts.Instructions.Config.FileNames)
 		res.Context = joinNonEmpty(res.Context, skillsStart(h, ev.Cwd, opts, &res.Warnings))
 	case ev.Kind == Resume:
 		r := instructions.Resume(*saved, opts.Instructions)
@@ -191,13 +191,47 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		res.Warnings = append(res.Warnings, in.Warnings...)
 	}
 	if ev.Kind == Tool {
-		var files []instructions.File
-		for _, p := range ev.Paths {
-			files = append(files, sess.Resolve(p).Files...)
-		}
-		res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
+		res.Context = joinNonEmpty(res.Context, toolReminder(h, ev, sess, opts))
 	}
 	return sess.State()
+}
+
+// toolReminder resolves the paths a tool touched and names the files new
+// to the session, except those the harness attached to the tool's result
+// itself (they are in the model's context: recorded, not named); files it
+// may have attached are named with a text that says so.
+func toolReminder(h *Harness, ev Event, sess *instructions.Session, opts Options) string {
+	var named, maybe []instructions.File
+	var native *Native
+	for _, p := range ev.Paths {
+		target := p
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(ev.Cwd, target)
+		}
+		for _, f := range sess.Resolve(p).Files {
+			if native == nil {
+				n := nativeView(h, ev.Cwd, opts)
+				native = &n
+			}
+			switch native.Attached(ev.Tool, target, ev.Cwd, f.Path) {
+			case Attached:
+			case MaybeAttached:
+				named, maybe = append(named, f), append(maybe, f)
+			default:
+				named = append(named, f)
+			}
+		}
+	}
+	text := instructions.ResolveReminderNamed(named, opts.Instructions.Config.FileNames)
+	if len(maybe) == 0 {
+		return text
+	}
+	ps := make([]string, len(maybe))
+	for i, f := range maybe {
+		ps[i] = fsx.LineSafe(f.Path)
+	}
+	note := h.Title + " may have attached the text of " + strings.Join(ps, ", ") + " to that tool's result itself: read those only if it did not."
+	return strings.Replace(text, "\n</system-reminder>", "\n"+note+"\n</system-reminder>", 1)
 }
 
 // nativeView is what h loads by itself for a start in cwd.
