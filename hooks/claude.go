@@ -107,9 +107,10 @@ func claudeNative(cwd string, env Env) Native {
 		n.Names = append(append([]string(nil), claudeNames...), agentsNames...)
 	}
 	attach := env.get("CLAUDE_CODE_SIMPLE") == "" && !truthy(env.get("CLAUDE_CODE_DISABLE_ATTACHMENTS"))
-	if mode != modeManaged {
-		n.attach = append(n.attach, attachRule{tools: []string{"Read"}, names: claudeNames})
-	}
+	// Read attaches the CLAUDE.md files between the cwd and the file it
+	// reads, whatever the plugin's mode (managed-only too: seen with
+	// 2.1.332).
+	n.attach = append(n.attach, attachRule{tools: []string{"Read"}, names: claudeNames})
 	if agents && attach {
 		r := attachRule{tools: []string{"Read"}, names: agentsNames, maybe: state == pluginUnknown}
 		if mode == modeFallback {
