@@ -56,7 +56,19 @@ const (
 	modeManaged  = "managed-only"
 )
 
-var claudeLegacyModes = map[string]string{"none": modeManaged, "claude": modeClaude, "agents-fallback": modeFallback, "both": modeBoth}
+// claudeLegacyMode maps a legacy projectInstructions value; anything
+// else reads as claude-md, as the plugin does.
+func claudeLegacyMode(v string) string {
+	switch v {
+	case "none":
+		return modeManaged
+	case "agents-fallback":
+		return modeFallback
+	case "both":
+		return modeBoth
+	}
+	return modeClaude
+}
 
 var (
 	claudeNames = []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"}
@@ -279,10 +291,7 @@ func claudeMode(cwd string, env Env) (mode, why string) {
 	}
 	mode = files
 	if legacy != "" && files == modeFallback {
-		mode = claudeLegacyModes[legacy]
-		if mode == "" {
-			mode = modeClaude
-		}
+		mode = claudeLegacyMode(legacy)
 		return mode, "instructionFiles " + strconv.Quote(mode) + " (from the legacy projectInstructions)"
 	}
 	return mode, "instructionFiles " + strconv.Quote(mode)
