@@ -93,6 +93,12 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	if dir != nil {
 		defer dir.Close()
 	}
+	if err == nil {
+		var done bool
+		if path, done, err = bracket(dir, h, &ev, path); done {
+			return Result{}, err
+		}
+	}
 	var written bool
 	if err == nil {
 		// The instructions service locks, reads, and writes only a changed
@@ -131,6 +137,45 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		}
 	}
 	return res, nil
+}
+
+// bracket handles the events around a subagent whose events carry no
+// agent field (Gemini CLI's invoke_agent) and compactions: a marker file
+// says a subagent runs, so the tool events until its end are its own; its
+// end removes the marker; a compaction drops the agent's state, so its
+// next event is answered as a start. done: the event needs no answer.
+// It returns the state path the event belongs to.
+func bracket(dir *os.Root, h *Harness, ev *Event, path string) (string, bool, error) {
+	if h.SubagentTool == "" && ev.Kind != Compact {
+		return path, false, nil
+	}
+	sub, err := AgentPath(".", h.Name, ev.SessionID, GeminiSubagent)
+	if err != nil {
+		return path, false, err
+	}
+	marker := filepath.Base(sub) + ".active"
+	switch {
+	case ev.Kind == Compact:
+		if err := dir.Remove(filepath.Base(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return path, true, err
+		}
+		return path, true, nil
+	case ev.Kind == SubagentEnd || ev.Kind == Start && ev.AgentID == "":
+		if err := dir.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return path, ev.Kind == SubagentEnd, err
+		}
+		return path, ev.Kind == SubagentEnd, nil
+	case ev.Kind == Start && ev.AgentID == GeminiSubagent:
+		if err := dir.WriteFile(marker, nil, 0o600); err != nil {
+			return path, false, err
+		}
+	case ev.Kind == Tool && ev.AgentID == "":
+		if _, err := dir.Lstat(marker); err == nil {
+			ev.AgentID = GeminiSubagent
+			return filepath.Join(filepath.Dir(path), filepath.Base(sub)), false, nil
+		}
+	}
+	return path, false, nil
 }
 
 // writeAnswer hands res to the harness: it writes res's context to
@@ -213,7 +258,14 @@ func toolReminder(h *Harness, ev Event, sess *instructions.Session, opts Options
 				n := nativeView(h, ev.Cwd, opts)
 				native = &n
 			}
-			switch native.Attached(ev.Tool, target, ev.Cwd, f.Path) {
+			att := native.Attached(ev.Tool, target, ev.Cwd, f.Path)
+			if att == Attached && h == Gemini && ev.AgentID != "" {
+				// Gemini CLI shares its just-in-time loaded set between the
+				// parent and its subagents: a file the parent was given is
+				// not attached again for the subagent.
+				att = MaybeAttached
+			}
+			switch att {
 			case Attached:
 			case MaybeAttached:
 				named, maybe = append(named, f), append(maybe, f)
