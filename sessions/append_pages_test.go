@@ -17,9 +17,9 @@ import (
 // reads no stored commit. A write that touched rows in proportion to the
 // session would grow with it.
 func TestAppendWritesOnlyTheNewTurn(t *testing.T) {
-	large := 1500
+	large := 1000
 	if testing.Short() {
-		large = 600
+		large = 500
 	}
 	const few = 200
 	small := appendPages(t, few)
@@ -30,7 +30,7 @@ func TestAppendWritesOnlyTheNewTurn(t *testing.T) {
 	}
 	// Where a leaf splits varies from append to append (20 to 25 pages
 	// measured from 200 to 3,000 turns); a write in proportion to the
-	// session would be hundreds at 1,500 turns.
+	// session would be hundreds at 1,000 turns.
 	if big > small+8 || big > 48 {
 		t.Errorf("a one-turn append wrote %d pages after %d turns, %d after %d: it grows with the session", big, large, small, few)
 	}

@@ -20,12 +20,12 @@ func TestParseMeta(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		`{`:               "not valid JSON (want one JSON object)",
-		`{"a":1,"a":2}`:   "not valid JSON (want one JSON object)",
-		`[1]`:             "not a JSON object",
-		`"x"`:             "not a JSON object",
+		`{`:                "not valid JSON (want one JSON object)",
+		`{"a":1,"a":2}`:    "not valid JSON (want one JSON object)",
+		`[1]`:              "not a JSON object",
+		`"x"`:              "not a JSON object",
 		"{\"a\":\"\xff\"}": "not valid JSON (want one JSON object)",
-		``:                "not valid JSON (want one JSON object)",
+		``:                 "not valid JSON (want one JSON object)",
 	}
 	for in, want := range bad {
 		_, err := ParseMeta([]byte(in))
