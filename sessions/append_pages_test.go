@@ -14,7 +14,7 @@ import (
 // recorded session and imported writes the same pages (WAL frames: every
 // B-tree page a row or index entry changed, each of the import's
 // transactions counted) whether the session held few turns or many, and
-// reads no stored commit. A write that touched rows in proportion to the
+// reads no stored commit, in two write transactions. A write that touched rows in proportion to the
 // session would grow with it.
 func TestAppendWritesOnlyTheNewTurn(t *testing.T) {
 	large := 1000
@@ -57,9 +57,14 @@ func appendPages(t *testing.T, n int) int {
 	writeTurns(t, p, n, 1, last)
 	cs.read.Store(0)
 	cs.written.Store(0)
+	cs.updates.Store(0)
 	rep, err := im.Import(ctx, src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The records, then the cursor with the session's metadata.
+	if u := cs.updates.Load(); u != 2 {
+		t.Errorf("after %d turns: a one-turn append ran %d write transactions, want 2", n, u)
 	}
 	if rep.Added != 2 || cs.written.Load() != 2 || cs.read.Load() != 0 || rep.Sessions[0].IndexReads != 0 {
 		t.Fatalf("after %d turns: added %d, wrote %d commit rows, read %d (index %d); want 2, 2, 0, 0",
