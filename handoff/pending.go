@@ -59,7 +59,8 @@ func FileName(h, project string) string {
 }
 
 // open opens the folder as a root, creating it (0700) when create is set;
-// a missing folder is (nil, nil).
+// without create, a missing folder (or a path that is not one) is (nil,
+// nil).
 func (d Dir) open(create bool) (*os.Root, error) {
 	if d == "" {
 		return nil, errors.New("no state directory for pending handoffs")
@@ -69,10 +70,12 @@ func (d Dir) open(create bool) (*os.Root, error) {
 			return nil, fmt.Errorf("pending handoffs: %w", err)
 		}
 	}
-	r, err := os.OpenRoot(string(d))
-	if errors.Is(err, fs.ErrNotExist) && !create {
+	if fi, err := os.Stat(string(d)); !create && (err != nil || !fi.IsDir()) {
+		// No folder (or none usable): nothing can be pending there, and
+		// whatever is wrong with the state directory is the hook's to say.
 		return nil, nil
 	}
+	r, err := os.OpenRoot(string(d))
 	if err != nil {
 		return nil, fmt.Errorf("pending handoffs: %w", err)
 	}
