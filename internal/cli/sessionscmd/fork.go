@@ -11,11 +11,19 @@ import (
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/handoff"
+	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/sessions"
 	"github.com/agentlineage/lineage/tract/wire"
 )
+
+const forkLong = `Fork an imported session at TURN (any ref of its tract: a commit as 'sessions
+log' shows it, a tag, HEAD~N): a branch fork-<commit> of the session's tract at
+that commit (its main line does not move), and a handoff from it as 'lineage
+handoff SESSION@TURN' makes one (a tract spawned there). --to claude, codex or
+gemini leaves the handoff pending for that harness's next session start in the
+project and prints the command that starts it.`
 
 func forkCmd(env *clienv.Env) *cobra.Command {
 	var (
@@ -29,13 +37,8 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fork SESSION@TURN [--to claude|codex|gemini|text|openai|anthropic] [--budget N] [--summary TEXT]",
 		Short: "Fork a session at a turn: a branch of its tract there, and a handoff from it",
-		Long: `Fork an imported session at TURN (any ref of its tract: a commit as 'sessions
-log' shows it, a tag, HEAD~N): a branch fork-<commit> of the session's tract at
-that commit (its main line does not move), and a handoff from it as 'lineage
-handoff SESSION@TURN' makes one (a tract spawned there). --to claude, codex or
-gemini leaves the handoff pending for that harness's next session start in the
-project and prints the command that starts it.`,
-		Args: clienv.ExactArgs(1),
+		Long:  forkLong,
+		Args:  clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := handoff.ParseTarget(to)
 			if err != nil {
@@ -62,12 +65,7 @@ project and prints the command that starts it.`,
 			case info.Cwd != "" && filepath.IsAbs(info.Cwd):
 				dir = filepath.Clean(info.Cwd)
 			}
-			cwd := dir
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				cwd = env.Dir
-			}
-			inf := clienv.InstructionsFlags{Cwd: cwd}
-			iopts, err := inf.Options(cmd, env)
+			iopts, err := projectInstructions(cmd, env, dir)
 			if err != nil {
 				return err
 			}
@@ -83,15 +81,10 @@ project and prints the command that starts it.`,
 				Pending *handoff.Pending `json:"pending,omitempty"`
 			}{Forked: forked}
 			if target.Harness() {
-				clock, err := env.Clock()
-				if err != nil {
+				if out.Pending, err = leavePending(env, res, dir); err != nil {
 					return err
 				}
-				p := handoff.PendingOf(res, dir, clock())
-				if err := handoff.Dir(env.Host().StatePath("handoffs")).Leave(p); err != nil {
-					return err
-				}
-				out.Pending, out.Command = &p, handoff.StartCommand(target, dir, env.Dir)
+				out.Command = handoff.StartCommand(target, dir, env.Dir)
 			}
 			if asJSON.Set {
 				return clienv.WriteJSON(env.Stdout, out)
@@ -124,4 +117,25 @@ func forkErr(err error) error {
 		return clienv.UsageError("%v", ve)
 	}
 	return clienv.TractErr(err)
+}
+
+// projectInstructions are the instruction options of the project's
+// folder, or of the current one when that folder is not here.
+func projectInstructions(cmd *cobra.Command, env *clienv.Env, dir string) (instructions.Options, error) {
+	inf := clienv.InstructionsFlags{Cwd: dir}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		inf.Cwd = ""
+	}
+	return inf.Options(cmd, env)
+}
+
+// leavePending leaves res pending for its harness's next session start in
+// project.
+func leavePending(env *clienv.Env, res handoff.Result, project string) (*handoff.Pending, error) {
+	clock, err := env.Clock()
+	if err != nil {
+		return nil, err
+	}
+	p := handoff.PendingOf(res, project, clock())
+	return &p, handoff.Dir(env.Host().StatePath("handoffs")).Leave(p)
 }
