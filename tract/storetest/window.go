@@ -1,0 +1,60 @@
+package storetest
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/agentlineage/lineage/tract"
+	"pgregory.net/rapid"
+)
+
+// checkWindow compares a compile window (Repo.CompileWindow, read from
+// the stored checkpoint when it serves the compile) with the same window
+// cut from the cold compile c (or its error cerr): the figures, the
+// window's messages, the first dropped ones and the messages handed to
+// Head.
+func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o tract.CompileOptions, c tract.Result, cerr error) {
+	w := tract.WindowOptions{
+		From:    rapid.IntRange(-1, len(c.Messages)+1).Draw(rt, "window from"),
+		N:       rapid.IntRange(0, 6).Draw(rt, "window n"),
+		Dropped: rapid.IntRange(0, 3).Draw(rt, "window dropped"),
+	}
+	headN := rapid.IntRange(0, len(c.Messages)+1).Draw(rt, "window head")
+	var head []string
+	if headN > 0 {
+		w.Head = func(m *tract.Message) bool {
+			head = append(head, m.Role+":"+m.Content)
+			return len(head) < headN
+		}
+	}
+	got, err := r.CompileWindow(ctx, name, o, w)
+	if (err == nil) != (cerr == nil) || err != nil && err.Error() != cerr.Error() {
+		rt.Fatalf("window error %v, cold error %v", err, cerr)
+	}
+	if err != nil {
+		return
+	}
+	from := w.From
+	if from < 0 || from >= len(c.Messages) {
+		from = max(0, len(c.Messages)-w.N)
+	}
+	want := c
+	want.Messages = c.Messages[from:min(len(c.Messages), from+w.N)]
+	want.Dropped = c.Dropped[:min(len(c.Dropped), w.Dropped)]
+	var wantHead []string
+	for i := 0; i < min(headN, len(c.Messages)); i++ {
+		wantHead = append(wantHead, c.Messages[i].Role+":"+c.Messages[i].Content)
+	}
+	if got.Count != len(c.Messages) || got.From != from || got.DroppedCount != len(c.Dropped) {
+		rt.Fatalf("window of %d from %d (%d dropped), want %d from %d (%d)", got.Count, got.From, got.DroppedCount, len(c.Messages), from, len(c.Dropped))
+	}
+	if len(got.Messages) == 0 && len(want.Messages) == 0 {
+		got.Messages, want.Messages = nil, nil
+	}
+	if len(got.Dropped) == 0 && len(want.Dropped) == 0 && (got.Dropped == nil) == (want.Dropped == nil) {
+		got.Dropped, want.Dropped = nil, nil
+	}
+	if !reflect.DeepEqual(got.Result, want) || !reflect.DeepEqual(head, wantHead) {
+		rt.Fatalf("window %+v:\n%+v\nhead %q\nwant\n%+v\nhead %q", w, got.Result, head, want, wantHead)
+	}
+}
