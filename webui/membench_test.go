@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
