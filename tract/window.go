@@ -3,7 +3,6 @@ package tract
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/agentlineage/lineage/internal/tokens"
@@ -33,6 +32,9 @@ type WindowOptions struct {
 	// during the call (clone what is kept); its Commit and Summarizes may
 	// be empty.
 	Head func(m *Message) bool
+	// Hashes gives the messages handed to Head their Commit and
+	// Summarizes (valid, like their strings, only during the call).
+	Hashes bool
 }
 
 // WindowResult is a compile window.
@@ -195,9 +197,15 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 	arena := newHexArena(min(kept, max(w.N, 0)) + min(n-kept, max(w.Dropped, 0)))
 	dropped := func(i int) bool { return drop != nil && drop[unit[i]] }
 	k, listed, head := 0, 0, w.Head != nil
+	// scratch holds the hashes of one message handed to Head alone.
+	scratch := &hexArena{}
 	good := each(func(i int) *hexArena {
-		if dropped(i) && listed < w.Dropped || !dropped(i) && k >= res.From && k < end {
+		switch {
+		case dropped(i) && listed < w.Dropped || !dropped(i) && k >= res.From && k < end:
 			return arena
+		case head && w.Hashes && !dropped(i):
+			scratch.buf = scratch.buf[:0]
+			return scratch
 		}
 		return nil
 	}, func(i int, m *Message) bool {
@@ -225,7 +233,13 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 // WindowOptions.Head's).
 func (m *Message) Clone() Message {
 	c := *m
-	c.Summarizes = slices.Clone(m.Summarizes)
+	c.Commit = Hash(strings.Clone(string(m.Commit)))
+	if m.Summarizes != nil {
+		c.Summarizes = make([]Hash, len(m.Summarizes))
+		for i, h := range m.Summarizes {
+			c.Summarizes[i] = Hash(strings.Clone(string(h)))
+		}
+	}
 	c.Content, c.Name, c.ToolCallID = strings.Clone(m.Content), strings.Clone(m.Name), strings.Clone(m.ToolCallID)
 	c.Tract, c.TractID = strings.Clone(m.Tract), strings.Clone(m.TractID)
 	if m.ToolCalls != nil {

@@ -256,16 +256,44 @@ func (s *Server) commit(ctx context.Context, r *http.Request) (string, pageData,
 			}{c.ToolCalls, c.Tools})
 		}
 	}
-	blame, err := s.o.Repo.Blame(ctx, name, tract.CompileOptions{})
-	if err != nil {
+	if p.InCompile, err = s.inCompile(ctx, name, shown.Commit.Hash); err != nil {
 		return "", pageData{}, err
 	}
-	for _, b := range blame {
-		if b.Commit == shown.Commit.Hash || slices.Contains(b.Summarizes, shown.Commit.Hash) {
-			p.InCompile = append(p.InCompile, b)
-		}
-	}
 	return "commit", pageData{Title: name + " " + shown.Commit.Hash.Short(), Tract: name, Page: p}, nil
+}
+
+// inCompile is the blame of the messages of name's compile at HEAD that
+// come from commit h: its own, or a summary standing in for it. It reads
+// the compile a message at a time (tract.Repo.CompileWindow with an empty
+// window), keeping only those.
+func (s *Server) inCompile(ctx context.Context, name string, h tract.Hash) ([]tract.BlameEntry, error) {
+	var found []tract.Message
+	var at []int
+	i := 0
+	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Head: func(m *tract.Message) bool {
+		if m.Commit == h || slices.Contains(m.Summarizes, h) {
+			found, at = append(found, m.Clone()), append(at, i)
+		}
+		i++
+		return true
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var out []tract.BlameEntry
+	paths := map[string][]string{}
+	for j := range found {
+		m := &found[j]
+		path, ok := paths[m.TractID]
+		if !ok {
+			if path, err = s.o.Repo.SpawnPath(ctx, m.TractID); err != nil {
+				return nil, err
+			}
+			paths[m.TractID] = path
+		}
+		out = append(out, m.Blame(at[j], path))
+	}
+	return out, nil
 }
 
 type compilePage struct {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/agentlineage/lineage/tract"
@@ -20,10 +21,18 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 		Dropped: rapid.IntRange(0, 3).Draw(rt, "window dropped"),
 	}
 	headN := rapid.IntRange(0, len(c.Messages)+1).Draw(rt, "window head")
+	w.Hashes = rapid.Bool().Draw(rt, "window hashes")
+	line := func(m *tract.Message) string {
+		s := m.Role + ":" + m.Content
+		if w.Hashes {
+			s += fmt.Sprint(":", m.Commit, m.Summarizes)
+		}
+		return s
+	}
 	var head []string
 	if headN > 0 {
 		w.Head = func(m *tract.Message) bool {
-			head = append(head, m.Role+":"+m.Content)
+			head = append(head, line(m))
 			return len(head) < headN
 		}
 	}
@@ -43,7 +52,7 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 	want.Dropped = c.Dropped[:min(len(c.Dropped), w.Dropped)]
 	var wantHead []string
 	for i := 0; i < min(headN, len(c.Messages)); i++ {
-		wantHead = append(wantHead, c.Messages[i].Role+":"+c.Messages[i].Content)
+		wantHead = append(wantHead, line(&c.Messages[i]))
 	}
 	if got.Count != len(c.Messages) || got.From != from || got.DroppedCount != len(c.Dropped) {
 		rt.Fatalf("window of %d from %d (%d dropped), want %d from %d (%d)", got.Count, got.From, got.DroppedCount, len(c.Messages), from, len(c.Dropped))
