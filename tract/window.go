@@ -143,8 +143,9 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 	if err != nil {
 		return WindowResult{}, false
 	}
-	stored, n := mr.left, mr.left+len(sc.more)
-	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer, Tools: cloneTools(sm.tools)}}
+	stored := sc.stored(mr.left)
+	n := stored + len(sc.more)
+	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Tools: cloneTools(sm.tools)}}
 	for _, m := range sc.more {
 		res.Tokens += m.Tokens
 	}
@@ -167,7 +168,7 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 				return true
 			}
 		}
-		return mr.err() == nil
+		return sc.cutEnds(mr) && mr.err() == nil
 	}
 	var unit []int32
 	var drop []bool
@@ -249,6 +250,22 @@ func (m *Message) Clone() Message {
 		}
 	}
 	return c
+}
+
+// cutEnds reads the messages left after the stored ones sc's compile
+// keeps and reports whether they are the ones it cuts.
+func (sc storedCompile) cutEnds(mr *messagesReader) bool {
+	if len(sc.cut) == 0 {
+		return true
+	}
+	mr.arena = newHexArena(len(sc.cut))
+	ms := make([]Message, len(sc.cut))
+	for i := range ms {
+		if !mr.next(&ms[i]) {
+			return false
+		}
+	}
+	return sc.cutMatches(ms)
 }
 
 // cloneTools is tools with strings of their own.

@@ -232,6 +232,9 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		}
 	}
 	checkWindow(ctx, rt, fresh, name, o, c, cerr)
+	if o.At == "" {
+		checkBehind(ctx, rt, r.Store(), name, o.Budget)
+	}
 	for _, x := range []struct {
 		what string
 		res  tract.Result

@@ -1,11 +1,13 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
 
 	"github.com/agentlineage/lineage/tract"
+	"github.com/agentlineage/lineage/tract/wire"
 	"pgregory.net/rapid"
 )
 
@@ -65,5 +67,45 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 	}
 	if !reflect.DeepEqual(got.Result, want) || !reflect.DeepEqual(head, wantHead) {
 		rt.Fatalf("window %+v:\n%+v\nhead %q\nwant\n%+v\nhead %q", w, got.Result, head, want, wantHead)
+	}
+}
+
+// checkBehind compiles name as of HEAD~1 and HEAD~2 from a fresh repo (the
+// stored checkpoint serves a compile a few plain appends behind its head)
+// cached, cold, streamed and windowed, and compares each with a compile
+// from the history alone.
+func checkBehind(ctx context.Context, rt *rapid.T, s tract.Store, name string, budget int) {
+	for _, at := range []string{"HEAD~1", "HEAD~2"} {
+		o := tract.CompileOptions{At: at, Budget: budget}
+		c, cerr := tract.New(s, tract.Options{NoCheckpoints: true}).CompileCold(ctx, name, o)
+		fresh := tract.New(s, tract.Options{})
+		same := func(what string, got tract.Result, err error) {
+			if (err == nil) != (cerr == nil) || err != nil && err.Error() != cerr.Error() {
+				rt.Fatalf("--at %s %s: error %v, from the history %v", at, what, err, cerr)
+			}
+			if err != nil {
+				return
+			}
+			if len(got.Messages) == 0 && len(c.Messages) == 0 {
+				got.Messages, c.Messages = nil, nil
+			}
+			if !reflect.DeepEqual(got, c) {
+				rt.Fatalf("--at %s %s:\n%+v\nfrom the history:\n%+v", at, what, got, c)
+			}
+		}
+		got, err := fresh.CompileCold(ctx, name, o)
+		same("cold", got, err)
+		got, err = fresh.Compile(ctx, name, o)
+		same("cached", got, err)
+		var streamed, want bytes.Buffer
+		serr := compileOpenAI(ctx, fresh, &streamed, name, o, "")
+		werr := cerr
+		if werr == nil {
+			werr = wire.WriteOpenAI(&want, c, "")
+		}
+		if (serr == nil) != (werr == nil) || serr != nil && serr.Error() != werr.Error() || !bytes.Equal(streamed.Bytes(), want.Bytes()) {
+			rt.Fatalf("--at %s streamed: %v\n%s\nwant %v\n%s", at, serr, streamed.Bytes(), werr, want.Bytes())
+		}
+		checkWindow(ctx, rt, fresh, name, o, c, cerr)
 	}
 }
