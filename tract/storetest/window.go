@@ -107,5 +107,12 @@ func checkBehind(ctx context.Context, rt *rapid.T, s tract.Store, name string, b
 			rt.Fatalf("--at %s streamed: %v\n%s\nwant %v\n%s", at, serr, streamed.Bytes(), werr, want.Bytes())
 		}
 		checkWindow(ctx, rt, fresh, name, o, c, cerr)
+		for _, refs := range [][2]string{{at, "HEAD"}, {"HEAD", at}, {at, at}} {
+			want, werr := tract.New(s, tract.Options{NoCheckpoints: true}).Diff(ctx, name, refs[0], refs[1], "")
+			got, err := tract.New(s, tract.Options{}).Diff(ctx, name, refs[0], refs[1], "")
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) {
+				rt.Fatalf("diff %s %s: %v\n%+v\nfrom the history: %v\n%+v", refs[0], refs[1], err, got, werr, want)
+			}
+		}
 	}
 }
