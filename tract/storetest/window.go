@@ -75,7 +75,9 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 // cached, cold, streamed and windowed, and compares each with a compile
 // from the history alone.
 func checkBehind(ctx context.Context, rt *rapid.T, s tract.Store, name string, budget int) {
-	for _, at := range []string{"HEAD~1", "HEAD~2"} {
+	// One ref behind and one diff a step: the steps draw them all.
+	at := rapid.SampledFrom([]string{"HEAD~1", "HEAD~2"}).Draw(rt, "behind")
+	{
 		o := tract.CompileOptions{At: at, Budget: budget}
 		c, cerr := tract.New(s, tract.Options{NoCheckpoints: true}).CompileCold(ctx, name, o)
 		fresh := tract.New(s, tract.Options{})
@@ -107,7 +109,7 @@ func checkBehind(ctx context.Context, rt *rapid.T, s tract.Store, name string, b
 			rt.Fatalf("--at %s streamed: %v\n%s\nwant %v\n%s", at, serr, streamed.Bytes(), werr, want.Bytes())
 		}
 		checkWindow(ctx, rt, fresh, name, o, c, cerr)
-		for _, refs := range [][2]string{{at, "HEAD"}, {"HEAD", at}, {at, at}} {
+		for _, refs := range [][2]string{rapid.SampledFrom([][2]string{{at, "HEAD"}, {"HEAD", at}, {at, at}}).Draw(rt, "diff")} {
 			want, werr := tract.New(s, tract.Options{NoCheckpoints: true}).Diff(ctx, name, refs[0], refs[1], "")
 			got, err := tract.New(s, tract.Options{}).Diff(ctx, name, refs[0], refs[1], "")
 			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) {
