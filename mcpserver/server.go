@@ -37,10 +37,13 @@ type Options struct {
 	// StateDir, instead of one per MCP session kept in memory.
 	Stateless bool
 	// HookSessions is the directory of lineage's hook session states
-	// (<state dir>/lineage/sessions). A session whose hook state has the
-	// same working directory shares it: instructions_resolve reports only
-	// what the hook (or an earlier resolve) did not, and the hook hears of
-	// what a resolve reported. "" shares nothing.
+	// (<state dir>/lineage/sessions). An MCP session of a harness lineage
+	// recognises (Claude Code, Codex CLI, Gemini CLI, by the client's
+	// initialize name) shares the live hook session of the same harness
+	// and working directory: instructions_resolve reports only what the
+	// hook (or an earlier resolve) did not, and the hook hears of what a
+	// resolve reported. Any other client keeps its own session. "" shares
+	// nothing.
 	HookSessions string
 	// MaxResultTokens caps the size of a tool result; 0 means
 	// [DefaultMaxResultTokens].

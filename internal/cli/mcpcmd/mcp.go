@@ -18,7 +18,7 @@ import (
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
 	allowRoots, rootsWithin           []string
-	stateless, sessionsAll            bool
+	stateless, sessionsAll, shareHook bool
 	poll                              time.Duration
 	maxTokens                         int
 }
@@ -64,6 +64,7 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
+	fl.BoolVar(&f.shareHook, "share-hook-state", true, "share the live session of lineage's hook when the client is Claude Code, Codex CLI or Gemini CLI (false: every MCP session keeps its own)")
 	fl.BoolVar(&f.sessionsAll, "sessions-all", false, "let the sessions tools see every project's imported sessions (default: only those inside the allowed roots)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
 	fl.IntVar(&f.maxTokens, "max-result-tokens", mcpserver.DefaultMaxResultTokens, "most tokens in one tool result (longer results are paged)")
@@ -172,7 +173,7 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
-		HookSessions:    hookSessionsDir(env),
+		HookSessions:    hookSessionsDir(env, f.shareHook),
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
 		Now:             now,
@@ -183,8 +184,11 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 }
 
 // hookSessionsDir is where lineage's hooks keep their session states ("" when
-// there is no state directory).
-func hookSessionsDir(env *clienv.Env) string {
+// there is no state directory, or sharing is off).
+func hookSessionsDir(env *clienv.Env, share bool) string {
+	if !share {
+		return ""
+	}
 	return env.Host().StatePath("sessions")
 }
 
