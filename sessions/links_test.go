@@ -2,19 +2,21 @@ package sessions
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
 )
 
-// fakeReader serves batches by path: what a Codex or Gemini reader gives
-// for forks, resumes and rewinds in other files.
+// fakeReader serves batches by the source file's base name: what a Codex or
+// Gemini reader gives for forks, resumes and rewinds in other files (the
+// importer makes a path absolute; on Windows "/a" becomes a drive path).
 type fakeReader map[string]Batch
 
 func (fakeReader) Harness() Harness { return Codex }
 
 func (f fakeReader) Read(_ context.Context, src Source, from Cursor) (Batch, error) {
-	b := f[src.Path]
+	b := f[filepath.Base(src.Path)]
 	if from.Offset > 0 {
 		return Batch{Session: b.Session, Next: from}, nil
 	}
@@ -34,10 +36,10 @@ func TestLinksAcrossFiles(t *testing.T) {
 	ctx := context.Background()
 	a := Session{Harness: Codex, ID: "A"}
 	f := fakeReader{
-		"/a": {Session: a, Records: []Record{msg("1", "", "one"), msg("2", "1", "two"), msg("3", "2", "three")}},
-		"/b": {Session: Session{Harness: Codex, ID: "A", Origin: &Link{Kind: LinkRewind, Harness: Codex, Session: "A", Key: "2"}},
+		"a": {Session: a, Records: []Record{msg("1", "", "one"), msg("2", "1", "two"), msg("3", "2", "three")}},
+		"b": {Session: Session{Harness: Codex, ID: "A", Origin: &Link{Kind: LinkRewind, Harness: Codex, Session: "A", Key: "2"}},
 			Records: []Record{msg("4", "2", "four"), msg("5", "4", "five")}},
-		"/c": {Session: Session{Harness: Codex, ID: "C", Origin: &Link{Kind: LinkFork, Harness: Codex, Session: "A", Key: "1"}},
+		"c": {Session: Session{Harness: Codex, ID: "C", Origin: &Link{Kind: LinkFork, Harness: Codex, Session: "A", Key: "1"}},
 			Records: []Record{msg("6", "", "six")}},
 	}
 	im := &Importer{Repo: repo, Readers: map[Harness]Reader{Codex: f}}
