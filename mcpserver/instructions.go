@@ -104,6 +104,11 @@ func (s *Server) toolInitial(ctx context.Context, req *mcp.CallToolRequest, in I
 		return nil, InitialOutput{}, err
 	}
 	sess, initial := instructions.Start(s.instructionOptions(cwd, sc))
+	for _, w := range initial.Warnings {
+		// What the CLI prints as "lineage: warning: …" (a budget
+		// exceeded, an unreadable file) goes to the server's log.
+		s.opts.Logger.Warn(w)
+	}
 	if err := s.setInstructionSession(ctx, req.Session, sess); err != nil {
 		return nil, InitialOutput{}, err
 	}
@@ -170,7 +175,7 @@ func (s *Server) instructionOptions(cwd string, sc scope) instructions.Options {
 	if o := cfg.Root.ProjectRootOverride; o != "" && !filepath.IsAbs(o) {
 		cfg.Root.ProjectRootOverride = fsx.Abs(s.opts.Cwd, o)
 	}
-	fsys := confinedFS{FS: instructions.OS, roots: sc.roots, names: cfg.FileNames}
+	fsys := confinedFS{FS: instructions.OS, roots: sc.roots, names: cfg.FileNames, config: s.configRoots}
 	// The project root as the CLI estimates it from cwd: the chain between it
 	// and the roots is readable (only the instruction files).
 	if root := instructions.EstimateRoot(instructions.OS, cfg.Root, cwd, s.opts.Home); root.Dir != "" {

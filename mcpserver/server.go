@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/confine"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -96,6 +98,10 @@ type Server struct {
 	opts Options
 	cfg  instructions.Config
 	srv  *mcp.Server
+	// configRoots are the directories the instruction settings name
+	// (global files' folders, imports.allowedRoots), readable by the
+	// instruction loader.
+	configRoots confine.Roots
 
 	mu sync.Mutex
 	// sessions holds the instruction session of each MCP session (stateful
@@ -149,6 +155,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Instructions != nil {
 		s.cfg = *opts.Instructions
 	}
+	s.configRoots = configRoots(s.cfg, opts.Home)
 	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
 	guide := serverInstructions
 	if opts.OpenTract != nil {
@@ -182,6 +189,37 @@ func New(opts Options) (*Server, error) {
 		s.addSessionsTools()
 	}
 	return s, nil
+}
+
+// configRoots are the folders of cfg's global files and its
+// imports.allowedRoots ("~/" against home; one without a home is left
+// out): the server's own settings name them, so the instruction loader
+// reads there as the CLI does.
+func configRoots(cfg instructions.Config, home string) confine.Roots {
+	var dirs []string
+	add := func(p string, dir bool) {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			if home == "" {
+				return
+			}
+			p = filepath.Join(home, filepath.FromSlash(strings.TrimPrefix(p[1:], "/")))
+		}
+		if !filepath.IsAbs(p) {
+			return
+		}
+		if !dir {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	for _, g := range cfg.GlobalFiles {
+		add(g, false)
+	}
+	for _, a := range cfg.Imports.AllowedRoots {
+		add(a, true)
+	}
+	r, _ := confine.New(dirs...)
+	return r
 }
 
 // withDefaults checks the paths of o (absolute, then cleaned) and the

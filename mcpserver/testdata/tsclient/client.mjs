@@ -4,7 +4,7 @@
 //
 // node client.mjs MODE DIR (stdio: SERVER_COMMAND in $LINEAGE_TS_SERVER as
 // a JSON array; http: the URL in $LINEAGE_TS_URL)
-// MODE: roots | noroots | failroots | hangroots | http
+// MODE: roots | noroots | failroots | hangroots | http | settings | empty
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -101,7 +101,20 @@ async function callOK(name, args) {
 }
 
 const called = new Set();
-if (mode === "roots" || mode === "http") {
+if (mode === "settings") {
+  // The server runs with excludes ["vendor/**"] and a global file.
+  const res = await callOK("instructions_resolve", { paths: ["vendor/x.go", "sub/y.go"] });
+  const named = res.targets.flatMap((t) => t.files.map((f) => f.path));
+  if (named.some((p) => p.includes("vendor")) || !named.some((p) => p.endsWith("AGENTS.md") && p.includes("sub"))) fail(`resolve: ${JSON.stringify(res)}`);
+  const initial = await callOK("instructions_initial", {});
+  if (initial.files[0]?.path !== process.env.LINEAGE_TS_GLOBAL || initial.files[0]?.kind !== "global") fail(`initial without the global file: ${JSON.stringify(initial)}`);
+  const read = await client.readResource({ uri: "lineage://instructions/initial" });
+  if (!read.contents[0].text.includes("team rules\n")) fail(`initial resource: ${JSON.stringify(read)}`);
+} else if (mode === "empty") {
+  // The SDK validates the read: a text resource without text fails it.
+  const read = await client.readResource({ uri: "lineage://instructions/initial" });
+  if (!read.contents[0].text.startsWith("No instruction files load for ")) fail(`empty initial resource: ${JSON.stringify(read)}`);
+} else if (mode === "roots" || mode === "http") {
   for (const [name, args] of calls) {
     const out = await callOK(name, args);
     called.add(name);
