@@ -162,7 +162,7 @@ func New(opts Options) (*Server, error) {
 		guide += "\n\n" + tractGuide
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:            guide + s.skillsInstructions(),
+		Instructions:            guide,
 		Logger:                  opts.Logger,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -173,7 +173,7 @@ func New(opts Options) (*Server, error) {
 			Prompts:   &mcp.PromptCapabilities{},
 		},
 	})
-	s.srv.AddReceivingMiddleware(wireResults(&s.quoted))
+	s.srv.AddReceivingMiddleware(wireResults(&s.quoted), s.clientInstructions(guide))
 	s.addInstructionTools()
 	s.addInstructionResumeTool()
 	s.addInstructionResources()

@@ -79,6 +79,16 @@ func TestTypeScriptSDK(t *testing.T) {
 		server, _ = json.Marshal(append([]string{exe}, cmd.Args[1:]...))
 		run(t, "empty", empty, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
 	})
+	// The skills catalog in the instructions leaves out what the client's
+	// harness lists itself (Claude Code: .claude/skills).
+	t.Run("claude-skills", func(t *testing.T) {
+		dir := project(t)
+		writeFile(t, filepath.Join(dir, ".agents", "skills", "release-check", "SKILL.md"), skillFile("release-check", "Run the release checklist.", "x"))
+		writeFile(t, filepath.Join(dir, ".claude", "skills", "pdf", "SKILL.md"), skillFile("pdf", "Fill PDF forms.", "x"))
+		cmd := serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)
+		server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
+		run(t, "claude-skills", dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
+	})
 	for _, mode := range []string{"roots", "noroots", "failroots", "hangroots", "http"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := agentsProject(t)
