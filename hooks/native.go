@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -42,16 +43,43 @@ func (e Env) lookPath(prog string) string {
 		return p
 	}
 	pathVar, _ := e.Lookup("PATH")
+	exts := e.programExts(prog)
 	for _, dir := range filepath.SplitList(pathVar) {
 		if dir == "" {
 			continue
 		}
-		c := filepath.Join(dir, prog)
-		if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return c
+		for _, ext := range exts {
+			c := filepath.Join(dir, prog+ext)
+			if fi, err := os.Stat(c); err == nil && !fi.IsDir() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+				return c
+			}
 		}
 	}
 	return ""
+}
+
+// programExts are the endings a program name is tried with, as the OS's
+// shell tries them: on Windows the environment's %PATHEXT% (".exe", ".cmd"
+// and the rest; an executable bit means nothing there) unless the name has
+// one already; elsewhere the name as it is.
+func (e Env) programExts(prog string) []string {
+	if runtime.GOOS != "windows" {
+		return []string{""}
+	}
+	pathext, _ := e.Lookup("PATHEXT")
+	if strings.TrimSpace(pathext) == "" {
+		pathext = ".COM;.EXE;.BAT;.CMD"
+	}
+	exts := []string{}
+	for _, x := range strings.Split(strings.ToLower(pathext), ";") {
+		if x = strings.TrimSpace(x); strings.HasPrefix(x, ".") {
+			if strings.EqualFold(filepath.Ext(prog), x) {
+				return []string{""}
+			}
+			exts = append(exts, x)
+		}
+	}
+	return exts
 }
 
 // Native is what a harness puts in the model's context by itself at a

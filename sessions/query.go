@@ -47,21 +47,35 @@ type ListOptions struct {
 }
 
 // List returns the imported sessions, newest first (then by tract name).
+// It reads the tracts and every tract's metadata in two store reads,
+// whatever the number of sessions.
 func List(ctx context.Context, repo *tract.Repo, o ListOptions) ([]Info, error) {
 	ts, err := repo.Tracts(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if t.Name != IndexTract {
+			ids = append(ids, t.ID)
+		}
+	}
+	meta, err := tract.ReadTractsMeta(ctx, repo.Store(), ids)
+	if err != nil {
+		return nil, err
+	}
+	return infos(ts, meta, o), nil
+}
+
+// infos makes the sessions of the live tracts ts from their metadata,
+// those o selects, newest first (then by tract name).
+func infos(ts []tract.Tract, meta map[string][]tract.TractMeta, o ListOptions) []Info {
 	out := []Info{}
 	for _, t := range ts {
-		if t.Name == IndexTract {
+		if t.Name == IndexTract || !t.Deleted.IsZero() {
 			continue
 		}
-		meta, err := tract.ReadTractMeta(ctx, repo.Store(), t.ID)
-		if err != nil {
-			return nil, err
-		}
-		info, ok := infoOf(t.Name, meta)
+		info, ok := infoOf(t.Name, meta[t.ID])
 		if !ok || (o.Harness != "" && info.Harness != o.Harness) || !under(info.Cwd, o.Cwd) {
 			continue
 		}
@@ -74,7 +88,7 @@ func List(ctx context.Context, repo *tract.Repo, o ListOptions) ([]Info, error) 
 		}
 		return strings.Compare(a.Tract, b.Tract)
 	})
-	return out, nil
+	return out
 }
 
 // Get reads one tract's session header; ok is false when the tract is not
@@ -185,7 +199,7 @@ func Find(ctx context.Context, repo *tract.Repo, o FindOptions) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := List(ctx, repo, o.ListOptions)
+	sessions, err := foundSessions(ctx, repo.Store(), found, o.ListOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +230,32 @@ func Find(ctx context.Context, repo *tract.Repo, o FindOptions) ([]Hit, error) {
 		hits = hits[:o.Limit]
 	}
 	return hits, nil
+}
+
+// foundSessions reads the sessions of the tracts the hits are in, those o
+// selects: their tracts and metadata in two store reads, whatever the
+// number of hits or of sessions in the store.
+func foundSessions(ctx context.Context, rd tract.Finder, found []tract.HistoryCommit, o ListOptions) ([]Info, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, h := range found {
+		if !seen[h.Commit.Tract] {
+			seen[h.Commit.Tract] = true
+			ids = append(ids, h.Commit.Tract)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ts, err := rd.TractsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := tract.ReadTractsMeta(ctx, rd, ids)
+	if err != nil {
+		return nil, err
+	}
+	return infos(ts, meta, o), nil
 }
 
 // score counts the query's words among the text's words.

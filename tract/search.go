@@ -256,10 +256,6 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	names := map[string]string{}
-	if t.ID != "" {
-		names[t.ID] = t.Name
-	}
 	out := []Found{}
 	for _, h := range hits {
 		ok := true
@@ -276,17 +272,43 @@ func (r *Repo) Find(ctx context.Context, tractName string, o FindOptions) ([]Fou
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: %w", h.Commit.Hash.Short(), err)
 		}
-		name, seen := names[h.Commit.Tract]
-		if !seen {
-			if at, err := r.store.TractByID(ctx, h.Commit.Tract); err == nil {
-				name = at.Name
-			}
-			names[h.Commit.Tract] = name
-		}
-		out = append(out, Found{Commit: h.Commit, Tract: name, Content: c})
+		out = append(out, Found{Commit: h.Commit, Tract: t.Name, Content: c})
 		if o.Limit > 0 && len(out) == o.Limit {
 			break
 		}
 	}
+	if err := r.nameFoundTracts(ctx, t, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// nameFoundTracts sets the tract name of each found commit not in t, the
+// tracts of all of them read in one store call (a search of every tract
+// finds commits of many).
+func (r *Repo) nameFoundTracts(ctx context.Context, t Tract, out []Found) error {
+	var ids []string
+	seen := map[string]bool{t.ID: true}
+	for _, f := range out {
+		if !seen[f.Commit.Tract] {
+			seen[f.Commit.Tract] = true
+			ids = append(ids, f.Commit.Tract)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ts, err := r.store.TractsByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	names := make(map[string]string, len(ts)+1)
+	names[t.ID] = t.Name
+	for _, at := range ts {
+		names[at.ID] = at.Name
+	}
+	for i := range out {
+		out[i].Tract = names[out[i].Commit.Tract]
+	}
+	return nil
 }

@@ -65,6 +65,9 @@ type Finder interface {
 	TractByID(ctx context.Context, id string) (Tract, error)
 	// Tracts lists live tracts ordered by creation time, then name.
 	Tracts(ctx context.Context) ([]Tract, error)
+	// TractsByID finds, in one read, the tracts (deleted or not) whose id
+	// is in ids, in no particular order; an id that names none is left out.
+	TractsByID(ctx context.Context, ids []string) ([]Tract, error)
 
 	// Ref finds one ref of a tract. Refs lists a tract's refs sorted by name,
 	// or every live tract's refs when tractID is "".
@@ -88,6 +91,10 @@ type Finder interface {
 
 	// Settings lists a tract's stored settings sorted by key.
 	Settings(ctx context.Context, tractID string) ([]Setting, error)
+	// TractSettings lists, in one read, the settings of many tracts: those
+	// of the tracts in q.Tracts whose key starts with q.Prefix, sorted by
+	// tract id, then key.
+	TractSettings(ctx context.Context, q SettingsQuery) ([]Setting, error)
 
 	// Search returns the commits with content that match q, each with its
 	// blob (Tokens -1), in no particular order. Words are matched through
@@ -230,6 +237,15 @@ type Setting struct {
 	Tract string `json:"tract"`
 	Key   string `json:"key"`
 	Value string `json:"value"`
+}
+
+// SettingsQuery selects the settings of many tracts (see
+// [Finder.TractSettings]).
+type SettingsQuery struct {
+	// Tracts are the ids of the tracts asked for.
+	Tracts []string
+	// Prefix keeps the keys that start with it ("" keeps all).
+	Prefix string
 }
 
 // HistoryCommit is a commit with its content.

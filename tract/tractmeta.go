@@ -51,6 +51,26 @@ func ReadTractMeta(ctx context.Context, rd Finder, tractID string) ([]TractMeta,
 	return out, nil
 }
 
+// ReadTractsMeta reads the metadata of the tracts with the given ids in
+// one store read: tract id → entries sorted by key (a tract without
+// metadata has no entry).
+func ReadTractsMeta(ctx context.Context, rd Finder, ids []string) (map[string][]TractMeta, error) {
+	settings, err := rd.TractSettings(ctx, SettingsQuery{Tracts: ids, Prefix: metaPrefix})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]TractMeta{}
+	for _, s := range settings {
+		if k, ok := strings.CutPrefix(s.Key, metaPrefix); ok {
+			out[s.Tract] = append(out[s.Tract], TractMeta{Key: k, Value: s.Value})
+		}
+	}
+	for _, m := range out {
+		slices.SortFunc(m, func(a, b TractMeta) int { return strings.Compare(a.Key, b.Key) })
+	}
+	return out, nil
+}
+
 // SetTractMeta sets a tract's metadata entries in one transaction; an
 // empty value removes its key. Keys are non-empty printable text without
 // white space.

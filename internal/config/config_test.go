@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -109,8 +110,15 @@ func TestClockEnvThenInjectedThenTimeNow(t *testing.T) {
 }
 
 func TestStatePathIsOneJoin(t *testing.T) {
-	state := t.TempDir()
-	h := Read(vars("XDG_STATE_HOME", state, "HOME", "/home/u"), "/", nil)
+	// The state directory's variable on every OS: XDG_STATE_HOME (Linux),
+	// %LOCALAPPDATA% (Windows), $HOME/Library/Application Support (macOS).
+	home := t.TempDir()
+	state := filepath.Join(home, ".state")
+	env := vars("XDG_STATE_HOME", state, "LOCALAPPDATA", state, "HOME", home)
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		state = filepath.Join(home, "Library", "Application Support")
+	}
+	h := Read(env, "/", nil)
 	if got, want := h.StatePath("sessions"), filepath.Join(state, "lineage", "sessions"); got != want {
 		t.Errorf("StatePath = %q, want %q", got, want)
 	}
@@ -126,11 +134,12 @@ func TestStatePathIsOneJoin(t *testing.T) {
 
 func TestSkillsFlagThenEnvThenDefault(t *testing.T) {
 	cwd := t.TempDir()
-	on := Read(vars(EnvSkillsUser, " true ", EnvSkillsPath, " a "+string(filepath.ListSeparator)+" "+string(filepath.ListSeparator)+"/abs/b"), cwd, nil).Skills(cwd)
+	abs := filepath.Join(t.TempDir(), "b") // absolute on every OS ("/abs/b" is not on Windows)
+	on := Read(vars(EnvSkillsUser, " true ", EnvSkillsPath, " a "+string(filepath.ListSeparator)+" "+string(filepath.ListSeparator)+abs), cwd, nil).Skills(cwd)
 	if !on.User || !on.UserSet || len(on.Warnings) != 0 {
 		t.Errorf("LINEAGE_SKILLS_USER=true: %+v", on)
 	}
-	if want := []string{filepath.Join(cwd, "a"), "/abs/b"}; !slices.Equal(on.Extra, want) {
+	if want := []string{filepath.Join(cwd, "a"), abs}; !slices.Equal(on.Extra, want) {
 		t.Errorf("Extra = %q, want %q", on.Extra, want)
 	}
 	for _, tt := range []struct {

@@ -1,7 +1,11 @@
 package storetest
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentlineage/lineage/tract"
@@ -10,6 +14,8 @@ import (
 func init() {
 	suites = append(suites, []testCase{
 		{"TractMetaRoundTrips", testTractMeta},
+		{"ManyTractsInOneRead", testManyTracts},
+		{"FindAllTractsNamesInOneRead", testFindAllTractsCalls},
 		{"SpawnAtAnEarlierCommit", testSpawnAt},
 		{"AppendToAnotherBranch", testAppendTo},
 	})
@@ -103,5 +109,98 @@ func testAppendTo(t *testing.T, newStore Factory) {
 	}
 	if _, err := e.repo.AppendTo(e.ctx, "main", "bad..name", []tract.CommitRequest{{Content: tract.Content{Type: tract.TypeMetadata, Text: "x"}}}); err == nil {
 		t.Error("a bad branch name was taken")
+	}
+}
+
+// testManyTracts: TractsByID and TractSettings answer for many tracts at
+// once — the ids asked for only (a removed tract too, a missing id left
+// out), the settings under the prefix only, sorted by tract id then key —
+// and ReadTractsMeta groups the metadata by tract.
+func testManyTracts(t *testing.T, newStore Factory) {
+	e := setup(t, newStore)
+	ids := map[string]string{"main": mustTract(e, "main").ID}
+	for _, name := range []string{"b", "c", "gone"} {
+		tr, err := e.repo.NewTract(e.ctx, name)
+		e.must(err)
+		ids[name] = tr.ID
+	}
+	for _, name := range []string{"main", "b", "gone"} {
+		e.must(e.repo.SetTractMeta(e.ctx, name, map[string]string{"title": "t " + name, "cwd": "/" + name}))
+	}
+	_, err := e.repo.SetConfig(e.ctx, "b", "budget", "10")
+	e.must(err)
+	e.must(e.repo.RemoveTract(e.ctx, "gone"))
+
+	ts, err := e.store.TractsByID(e.ctx, []string{ids["gone"], ids["b"], "no-such-id"})
+	e.must(err)
+	slices.SortFunc(ts, func(a, b tract.Tract) int { return strings.Compare(a.Name, b.Name) })
+	if len(ts) != 2 || ts[0].Name != "b" || ts[1].Name != "gone" || ts[1].Deleted.IsZero() || !ts[0].Deleted.IsZero() {
+		t.Fatalf("TractsByID = %+v, want b and the removed gone", ts)
+	}
+	if ts, err := e.store.TractsByID(e.ctx, nil); err != nil || len(ts) != 0 {
+		t.Errorf("TractsByID of no id = %v, %v", ts, err)
+	}
+
+	asked := []string{ids["main"], ids["b"], ids["c"]}
+	got, err := e.store.TractSettings(e.ctx, tract.SettingsQuery{Tracts: asked, Prefix: "meta."})
+	e.must(err)
+	var want []tract.Setting
+	for _, name := range []string{"main", "b"} {
+		want = append(want, tract.Setting{Tract: ids[name], Key: "meta.cwd", Value: "/" + name},
+			tract.Setting{Tract: ids[name], Key: "meta.title", Value: "t " + name})
+	}
+	slices.SortStableFunc(want, func(a, b tract.Setting) int { return strings.Compare(a.Tract, b.Tract) })
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("TractSettings meta. = %v, want %v", got, want)
+	}
+	all, err := e.store.TractSettings(e.ctx, tract.SettingsQuery{Tracts: []string{ids["b"]}})
+	e.must(err)
+	if len(all) != 3 || !slices.ContainsFunc(all, func(s tract.Setting) bool { return s.Value == "10" }) {
+		t.Errorf("TractSettings of b without a prefix = %v, want its config and metadata", all)
+	}
+	if none, err := e.store.TractSettings(e.ctx, tract.SettingsQuery{Prefix: "meta."}); err != nil || len(none) != 0 {
+		t.Errorf("TractSettings of no tract = %v, %v", none, err)
+	}
+
+	meta, err := tract.ReadTractsMeta(e.ctx, e.store, asked)
+	e.must(err)
+	if len(meta) != 2 || len(meta[ids["c"]]) != 0 || fmt.Sprint(meta[ids["b"]]) != "[{cwd /b} {title t b}]" {
+		t.Errorf("ReadTractsMeta = %v", meta)
+	}
+}
+
+// testFindAllTractsCalls: a search of every tract names the tracts of its
+// hits in one read, however many tracts they are in.
+func testFindAllTractsCalls(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	cs := NewCounting(newStore(t))
+	r := tract.New(cs, tract.Options{Now: newClock().Now})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		name := fmt.Sprint("t", i)
+		if _, err := r.NewTract(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Commit(ctx, name, message("user", fmt.Sprint("needle ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs.Calls()
+	found, err := r.Find(ctx, "main", tract.FindOptions{Text: "needle", AllTracts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := cs.Calls(); calls != 2 {
+		t.Errorf("find --all-tracts over 6 tracts made %d store reads, want 2 (the search, the tracts)", calls)
+	}
+	if len(found) != 6 {
+		t.Fatalf("found %d, want 6", len(found))
+	}
+	for _, f := range found {
+		if want := "t" + strings.TrimPrefix(f.Content.Text, "needle "); f.Tract != want {
+			t.Errorf("%q found in tract %q, want %q", f.Content.Text, f.Tract, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -120,9 +121,14 @@ func hookSettings(env *clienv.Env, h *hooks.Harness, f hooks.Flags, eventCwd str
 // becomes (Go's runtime opens the null device on a standard descriptor
 // that is closed at start, so a later open cannot take its place), and
 // where no harness reads an answer.
+//
+// On Windows it is never known: a pipe (how every harness runs a hook), a
+// console and NUL all stat with file id 0, so os.SameFile cannot tell them
+// apart (a piped hook was refused), and Go's runtime leaves a closed
+// standard handle closed there, so a lost answer is a failed write.
 func lostOutput(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || runtime.GOOS == "windows" {
 		return false
 	}
 	out, err := f.Stat()
