@@ -48,6 +48,17 @@ type Options struct {
 	// session's state is locked; the state is saved only after the write
 	// succeeded. A failed write is Handle's error.
 	Out io.Writer
+	// Handoff, when set, is asked at a new session's start (not a
+	// subagent's, not the start after a compaction) for a handoff waiting
+	// for it ("" for none); its text joins the start's context, and done
+	// (when not nil) learns whether the answer reached the harness.
+	Handoff func(ev Event) (text string, done func(delivered bool))
+}
+
+// takesHandoff reports whether ev starts a new session a pending handoff
+// may go to.
+func takesHandoff(ev Event) bool {
+	return ev.Kind == Start && ev.AgentID == "" && ev.Source != "compact"
 }
 
 // Result is the answer to one event.
@@ -80,8 +91,19 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	opts.Instructions.Cwd = ev.Cwd
 	var res Result
 	var deliverErr error
+	var handoff string
+	delivered := false
+	if opts.Handoff != nil && takesHandoff(ev) {
+		var done func(bool)
+		handoff, done = opts.Handoff(ev)
+		if done != nil {
+			defer func() { done(delivered) }()
+		}
+	}
 	deliver := func() error {
+		res.Context = joinNonEmpty(res.Context, handoff)
 		deliverErr = writeAnswer(h, ev, res, opts)
+		delivered = deliverErr == nil
 		return deliverErr
 	}
 	ran := false
