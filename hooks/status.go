@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -25,6 +26,19 @@ type Status struct {
 	How         string   `json:"how"`
 	// WillRun: at least one install, and every install will run.
 	WillRun bool `json:"willRun"`
+	// Handoff is the handoff pending for the harness's next session start
+	// in the project (lineage handoff --to), nil for none.
+	Handoff *PendingHandoff `json:"handoff,omitempty"`
+}
+
+// PendingHandoff is a handoff waiting for a session start: from which
+// session's tract and commit, recorded as which tract, until when.
+type PendingHandoff struct {
+	Session string    `json:"session"`
+	Tract   string    `json:"tract"`
+	At      string    `json:"at"`
+	Project string    `json:"project"`
+	Expires time.Time `json:"expires"`
 }
 
 // Installed is lineage's hook in one settings file.

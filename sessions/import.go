@@ -263,19 +263,24 @@ func (im *Importer) cursors(ctx context.Context) (map[string]cursorState, error)
 	return out, nil
 }
 
-// saveCursor stores a file's cursor in the index tract.
-func (im *Importer) saveCursor(ctx context.Context, st cursorState) error {
+// saveCursor stores a file's cursor in the index tract and the metadata
+// the file's records updated (meta, of tract name), in one transaction
+// (a recorded turn's import writes twice: its records, then these).
+func (im *Importer) saveCursor(ctx context.Context, st cursorState, name string, meta map[string]string) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	kv := map[string]string{cursorKey(st.Path): string(data)}
-	err = im.Repo.SetTractMeta(ctx, IndexTract, kv)
+	sets := map[string]map[string]string{IndexTract: {cursorKey(st.Path): string(data)}}
+	if len(meta) > 0 {
+		sets[name] = meta
+	}
+	err = im.Repo.SetTractsMeta(ctx, sets)
 	if errors.Is(err, tract.ErrNotFound) {
 		if _, err := im.Repo.NewTract(ctx, IndexTract); err != nil && !errors.Is(err, tract.ErrExists) {
 			return err
 		}
-		err = im.Repo.SetTractMeta(ctx, IndexTract, kv)
+		err = im.Repo.SetTractsMeta(ctx, sets)
 	}
 	return err
 }

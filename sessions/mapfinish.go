@@ -55,8 +55,10 @@ func (m *sessionMapper) finish() error {
 	return m.writeMeta()
 }
 
-// writeMeta updates the session's tract metadata: the header's newest
-// non-empty values, the running token and record counts.
+// writeMeta works out the session's tract metadata to update: the
+// header's newest non-empty values, the running token and record counts.
+// They are kept in m.meta and written with the file's cursor (saveCursor),
+// in one transaction.
 func (m *sessionMapper) writeMeta() error {
 	old := map[string]string{}
 	if meta, err := m.im.Repo.TractMeta(m.ctx, m.tract); err == nil {
@@ -99,10 +101,8 @@ func (m *sessionMapper) writeMeta() error {
 		n, _ := strconv.Atoi(old[MetaRecords])
 		set(MetaRecords, strconv.Itoa(n+m.rep.Added))
 	}
-	if len(kv) == 0 {
-		return nil
-	}
-	return m.im.Repo.SetTractMeta(m.ctx, m.tract, kv)
+	m.meta = kv
+	return nil
 }
 
 // oneLine is s on one line, at most n bytes.

@@ -76,6 +76,8 @@ type sessionMapper struct {
 	// tokens adds up the usage of new records.
 	tokens int64
 	first  string
+	// meta is the tract metadata finish leaves for saveCursor to write.
+	meta map[string]string
 }
 
 type forkState struct {
@@ -114,7 +116,7 @@ func (im *Importer) mapSource(ctx context.Context, p *pendingSource) (SessionRep
 	if m.tip != nil {
 		st.LastKey, st.LastCommit = m.tip.key, m.tip.commit
 	}
-	return *m.rep, im.saveCursor(ctx, st)
+	return *m.rep, im.saveCursor(ctx, st, m.tract, m.meta)
 }
 
 func (p *pendingSource) st() cursorState { return p.state }

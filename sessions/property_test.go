@@ -14,10 +14,11 @@ import (
 	"github.com/agentlineage/lineage/tract"
 )
 
-// countingStore counts the commit rows a store reads and writes.
+// countingStore counts the commit rows a store reads and writes, and its
+// write transactions.
 type countingStore struct {
 	tract.Store
-	read, written atomic.Int64
+	read, written, updates atomic.Int64
 }
 
 func (s *countingStore) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
@@ -40,6 +41,7 @@ func (s *countingStore) ScanCommits(ctx context.Context, fn func(tract.Commit) e
 }
 
 func (s *countingStore) Update(ctx context.Context, fn func(tx tract.Tx) error) error {
+	s.updates.Add(1)
 	return s.Store.Update(ctx, func(tx tract.Tx) error { return fn(countingTx{tx, s}) })
 }
 

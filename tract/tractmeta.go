@@ -75,21 +75,35 @@ func ReadTractsMeta(ctx context.Context, rd Finder, ids []string) (map[string][]
 // empty value removes its key. Keys are non-empty printable text without
 // white space.
 func (r *Repo) SetTractMeta(ctx context.Context, tractName string, kv map[string]string) error {
-	t, err := r.Tract(ctx, tractName)
-	if err != nil {
-		return err
-	}
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
-		if err := checkMetaKey(k); err != nil {
+	return r.SetTractsMeta(ctx, map[string]map[string]string{tractName: kv})
+}
+
+// SetTractsMeta is SetTractMeta for several tracts (by name) in one
+// transaction: all of them set, or, on an error, none.
+func (r *Repo) SetTractsMeta(ctx context.Context, sets map[string]map[string]string) error {
+	var settings []Setting
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		t, err := r.Tract(ctx, name)
+		if err != nil {
 			return err
 		}
-		if len(kv[k]) > MaxTractMetaBytes {
-			return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
+		kv := sets[name]
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			if err := checkMetaKey(k); err != nil {
+				return err
+			}
+			if len(kv[k]) > MaxTractMetaBytes {
+				return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
+			}
+			settings = append(settings, Setting{Tract: t.ID, Key: metaPrefix + k, Value: kv[k]})
 		}
 	}
+	if len(settings) == 0 {
+		return nil
+	}
 	return r.store.Update(ctx, func(tx Tx) error {
-		for _, k := range slices.Sorted(maps.Keys(kv)) {
-			if err := tx.PutSetting(ctx, Setting{Tract: t.ID, Key: metaPrefix + k, Value: kv[k]}); err != nil {
+		for _, s := range settings {
+			if err := tx.PutSetting(ctx, s); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/agentscmd"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/cli/contextcmd"
+	"github.com/agentlineage/lineage/internal/cli/handoffcmd"
 	"github.com/agentlineage/lineage/internal/cli/hookcmd"
 	"github.com/agentlineage/lineage/internal/cli/instructionscmd"
 	"github.com/agentlineage/lineage/internal/cli/mcpcmd"
@@ -135,6 +136,7 @@ var groups = []struct {
 	{"skills", skillscmd.Short, skillscmd.NewCmd},
 	{"serve", servecmd.Short, servecmd.NewCmd},
 	{"sessions", sessionscmd.Short, sessionscmd.NewCmd},
+	{"handoff", handoffcmd.Short, handoffcmd.NewCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args

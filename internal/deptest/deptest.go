@@ -180,7 +180,7 @@ var Rules = []Rule{
 		Forbid: under("go.yaml.in/yaml/v3"), Direct: true},
 	{Name: "compose composes the services and reaches no store or driver", For: pkg("compose"),
 		Forbid: func(d string) bool { return stores(d) || drivers(d) }},
-	{Name: "only the faces import compose", For: not(func(p string) bool { return faces(p) || pkg("compose")(p) }),
+	{Name: "only the faces (and handoff, which composes a session's next start with it) import compose", For: not(func(p string) bool { return faces(p) || pkg("compose", "handoff")(p) }),
 		Forbid: under(Module + "/compose")},
 	{Name: "sessions is of the tract wing: it never imports instructions, skills or agents", For: under(Module + "/sessions"),
 		Forbid: under(Module+"/instructions", Module+"/skills", Module+"/agents", Module+"/journal", Module+"/triad", Module+"/hooks", Module+"/compose")},

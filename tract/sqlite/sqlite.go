@@ -25,6 +25,9 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	// beside is set on a writable handle Upgrade opened beside a
+	// read-only one (see Close).
+	beside bool
 	// from and to are the schema versions Open found and left.
 	from, to int
 	reader
@@ -156,7 +159,7 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 			db.SetMaxIdleConns(4)
 			if err = checkSchema(ctx, db); err == nil {
 				if extra == "" {
-					truncateWAL(path, o)
+					truncateWAL(path, walLimit)
 				}
 				s := &Store{db: db, path: path, readOnly: true, from: len(migrations), to: len(migrations)}
 				s.reader = reader{q: db, db: db, stmts: newStmtCache(db)}
@@ -176,12 +179,13 @@ func openReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 	return nil, fmt.Errorf("open store %s read-only: %w", path, damaged(firstErr))
 }
 
-// truncateWAL is checkpointWAL for a read-only open of a current store: it
+// truncateWAL is checkpointWAL for a read-only open of a current store, and
+// for a writable handle's Close when SQLite left the WAL behind: it
 // opens the file writable for that alone (no schema is created or
 // migrated; where the file cannot be written nothing happens), so a large
 // WAL another process left does not slow this command or later ones.
-func truncateWAL(path string, o Options) {
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= walLimit {
+func truncateWAL(path string, limit int64) {
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() <= limit {
 		return
 	}
 	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?mode=rw&_pragma=busy_timeout(0)", escapePath(path)))
@@ -189,7 +193,7 @@ func truncateWAL(path string, o Options) {
 		return
 	}
 	defer db.Close()
-	checkpointWAL(db, path, walLimit)
+	checkpointWAL(db, path, limit)
 }
 
 // diskFull reports an I/O error of the kind a full disk gives a reader:
@@ -226,21 +230,28 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database. A writable handle first folds its WAL back
-// into the database and truncates it (see checkpointWAL): SQLite does so
-// only when the last connection closes, and the handle a read-only
-// compile upgrades to (see Upgrade) closes before the read-only one,
-// which cannot. A WAL left behind costs every later process a read of
-// all of it (with no connection open, the first one rebuilds the WAL
-// index from the whole file).
-// Close closes the store; closing it again does nothing.
+// Close closes the store; closing it again does nothing. A writable
+// handle leaves no WAL behind: SQLite folds it back into the database and
+// removes it when the last connection to the file closes, which for a
+// command's one handle is this close (a fold-back of its own before it, as
+// Close did, only repeated that work). Where another handle keeps the file
+// open, this process's read-only one that Upgrade wrote beside or another
+// process's, SQLite leaves the WAL: then Close folds it back and truncates
+// it (see checkpointWAL), before the close for a handle Upgrade opened (the
+// read-only handle is known to stay), after it otherwise. A WAL left
+// behind costs every later process a read of all of it (with no
+// connection open, the first one rebuilds the WAL index from the whole
+// file), and a read on a full disk needs the store at rest.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.stmts.close()
-		if !s.readOnly {
+		if !s.readOnly && s.beside {
 			checkpointWAL(s.db, s.path, 0)
 		}
 		s.closeErr = s.db.Close()
+		if !s.readOnly && !s.beside {
+			truncateWAL(s.path, 0)
+		}
 	})
 	return s.closeErr
 }
@@ -550,7 +561,11 @@ func (s *Store) ReopenReadOnly() (tract.Store, error) {
 // read-only open already refused an older schema, so there is nothing to
 // migrate. On a writable store it is Reopen.
 func (s *Store) Upgrade(ctx context.Context) (tract.Store, error) {
-	return Open(ctx, s.path, Options{})
+	w, err := Open(ctx, s.path, Options{})
+	if err == nil && s.readOnly {
+		w.beside = true
+	}
+	return w, err
 }
 
 var _ tract.Upgrader = (*Store)(nil)

@@ -56,6 +56,23 @@ func testTractMeta(t *testing.T, newStore Factory) {
 	if _, err := e.repo.TractMeta(e.ctx, "nope"); !errors.Is(err, tract.ErrNotFound) {
 		t.Errorf("meta of a missing tract gave %v", err)
 	}
+	// Several tracts in one transaction: all set, or none.
+	e.must(e.repo.SetTractsMeta(e.ctx, map[string]map[string]string{"main": {"cwd": "/b"}, "other": {"title": "both"}}))
+	for _, bad := range []map[string]map[string]string{
+		{"main": {"cwd": "/c"}, "other": {"bad key": "x"}},
+		{"main": {"cwd": "/c"}, "nope": {"title": "x"}},
+	} {
+		if err := e.repo.SetTractsMeta(e.ctx, bad); err == nil {
+			t.Errorf("SetTractsMeta(%v) succeeded", bad)
+		}
+	}
+	m, err := e.repo.TractMeta(e.ctx, "main")
+	e.must(err)
+	o, err := e.repo.TractMeta(e.ctx, "other")
+	e.must(err)
+	if m[0].Value != "/b" || o[0].Value != "both" {
+		t.Errorf("after SetTractsMeta and two refused ones: main %v, other %v; want cwd /b, title both", m, o)
+	}
 }
 
 // testSpawnAt: a child spawned at an earlier commit of the parent points

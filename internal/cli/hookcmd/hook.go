@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -191,6 +192,7 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 		Now:          clock,
 		Env:          hooks.Env{Lookup: env.Host().Lookup, Home: home},
 		Out:          env.Stdout,
+		Handoff:      pendingHandoff(env, h, clock),
 	})
 	clienv.InstructionsWarn(env, res.Warnings)
 	return err
@@ -382,6 +384,9 @@ installed).`,
 			ok, any := true, false
 			for _, h := range hs {
 				st := hooks.HookStatus(h, hookEnv, project)
+				if err := statusHandoff(env, &st, project); err != nil {
+					return err
+				}
 				all = append(all, st)
 				for _, in := range st.Installs {
 					any = true
@@ -428,6 +433,10 @@ func printHookStatus(w io.Writer, all []hooks.Status) {
 			if in.Records {
 				fmt.Fprintf(w, "    records each session into the sessions store (lineage sessions list)\n")
 			}
+		}
+		if p := st.Handoff; p != nil {
+			fmt.Fprintf(w, "  pending handoff %s of %s at %s: delivered at the next session start in %s, until %s\n",
+				p.Tract, p.Session, shortHash(p.At), fsx.LineSafe(p.Project), p.Expires.Format(time.RFC3339))
 		}
 		if st.Known {
 			fmt.Fprintf(w, "  at start: %s loads %s itself (%s); lineage sends the bodies of the other files it resolves\n", h.Title, orNone(st.NativeNames), st.How)
