@@ -178,15 +178,9 @@ func bracket(dir *os.Root, h *Harness, ev *Event, path string) (string, bool, er
 	marker := filepath.Base(sub) + ".active"
 	switch {
 	case ev.Kind == Compact:
-		if err := dir.Remove(filepath.Base(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return path, true, err
-		}
-		return path, true, nil
+		return path, true, removeIn(dir, filepath.Dir(path), filepath.Base(path))
 	case ev.Kind == SubagentEnd || ev.Kind == Start && ev.AgentID == "":
-		if err := dir.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return path, ev.Kind == SubagentEnd, err
-		}
-		return path, ev.Kind == SubagentEnd, nil
+		return path, ev.Kind == SubagentEnd, removeIn(dir, filepath.Dir(path), marker)
 	case ev.Kind == Start && ev.AgentID == GeminiSubagent:
 		if err := dir.WriteFile(marker, nil, 0o600); err != nil {
 			return path, false, err
@@ -198,6 +192,20 @@ func bracket(dir *os.Root, h *Harness, ev *Event, path string) (string, bool, er
 		}
 	}
 	return path, false, nil
+}
+
+// removeIn removes name from the sessions directory (dir, a root, opened
+// on path): a missing file is no error. Where the root cannot remove
+// (Wine answers "Invalid function"), the plain path is tried.
+func removeIn(dir *os.Root, path, name string) error {
+	err := dir.Remove(name)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err2 := os.Remove(filepath.Join(path, name)); err2 == nil || errors.Is(err2, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // writeAnswer hands res to the harness: it writes res's context to
