@@ -11,7 +11,7 @@ import (
 
 // TestCommitWritesPagesNotHistory: `tract commit` touches O(1) rows,
 // counted in database pages (WAL frames, every B-tree page a row or index
-// entry changed): one commit on a history of 20,000 writes about the
+// entry changed): one commit on a history of 5,000 writes about the
 // pages one on a history of 500 does, however long the history.
 func TestCommitWritesPagesNotHistory(t *testing.T) {
 	long := 5_000
