@@ -35,7 +35,8 @@ func loadSkills(o Options, dir string, counter tokens.Counter, trail *fsx.Trail)
 	if n := len(cat.Problems); n > 0 {
 		out.warnings = append(out.warnings, fmt.Sprintf("skills: %d problem(s) with skill files (lineage skills lint lists them)", n))
 	}
-	b := cat.Block(skills.BlockOptions{Load: "call skills_load with its name, or read the SKILL.md at its location", Omit: o.SkillsOmit})
+	b := cat.Block(skills.BlockOptions{Load: "call skills_load with its name, or read the SKILL.md at its location",
+		Reach: "call skills_search with the task (or run lineage skills search TASK in a shell)", Omit: o.SkillsOmit})
 	if b.Text == "" {
 		return out
 	}

@@ -190,3 +190,10 @@ func (c *Claim) Release() error {
 	}
 	return c.root.Rename(c.held, c.name)
 }
+
+// PendingOf is the pending handoff of res (a harness target) for project,
+// made at now: it expires [Expiry] later.
+func PendingOf(res Result, project string, now time.Time) Pending {
+	return Pending{Harness: string(res.To), Project: project, Session: res.Session, Tract: res.Tract, At: res.At,
+		Created: now.UTC(), Expires: now.UTC().Add(Expiry), Text: Text(res)}
+}

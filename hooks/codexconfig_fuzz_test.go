@@ -25,14 +25,14 @@ func FuzzCodexConfig(f *testing.F) {
 		if c.maxBytes < 0 {
 			t.Fatalf("negative project_doc_max_bytes %d", c.maxBytes)
 		}
-		in, err := installMCPToml([]byte(s), "/opt/lineage", []string{"mcp"})
+		in, err := installMCPToml([]byte(s), "/opt/lineage", []string{"mcp"}, []string{"XDG_STATE_HOME"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(in, []byte(tomlHeader+"\ncommand = \"/opt/lineage\"\n")) {
 			t.Fatalf("install wrote no table:\n%s", in)
 		}
-		again, _ := installMCPToml(in, "/opt/lineage", []string{"mcp"})
+		again, _ := installMCPToml(in, "/opt/lineage", []string{"mcp"}, []string{"XDG_STATE_HOME"})
 		if !bytes.Equal(again, in) {
 			t.Fatalf("second install changed the file:\n%s\n---\n%s", in, again)
 		}

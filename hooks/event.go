@@ -25,6 +25,18 @@ type Harness struct {
 	// holds the turn by then, and a hook installed with --record appends
 	// what is new to the user's sessions store (docs/sessions.md).
 	RecordEvents []string
+	// SubagentTool, when set, is the tool that runs a subagent whose tool
+	// events carry the parent's session and no agent field (Gemini CLI's
+	// invoke_agent): lineage answers BeforeToolEvent for it as the
+	// subagent's start, written into the tool's prompt, and attributes the
+	// tool events until its ToolEvent to the subagent.
+	SubagentTool, BeforeToolEvent string
+	// CompactEvents report a compaction of the conversation: the session's
+	// state is dropped, so the next event answers as a start (the model
+	// lost lineage's earlier texts). CompactManual, when set, is the
+	// trigger value of the only compactions the event reports for sure.
+	CompactEvents []string
+	CompactManual string
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -35,11 +47,14 @@ type Harness struct {
 var (
 	Claude = &Harness{Name: "claude", Title: "Claude Code", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: "SubagentStart",
 		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, toolPaths: claudePaths}
-	// Gemini's PreCompress fires before every model call: no signal.
+	// Gemini's PreCompress fires before every compression attempt, even
+	// one that finds the history under its threshold; only its "manual"
+	// trigger (/compress) always compresses.
 	Gemini = &Harness{Name: "gemini", Title: "Gemini CLI", StartEvent: "SessionStart", ToolEvent: "AfterTool",
-		RecordEvents: []string{"AfterAgent", "SessionEnd"}, toolPaths: geminiPaths}
+		RecordEvents: []string{"AfterAgent", "SessionEnd"}, SubagentTool: "invoke_agent", BeforeToolEvent: "BeforeTool",
+		CompactEvents: []string{"PreCompress"}, CompactManual: "manual", toolPaths: geminiPaths}
 	Codex = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse",
-		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, toolPaths: codexPaths}
+		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, CompactEvents: []string{"PostCompact"}, toolPaths: codexPaths}
 )
 
 // Harnesses lists the supported harnesses.
@@ -69,7 +84,16 @@ const (
 	Resume
 	// Tool: a tool ran; Paths are what it touched.
 	Tool
+	// SubagentEnd: the tool that ran a subagent returned
+	// ([Harness.SubagentTool]).
+	SubagentEnd
+	// Compact: the harness compacted the conversation.
+	Compact
 )
+
+// GeminiSubagent is the agent id lineage gives the subagents Gemini CLI's
+// invoke_agent runs (their events carry no agent field of their own).
+const GeminiSubagent = "invoke_agent"
 
 // Event is one hook event.
 type Event struct {
@@ -96,6 +120,16 @@ type Event struct {
 	Transcripts []string
 	// Record is set for an event that ends a turn ([Harness.RecordEvents]).
 	Record bool
+	// Prompt is the subagent's prompt of a BeforeTool for
+	// [Harness.SubagentTool]: the start is written into it.
+	Prompt string
+	// ToolInput is that tool's whole input: the answer gives it back with
+	// the prompt changed (Gemini CLI validates the input it gets back as a
+	// whole).
+	ToolInput map[string]any
+	// IntoPrompt: the answer goes into the tool's prompt, not into
+	// additional context.
+	IntoPrompt bool
 }
 
 // MaxEventBytes is the largest event read: tool inputs carry file
@@ -109,6 +143,7 @@ type wireEvent struct {
 	Cwd       string    `json:"cwd"`
 	Name      string    `json:"hook_event_name"`
 	Source    string    `json:"source"`
+	Trigger   string    `json:"trigger"`
 	ToolName  string    `json:"tool_name"`
 	ToolInput toolInput `json:"tool_input"`
 	// Every event of the three harnesses names the session's transcript.
@@ -157,6 +192,26 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		if t != "" && filepath.IsAbs(t) && !strings.ContainsRune(t, 0) {
 			ev.Transcripts = append(ev.Transcripts, filepath.Clean(t))
 		}
+	}
+	if h.SubagentTool != "" && w.ToolName == h.SubagentTool {
+		switch w.Name {
+		case h.BeforeToolEvent:
+			prompt, err := str(w.ToolInput, "prompt")
+			if err != nil {
+				return Event{}, fmt.Errorf("%s hook event: at /tool_input%w", h.Title, err)
+			}
+			ev.Kind, ev.AgentID, ev.IntoPrompt = Start, GeminiSubagent, true
+			ev.Prompt, ev.ToolInput = strings.Join(prompt, ""), w.ToolInput
+		case h.ToolEvent:
+			ev.Kind = SubagentEnd
+		}
+		return ev, nil
+	}
+	if slices.Contains(h.CompactEvents, w.Name) {
+		if h.CompactManual == "" || w.Trigger == h.CompactManual {
+			ev.Kind = Compact
+		}
+		return ev, nil
 	}
 	switch w.Name {
 	case h.SubagentEvent:
@@ -231,6 +286,26 @@ func jsonKind(v any) string {
 func (h *Harness) Output(ev Event, context string) ([]byte, error) {
 	if context == "" {
 		return nil, nil
+	}
+	if ev.IntoPrompt {
+		// Gemini CLI merges hookSpecificOutput.tool_input into the tool's
+		// arguments before it runs the tool.
+		input := map[string]any{}
+		for k, v := range ev.ToolInput {
+			input[k] = v
+		}
+		input["prompt"] = joinNonEmpty(ev.Prompt, context)
+		type specific struct {
+			HookEventName string         `json:"hookEventName"`
+			ToolInput     map[string]any `json:"tool_input"`
+		}
+		out, err := json.Marshal(struct {
+			HookSpecificOutput specific `json:"hookSpecificOutput"`
+		}{specific{ev.Name, input}}, jsontext.AllowInvalidUTF8(true), json.Deterministic(true))
+		if err != nil {
+			return nil, err
+		}
+		return append(out, '\n'), nil
 	}
 	type specific struct {
 		HookEventName     string `json:"hookEventName"`

@@ -61,6 +61,13 @@ func geminiNative(cwd string, env Env) Native {
 	}
 	n := Native{Harness: Gemini, Known: true, Names: names, files: map[string]int64{},
 		How: "Gemini CLI context.fileName " + strings.Join(names, ", ")}
+	// Its just-in-time context: after read_file, replace, write_file and
+	// list_directory, the context.fileName files from the target's
+	// directory up to the project root that it has not loaded yet, appended
+	// to the tool's result — in a trusted folder only, which lineage knows
+	// for sure only from GEMINI_CLI_TRUST_WORKSPACE.
+	n.attach = []attachRule{{tools: []string{"read_file", "replace", "write_file", "list_directory"}, dirTools: []string{"list_directory"},
+		names: names, maybe: !truthy(env.get("GEMINI_CLI_TRUST_WORKSPACE"))}}
 	for d := cwd; ; {
 		for _, name := range names {
 			if p := filepath.Join(d, name); isFile(p) {

@@ -115,6 +115,12 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	if dir != nil {
 		defer dir.Close()
 	}
+	if err == nil {
+		var done bool
+		if path, done, err = bracket(dir, h, &ev, path); done {
+			return Result{}, err
+		}
+	}
 	var written bool
 	if err == nil {
 		// The instructions service locks, reads, and writes only a changed
@@ -153,6 +159,45 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 		}
 	}
 	return res, nil
+}
+
+// bracket handles the events around a subagent whose events carry no
+// agent field (Gemini CLI's invoke_agent) and compactions: a marker file
+// says a subagent runs, so the tool events until its end are its own; its
+// end removes the marker; a compaction drops the agent's state, so its
+// next event is answered as a start. done: the event needs no answer.
+// It returns the state path the event belongs to.
+func bracket(dir *os.Root, h *Harness, ev *Event, path string) (string, bool, error) {
+	if h.SubagentTool == "" && ev.Kind != Compact {
+		return path, false, nil
+	}
+	sub, err := AgentPath(".", h.Name, ev.SessionID, GeminiSubagent)
+	if err != nil {
+		return path, false, err
+	}
+	marker := filepath.Base(sub) + ".active"
+	switch {
+	case ev.Kind == Compact:
+		if err := dir.Remove(filepath.Base(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return path, true, err
+		}
+		return path, true, nil
+	case ev.Kind == SubagentEnd || ev.Kind == Start && ev.AgentID == "":
+		if err := dir.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return path, ev.Kind == SubagentEnd, err
+		}
+		return path, ev.Kind == SubagentEnd, nil
+	case ev.Kind == Start && ev.AgentID == GeminiSubagent:
+		if err := dir.WriteFile(marker, nil, 0o600); err != nil {
+			return path, false, err
+		}
+	case ev.Kind == Tool && ev.AgentID == "":
+		if _, err := dir.Lstat(marker); err == nil {
+			ev.AgentID = GeminiSubagent
+			return filepath.Join(filepath.Dir(path), filepath.Base(sub)), false, nil
+		}
+	}
+	return path, false, nil
 }
 
 // writeAnswer hands res to the harness: it writes res's context to
@@ -197,7 +242,7 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
 		sess, in = instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings))
+		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings), opts.Instructions.Config.FileNames)
 		res.Context = joinNonEmpty(res.Context, skillsStart(h, ev.Cwd, opts, &res.Warnings))
 	case ev.Kind == Resume:
 		r := instructions.Resume(*saved, opts.Instructions)
@@ -213,13 +258,54 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		res.Warnings = append(res.Warnings, in.Warnings...)
 	}
 	if ev.Kind == Tool {
-		var files []instructions.File
-		for _, p := range ev.Paths {
-			files = append(files, sess.Resolve(p).Files...)
-		}
-		res.Context = joinNonEmpty(res.Context, instructions.ResolveReminder(files))
+		res.Context = joinNonEmpty(res.Context, toolReminder(h, ev, sess, opts))
 	}
 	return sess.State()
+}
+
+// toolReminder resolves the paths a tool touched and names the files new
+// to the session, except those the harness attached to the tool's result
+// itself (they are in the model's context: recorded, not named); files it
+// may have attached are named with a text that says so.
+func toolReminder(h *Harness, ev Event, sess *instructions.Session, opts Options) string {
+	var named, maybe []instructions.File
+	var native *Native
+	for _, p := range ev.Paths {
+		target := p
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(ev.Cwd, target)
+		}
+		for _, f := range sess.Resolve(p).Files {
+			if native == nil {
+				n := nativeView(h, ev.Cwd, opts)
+				native = &n
+			}
+			att := native.Attached(ev.Tool, target, ev.Cwd, f.Path)
+			if att == Attached && h == Gemini && ev.AgentID != "" {
+				// Gemini CLI shares its just-in-time loaded set between the
+				// parent and its subagents: a file the parent was given is
+				// not attached again for the subagent.
+				att = MaybeAttached
+			}
+			switch att {
+			case Attached:
+			case MaybeAttached:
+				named, maybe = append(named, f), append(maybe, f)
+			default:
+				named = append(named, f)
+			}
+		}
+	}
+	text := instructions.ResolveReminderNamed(named, opts.Instructions.Config.FileNames)
+	if len(maybe) == 0 {
+		return text
+	}
+	ps := make([]string, len(maybe))
+	for i, f := range maybe {
+		ps[i] = fsx.LineSafe(f.Path)
+	}
+	note := h.Title + " may have attached the text of " + strings.Join(ps, ", ") + " to that tool's result itself: read those only if it did not."
+	return strings.Replace(text, "\n</system-reminder>", "\n"+note+"\n</system-reminder>", 1)
 }
 
 // nativeView is what h loads by itself for a start in cwd.

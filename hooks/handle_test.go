@@ -37,8 +37,8 @@ func repo(t *testing.T) string {
 func loadsNothing(h *Harness, _ string) Native { return Native{Harness: h, Known: true} }
 
 // plainRules are the rules after a start whose bodies lineage sent.
-const plainRules = RulesHeader + "\n- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.\n" +
-	ruleReminder + "\n" + ruleOnce + "\n" + ruleResume
+var plainRules = RulesHeader + "\n- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.\n" +
+	ruleReminder + "\n" + ruleOnce("AGENTS.md") + "\n" + ruleResume
 
 func handle(t *testing.T, opts Options, ev Event) string {
 	t.Helper()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,10 +50,14 @@ func (h *Harness) MCPConfigPath(scope string, env Env, project string) (string, 
 // server entry running program (an absolute path, not shell-quoted: the
 // harnesses start MCP servers without a shell) with args, keeping every
 // other byte. An entry that is already as it would be written is left
-// alone; another "lineage" entry is replaced.
-func (h *Harness) InstallMCP(data []byte, program string, args []string) ([]byte, error) {
+// alone; another "lineage" entry is replaced. envVars are the variables
+// the server reads: Codex CLI starts MCP servers with a fixed short
+// environment (HOME, PATH, USER, … — no XDG_STATE_HOME, no LINEAGE_*), so
+// its entry lists them in env_vars for Codex to pass on when they are set.
+// Claude Code and Gemini CLI pass their own environment on.
+func (h *Harness) InstallMCP(data []byte, program string, args, envVars []string) ([]byte, error) {
 	if h == Codex {
-		return installMCPToml(data, program, args)
+		return installMCPToml(data, program, args, envVars)
 	}
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
@@ -124,12 +129,12 @@ const tomlHeader = "[mcp_servers." + MCPServerName + "]"
 
 // installMCPToml writes Codex CLI's [mcp_servers.lineage] table at the end
 // of config.toml (replacing one that is there), every other line kept.
-func installMCPToml(data []byte, program string, args []string) ([]byte, error) {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = strconv.Quote(a)
+// envVars go in its env_vars list, sorted.
+func installMCPToml(data []byte, program string, args, envVars []string) ([]byte, error) {
+	table := tomlHeader + "\ncommand = " + strconv.Quote(program) + "\nargs = " + tomlArray(args) + "\n"
+	if len(envVars) > 0 {
+		table += "env_vars = " + tomlArray(slices.Sorted(slices.Values(envVars))) + "\n"
 	}
-	table := tomlHeader + "\ncommand = " + strconv.Quote(program) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
 	if strings.Contains(string(data), "\n"+table) || strings.HasPrefix(string(data), table) {
 		return data, nil
 	}
@@ -141,6 +146,15 @@ func installMCPToml(data []byte, program string, args []string) ([]byte, error) 
 		out = append(out, '\n')
 	}
 	return append(out, table...), nil
+}
+
+// tomlArray is a TOML array of basic strings.
+func tomlArray(list []string) string {
+	quoted := make([]string, len(list))
+	for i, a := range list {
+		quoted[i] = strconv.Quote(a)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // uninstallMCPToml removes the [mcp_servers.lineage] table (and its

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -21,6 +22,10 @@ type Env struct {
 	Lookup func(string) (string, bool)
 	// Home is the user's home directory.
 	Home string
+	// Parents, when set, lists the programs (and scripts) of the processes
+	// above the hook, nearest first; nil reads them from the system
+	// (Linux /proc; elsewhere none).
+	Parents func() []string
 }
 
 func (e Env) get(key string) string {
@@ -100,6 +105,103 @@ type Native struct {
 	// files maps a loaded file's real path to the bytes the harness kept
 	// (-1: all of it).
 	files map[string]int64
+	// maybe holds the real paths of files the harness may or may not have
+	// loaded (its choice hangs on something lineage cannot read): they get
+	// their paths, never their bodies, and a text that says so.
+	maybe map[string]bool
+	// attach are the harness's own loading of instruction files near a
+	// path a tool touched (Claude Code's nested CLAUDE.md on Read, Gemini
+	// CLI's just-in-time GEMINI.md): lineage never names those files with
+	// "read and apply".
+	attach []attachRule
+}
+
+// attachRule is one way a harness attaches instruction files after a tool
+// touched a path: files with one of names in the directories from the
+// target's up to (not including) the session's working directory.
+type attachRule struct {
+	tools []string
+	// names are the file names, relative to their directory
+	// (".claude/CLAUDE.md").
+	names []string
+	// dirTools name the tools whose target is a directory, not a file.
+	dirTools []string
+	// skipDirsWith: a directory holding one of these is skipped.
+	skipDirsWith []string
+	// maybe: the harness may or may not attach them.
+	maybe bool
+}
+
+// Attach says how the harness loads path by itself after tool touched
+// target in a session whose working directory is cwd.
+type Attach int
+
+// What the harness does with an instruction file after a tool.
+const (
+	// NotAttached: the harness does not put it in the model's context.
+	NotAttached Attach = iota
+	// Attached: the harness attaches its text to the tool's result.
+	Attached
+	// MaybeAttached: the harness may attach it (lineage cannot tell).
+	MaybeAttached
+)
+
+// Attached says whether the harness itself attaches the instruction file
+// path after tool touched target (absolute) in a session in cwd.
+func (n Native) Attached(tool, target, cwd, path string) Attach {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for _, r := range n.attach {
+		if !slices.Contains(r.tools, tool) {
+			continue
+		}
+		fileDir := ""
+		for _, name := range r.names {
+			if filepath.Base(name) != base {
+				continue
+			}
+			d := dir
+			if rel := filepath.Dir(filepath.FromSlash(name)); rel != "." {
+				if filepath.Base(d) != rel {
+					continue
+				}
+				d = filepath.Dir(d)
+			}
+			fileDir = d
+		}
+		if fileDir == "" {
+			continue
+		}
+		start := filepath.Dir(target)
+		if slices.Contains(r.dirTools, tool) {
+			start = target
+		}
+		if !within(fileDir, cwd) || fileDir == filepath.Clean(cwd) || !within(start, fileDir) {
+			continue
+		}
+		skip := false
+		for _, name := range r.skipDirsWith {
+			skip = skip || isFile(filepath.Join(fileDir, name))
+		}
+		if skip {
+			continue
+		}
+		if r.maybe {
+			return MaybeAttached
+		}
+		return Attached
+	}
+	return NotAttached
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Unsure reports whether the harness may or may not have loaded path.
+func (n Native) Unsure(path string) bool {
+	return !n.Known || n.maybe[realPath(path)]
 }
 
 // Loaded reports whether the harness put all of path (a logical path; it
@@ -119,7 +221,7 @@ func (n Native) Cut(path string) (kept int64, ok bool) {
 // preloaded reports whether lineage leaves path's body out of the start:
 // the harness loaded it (whole or cut), or lineage cannot tell.
 func (n Native) preloaded(path string) bool {
-	if !n.Known {
+	if n.Unsure(path) {
 		return true
 	}
 	_, cut := n.Cut(path)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -250,7 +251,7 @@ func (h *Harness) groups(program string, f Flags) []struct {
 		// SessionStart matchers are exact strings in Gemini CLI: none
 		// means every source.
 		cmd.Name = "lineage-agents"
-		tool = "read_file|write_file|replace|read_many_files|list_directory|glob|grep_search|search_file_content"
+		tool = "read_file|write_file|replace|read_many_files|list_directory|glob|grep_search|search_file_content|invoke_agent"
 	case Codex:
 		tool = "apply_patch"
 	}
@@ -268,10 +269,26 @@ func (h *Harness) groups(program string, f Flags) []struct {
 			group hookGroup
 		}{h.SubagentEvent, hookGroup{Hooks: []hookCommand{cmd}}})
 	}
+	if h.SubagentTool != "" {
+		// The subagent's start goes into the prompt of the tool that runs
+		// it; its tool events are its own until that tool returns.
+		out = append(out, struct {
+			event string
+			group hookGroup
+		}{h.BeforeToolEvent, hookGroup{Matcher: h.SubagentTool, Hooks: []hookCommand{cmd}}})
+	}
 	out = append(out, struct {
 		event string
 		group hookGroup
 	}{h.ToolEvent, hookGroup{Matcher: tool, Hooks: []hookCommand{cmd}}})
+	for _, e := range h.CompactEvents {
+		if !f.Record || !slices.Contains(h.RecordEvents, e) {
+			out = append(out, struct {
+				event string
+				group hookGroup
+			}{e, hookGroup{Hooks: []hookCommand{cmd}}})
+		}
+	}
 	if f.Record {
 		for _, e := range h.RecordEvents {
 			out = append(out, struct {

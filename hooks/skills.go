@@ -1,25 +1,12 @@
 package hooks
 
 import (
-	"slices"
-
 	"github.com/agentlineage/lineage/skills"
 )
 
-// nativeSkillFolders are the skill folders each harness reads by itself
-// (its documentation, see docs/skills.md): a skill found in one of them is
-// already in the harness's own catalog, so the session start does not list
-// it again.
-var nativeSkillFolders = map[string][]string{
-	"claude": {".claude/skills"},
-	"gemini": {".gemini/skills", ".agents/skills"},
-	"codex":  {".agents/skills", ".codex/skills"},
-}
-
-// NativeSkill reports whether harness h shows skill s in its own catalog.
-func NativeSkill(h *Harness, s skills.Skill) bool {
-	return s.Scope != skills.ScopeExtra && slices.Contains(nativeSkillFolders[h.Name], s.Kind)
-}
+// NativeSkill reports whether harness h shows skill s in its own catalog
+// (see [skills.ListedBy]).
+func NativeSkill(h *Harness, s skills.Skill) bool { return skills.ListedBy(h.Name, s) }
 
 // skillsStart is the catalog block of a session start: the skills for cwd
 // that h does not list itself, "" when there are none (or skills are off).

@@ -18,6 +18,30 @@ func harnessVersion(h *Harness, env Env) string {
 	if path == "" {
 		return ""
 	}
+	return versionBeside(h, path)
+}
+
+// versionOfParents finds h's version from the programs of the processes
+// above the hook (the harness runs the hook, often through a shell): the
+// first whose program (or script) belongs to h's npm package or a
+// version-named directory.
+func versionOfParents(h *Harness, env Env) string {
+	parents := env.Parents
+	if parents == nil {
+		parents = procParents
+	}
+	for _, p := range parents() {
+		if v := versionBeside(h, p); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// versionBeside is the version of h's installation that holds path: the
+// package.json of h's npm package above it, or a version-named directory
+// on its real path (Claude Code's native installs keep versions/<v>).
+func versionBeside(h *Harness, path string) string {
 	real := realPath(path)
 	for d, i := filepath.Dir(real), 0; i < 5; d, i = filepath.Dir(d), i+1 {
 		var pkg struct {

@@ -19,6 +19,11 @@ const (
 	EnvFileNames = "CODELIA_AGENTS_FILE_NAMES"
 )
 
+// EnvVars are the variables [SettingsFromEnv] reads.
+func EnvVars() []string {
+	return []string{EnvRoot, EnvMarkers, EnvEnabled, EnvResolverEnabled, EnvMaxFiles, EnvMaxBytes, EnvMaxPerResolve, EnvFileNames}
+}
+
 // SettingsFromEnv reads the CODELIA_AGENTS_* variables through lookup. A
 // variable counts only when it is set and not empty after trimming, so an
 // unset variable never erases a value from a lower source. An unparsable

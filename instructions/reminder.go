@@ -12,11 +12,26 @@ import (
 // ResolveReminder renders the agents.resolve.paths reminder for files, or
 // "" when there are none.
 func ResolveReminder(files []File) string {
+	return ResolveReminderNamed(files, nil)
+}
+
+// NamesLabel is how texts name the instruction files of names (the
+// configured file names): "AGENTS.md" for none, else the names joined
+// with "/" ("CLAUDE.md/AGENTS.md").
+func NamesLabel(names []string) string {
+	if len(names) == 0 {
+		return "AGENTS.md"
+	}
+	return fsx.LineSafe(strings.Join(names, "/"))
+}
+
+// ResolveReminderNamed is [ResolveReminder] for a session resolving names.
+func ResolveReminderNamed(files []File, names []string) string {
 	if len(files) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("<system-reminder type=\"agents.resolve.paths\">\nAdditional AGENTS.md may apply for this path:\n")
+	b.WriteString("<system-reminder type=\"agents.resolve.paths\">\nAdditional " + NamesLabel(names) + " may apply for this path:\n")
 	for _, f := range files {
 		writeFileLine(&b, f)
 	}

@@ -146,6 +146,9 @@ func TestCleanupBackupsChecksAgainUnderTheLock(t *testing.T) {
 // all their backups do. Removing them changes no merged profile, and a
 // second cleanup has nothing left to do.
 func TestCleanupBackupsAfterMigrateOnTheCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("migrates a copy of the whole corpus; the -short passes (linux/386, Windows) leave it to the native run")
+	}
 	ws := filepath.Join(t.TempDir(), "ws")
 	if err := agentstest.CopyTree(agentstest.CorpusDir(t), ws); err != nil {
 		t.Fatal(err)

@@ -88,6 +88,9 @@ func decodeBytes(t testing.TB, name string, b []byte) *triad.Value {
 // Every write command on a copy of the whole corpus changes only the
 // intended bytes, and a second normalize or migrate changes nothing.
 func TestAuthoringOnWholeCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("authors on a copy of the whole corpus; the -short passes (linux/386, Windows) leave it to the native run")
+	}
 	src := corpusRoot(t)
 	ws := filepath.Join(tempRoot(t), "corpus")
 	if err := agentstest.CopyTree(src, ws); err != nil {

@@ -83,6 +83,9 @@ func TestMirrorsDryRunWritesNothing(t *testing.T) {
 
 // The corpus's own agents render without error and deterministically.
 func TestMirrorsOfCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mirrors every corpus folder; the -short passes (linux/386, Windows) leave it to the native run")
+	}
 	root := corpusOrSkip(t)
 	for _, folder := range folders(t, root) {
 		ws := copyFolder(t, filepath.Join(root, folder))

@@ -110,6 +110,10 @@ func WriteRoot(opts agents.Options, scope, agentsDir string) (Target, error) {
 // resolves (through symlinks) outside the write root or is not a
 // directory. It creates nothing: creating by path would follow a symlink
 // swapped in after the check; [openDir] creates through the root.
+// It costs one Lstat per component; only a symbolic link is resolved (on
+// Windows a resolution reads every directory on the way, and resolving
+// each component made a deep write quadratic: minutes per corpus migrate
+// under Wine).
 func checkDir(t Target) error {
 	rootReal, err := filepath.EvalSymlinks(t.Root)
 	if err != nil {
@@ -125,8 +129,12 @@ func checkDir(t Target) error {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		if _, err := os.Lstat(cur); errors.Is(err, os.ErrNotExist) {
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, os.ErrNotExist) {
 			return nil
+		}
+		if err == nil && fi.IsDir() {
+			continue // a directory under a directory inside the root
 		}
 		real, err := filepath.EvalSymlinks(cur)
 		if errors.Is(err, os.ErrNotExist) {

@@ -104,6 +104,11 @@ func (s *Server) toolInitial(ctx context.Context, req *mcp.CallToolRequest, in I
 		return nil, InitialOutput{}, err
 	}
 	sess, initial := instructions.Start(s.instructionOptions(cwd, sc))
+	for _, w := range initial.Warnings {
+		// What the CLI prints as "lineage: warning: …" (a budget
+		// exceeded, an unreadable file) goes to the server's log.
+		s.opts.Logger.Warn(w)
+	}
 	if err := s.setInstructionSession(ctx, req.Session, sess); err != nil {
 		return nil, InitialOutput{}, err
 	}
@@ -170,7 +175,7 @@ func (s *Server) instructionOptions(cwd string, sc scope) instructions.Options {
 	if o := cfg.Root.ProjectRootOverride; o != "" && !filepath.IsAbs(o) {
 		cfg.Root.ProjectRootOverride = fsx.Abs(s.opts.Cwd, o)
 	}
-	fsys := confinedFS{FS: instructions.OS, roots: sc.roots, names: cfg.FileNames}
+	fsys := confinedFS{FS: instructions.OS, roots: sc.roots, names: cfg.FileNames, config: s.configRoots}
 	// The project root as the CLI estimates it from cwd: the chain between it
 	// and the roots is readable (only the instruction files).
 	if root := instructions.EstimateRoot(instructions.OS, cfg.Root, cwd, s.opts.Home); root.Dir != "" {
@@ -343,11 +348,27 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 // the harness whose hook states it shares.
 var hookHarnesses = map[string]string{"claude-code": "claude", "codex-mcp-client": "codex", "gemini-cli-mcp-client": "gemini"}
 
+// HookStateLive is how recently a hook session's state must have been
+// written for an MCP session of the same harness to share it: the hook
+// writes it at the session's start and on every tool event, so the
+// session the harness runs now is the newest one of its directory.
+const HookStateLive = 24 * time.Hour
+
+// clientHarness is the harness an MCP session's client is ("" when lineage
+// does not recognise it).
+func clientHarness(ss *mcp.ServerSession) string {
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+		return hookHarnesses[ip.ClientInfo.Name]
+	}
+	return ""
+}
+
 // hookState is the state file of the hook session this MCP session shares:
-// the newest main-agent state of the client's harness (any harness when the
-// client is not one lineage knows) whose working directory is cwd, written
-// in the last 7 days; "" when there is none. A found path is remembered
-// for the session.
+// the newest main-agent state of the client's harness whose working
+// directory is cwd, written in the last [HookStateLive]; "" when there is
+// none. A client lineage does not recognise shares nothing: it keeps its
+// own session, and no other harness's session hears of its resolves. A
+// found path is remembered for the session.
 func (s *Server) hookState(ss *mcp.ServerSession, cwd string) string {
 	if s.opts.HookSessions == "" || ss == nil {
 		return ""
@@ -358,12 +379,11 @@ func (s *Server) hookState(ss *mcp.ServerSession, cwd string) string {
 	if ok {
 		return p
 	}
-	prefix := ""
-	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
-		if h, ok := hookHarnesses[ip.ClientInfo.Name]; ok {
-			prefix = h + "-"
-		}
+	h := clientHarness(ss)
+	if h == "" {
+		return ""
 	}
+	prefix := h + "-"
 	entries, err := os.ReadDir(s.opts.HookSessions)
 	if err != nil {
 		return ""
@@ -376,7 +396,7 @@ func (s *Server) hookState(ss *mcp.ServerSession, cwd string) string {
 			continue
 		}
 		fi, err := e.Info()
-		if err != nil || time.Since(fi.ModTime()) > 7*24*time.Hour || !fi.ModTime().After(bestTime) {
+		if err != nil || time.Since(fi.ModTime()) > HookStateLive || !fi.ModTime().After(bestTime) {
 			continue
 		}
 		path := filepath.Join(s.opts.HookSessions, name)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/sqlite"
 )
@@ -50,7 +51,23 @@ func serveFromEnv() int {
 			return tract.New(st, tract.Options{}), func() { st.Close() }, nil
 		}
 	}
+	var cfg *instructions.Config
+	if path := os.Getenv("LINEAGE_MCP_TEST_CONFIG"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		set, err := instructions.ParseConfig(data)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		c := instructions.BuildConfig(os.Getenv("LINEAGE_MCP_TEST_CWD"), set)
+		cfg = &c
+	}
 	srv, err := New(Options{
+		Instructions:    cfg,
 		OpenTract:       open,
 		OpenSessions:    openSessions,
 		SessionsAll:     os.Getenv("LINEAGE_MCP_TEST_SESSIONS_ALL") == "1",
@@ -85,6 +102,9 @@ type serverProc struct {
 	maxTokens     int
 	allowRoots    []string
 	rootsWithin   []string
+	// config is an instructions JSON configuration file (the CLI's
+	// --config), "" for the defaults.
+	config string
 }
 
 func (p serverProc) command(t testing.TB) *exec.Cmd {
@@ -104,6 +124,7 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_SESSIONS="+p.sessions,
 		"LINEAGE_MCP_TEST_ALLOW_ROOTS="+strings.Join(p.allowRoots, " "),
 		"LINEAGE_MCP_TEST_ROOTS_WITHIN="+strings.Join(p.rootsWithin, " "),
+		"LINEAGE_MCP_TEST_CONFIG="+p.config,
 	)
 	if p.sessionsAll {
 		cmd.Env = append(cmd.Env, "LINEAGE_MCP_TEST_SESSIONS_ALL=1")

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -52,9 +53,24 @@ func (s *Server) readInitial(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, invalidParams("%v", err)
 	}
 	_, in := instructions.Start(s.instructionOptions(cwd, sc))
+	text := in.Text
+	if text == "" {
+		text = s.noInitialText(cwd, in)
+	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI: req.Params.URI, MIMEType: "text/plain", Text: in.Text,
+		URI: req.Params.URI, MIMEType: "text/plain", Text: text,
 	}}}, nil
+}
+
+// noInitialText is the initial resource's text when no file loads: a
+// resource always has text (a client shows an empty one as broken), and
+// this one says why there is none.
+func (s *Server) noInitialText(cwd string, in instructions.Initial) string {
+	if !s.cfg.Enabled {
+		return "No instruction files load: instruction loading is off (enabled: false in lineage's settings)."
+	}
+	return fmt.Sprintf("No instruction files load for %s: no %s from the project root %s down to it "+
+		"(lineage instructions explain says why for each directory).", cwd, strings.Join(s.cfg.FileNames, " or "), in.Root)
 }
 
 // subscribe accepts subscriptions to the resources that can change.

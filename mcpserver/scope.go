@@ -147,6 +147,11 @@ type confinedFS struct {
 	// file names; project is zero when no root lies below a project root.
 	project confine.Roots
 	names   []string
+	// config are the directories the server's own instruction settings
+	// name (the global files' folders, imports.allowedRoots): read as the
+	// CLI reads them with the same settings, never reached by a tool's
+	// path argument.
+	config confine.Roots
 }
 
 func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
@@ -156,6 +161,11 @@ func (c confinedFS) OpenRegular(name string) (io.ReadCloser, error) {
 	}
 	if c.chainAbove(name) {
 		if f, _, err2 := c.project.OpenRegular(name); err2 == nil {
+			return f, nil
+		}
+	}
+	if c.config.Check(name) == nil {
+		if f, _, err2 := c.config.OpenRegular(name); err2 == nil {
 			return f, nil
 		}
 	}
@@ -196,7 +206,7 @@ func (c confinedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // os.Root when dir lies inside an allowed root (that confines it to both),
 // else through the allowed root holding it, as OpenRegular does.
 func (c confinedFS) OpenRegularIn(dir, name string) (io.ReadCloser, error) {
-	if ro, ok := c.FS.(instructions.RootOpener); ok && c.roots.Check(dir) == nil {
+	if ro, ok := c.FS.(instructions.RootOpener); ok && (c.roots.Check(dir) == nil || c.config.Check(dir) == nil) {
 		return ro.OpenRegularIn(dir, name)
 	}
 	return c.OpenRegular(filepath.Join(dir, name))

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/instructions"
+	"github.com/agentlineage/lineage/internal/confine"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -37,10 +39,13 @@ type Options struct {
 	// StateDir, instead of one per MCP session kept in memory.
 	Stateless bool
 	// HookSessions is the directory of lineage's hook session states
-	// (<state dir>/lineage/sessions). A session whose hook state has the
-	// same working directory shares it: instructions_resolve reports only
-	// what the hook (or an earlier resolve) did not, and the hook hears of
-	// what a resolve reported. "" shares nothing.
+	// (<state dir>/lineage/sessions). An MCP session of a harness lineage
+	// recognises (Claude Code, Codex CLI, Gemini CLI, by the client's
+	// initialize name) shares the live hook session of the same harness
+	// and working directory: instructions_resolve reports only what the
+	// hook (or an earlier resolve) did not, and the hook hears of what a
+	// resolve reported. Any other client keeps its own session. "" shares
+	// nothing.
 	HookSessions string
 	// MaxResultTokens caps the size of a tool result; 0 means
 	// [DefaultMaxResultTokens].
@@ -93,6 +98,10 @@ type Server struct {
 	opts Options
 	cfg  instructions.Config
 	srv  *mcp.Server
+	// configRoots are the directories the instruction settings name
+	// (global files' folders, imports.allowedRoots), readable by the
+	// instruction loader.
+	configRoots confine.Roots
 
 	mu sync.Mutex
 	// sessions holds the instruction session of each MCP session (stateful
@@ -146,13 +155,14 @@ func New(opts Options) (*Server, error) {
 	if opts.Instructions != nil {
 		s.cfg = *opts.Instructions
 	}
+	s.configRoots = configRoots(s.cfg, opts.Home)
 	s.watch = newWatcher(opts.PollInterval, s.loadedFiles, s.notifyInitialChanged)
 	guide := serverInstructions
 	if opts.OpenTract != nil {
 		guide += "\n\n" + tractGuide
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "lineage", Title: "lineage", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:            guide + s.skillsInstructions(),
+		Instructions:            guide,
 		Logger:                  opts.Logger,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -163,7 +173,7 @@ func New(opts Options) (*Server, error) {
 			Prompts:   &mcp.PromptCapabilities{},
 		},
 	})
-	s.srv.AddReceivingMiddleware(wireResults(&s.quoted))
+	s.srv.AddReceivingMiddleware(wireResults(&s.quoted), s.clientInstructions(guide))
 	s.addInstructionTools()
 	s.addInstructionResumeTool()
 	s.addInstructionResources()
@@ -179,6 +189,37 @@ func New(opts Options) (*Server, error) {
 		s.addSessionsTools()
 	}
 	return s, nil
+}
+
+// configRoots are the folders of cfg's global files and its
+// imports.allowedRoots ("~/" against home; one without a home is left
+// out): the server's own settings name them, so the instruction loader
+// reads there as the CLI does.
+func configRoots(cfg instructions.Config, home string) confine.Roots {
+	var dirs []string
+	add := func(p string, dir bool) {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			if home == "" {
+				return
+			}
+			p = filepath.Join(home, filepath.FromSlash(strings.TrimPrefix(p[1:], "/")))
+		}
+		if !filepath.IsAbs(p) {
+			return
+		}
+		if !dir {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	for _, g := range cfg.GlobalFiles {
+		add(g, false)
+	}
+	for _, a := range cfg.Imports.AllowedRoots {
+		add(a, true)
+	}
+	r, _ := confine.New(dirs...)
+	return r
 }
 
 // withDefaults checks the paths of o (absolute, then cleaned) and the

@@ -215,10 +215,58 @@ func (s *Server) skillTracker(ss *mcp.ServerSession) *skills.Tracker {
 	return t
 }
 
+// clientInstructions completes the initialize answer's instructions with
+// the skills catalog for the client: the skills of the server's directory
+// that the client's harness does not list itself (Claude Code lists
+// .claude/skills; see [skills.ListedBy]).
+func (s *Server) clientInstructions(guide string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			// The legacy handshake (initialize) and the 2026-07-28 one
+			// (server/discover) both carry the instructions.
+			switch r := res.(type) {
+			case *mcp.InitializeResult:
+				r.Instructions = guide + s.skillsInstructions(hookHarnesses[requestClient(req)])
+			case *mcp.DiscoverResult:
+				r.Instructions = guide + s.skillsInstructions(hookHarnesses[requestClient(req)])
+			}
+			return res, err
+		}
+	}
+}
+
+// requestClient is the client's name (its clientInfo) as an initialize or
+// discover request gives it, else as its session knows it.
+func requestClient(req mcp.Request) string {
+	var ci *mcp.Implementation
+	switch r := req.(type) {
+	case *mcp.ServerRequest[*mcp.InitializeParams]:
+		if r.Params != nil {
+			ci = r.Params.ClientInfo
+		}
+	case *mcp.ServerRequest[*mcp.DiscoverParams]:
+		ci = r.ClientInfo()
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ci == nil {
+		if p := ss.InitializeParams(); p != nil {
+			ci = p.ClientInfo
+		}
+	}
+	if ci == nil {
+		return ""
+	}
+	return ci.Name
+}
+
 // skillsInstructions is the catalog added to the server instructions: the
-// skills of the server's directory, bounded, with the rule to load a skill
-// with skills_load before using it. "" when there are none.
-func (s *Server) skillsInstructions() string {
+// skills of the server's directory that harness ("" for a client lineage
+// does not recognise) does not list itself, bounded, with the rule to load
+// a skill with skills_load before using it. "" when there are none.
+func (s *Server) skillsInstructions(harness string) string {
 	if s.opts.Skills.Disabled {
 		return ""
 	}
@@ -228,7 +276,11 @@ func (s *Server) skillsInstructions() string {
 		return ""
 	}
 	defer cat.Close()
-	b := cat.Block(skills.BlockOptions{Load: "call skills_load with its name"})
+	b := cat.Block(skills.BlockOptions{
+		Load:  "call skills_load with its name",
+		Reach: "call skills_search with the task, then skills_load with its name",
+		Omit:  func(sk skills.Skill) bool { return harness != "" && skills.ListedBy(harness, sk) },
+	})
 	if b.Text == "" {
 		return ""
 	}

@@ -59,6 +59,36 @@ func TestTypeScriptSDK(t *testing.T) {
 		}
 		t.Logf("%s", out)
 	}
+	// The instruction settings reach the server (an excluded
+	// vendor/AGENTS.md is not delivered, a global file outside the root is
+	// loaded), and the initial resource has text where nothing loads.
+	t.Run("settings", func(t *testing.T) {
+		dir := project(t)
+		writeFile(t, filepath.Join(dir, "vendor", "AGENTS.md"), "vendor rules\n")
+		team := filepath.Join(t.TempDir(), "TEAM.md")
+		writeFile(t, team, "team rules\n")
+		cfgJSON, _ := json.Marshal(map[string]any{"excludes": []string{"vendor/**"}, "globalFiles": []string{team}})
+		cfg := filepath.Join(t.TempDir(), "cfg.json")
+		writeFile(t, cfg, string(cfgJSON))
+		cmd := serverProc{cwd: dir, stateDir: t.TempDir(), config: cfg}.command(t)
+		server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
+		run(t, "settings", dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server), "LINEAGE_TS_GLOBAL="+team)...)
+		empty := t.TempDir()
+		writeFile(t, filepath.Join(empty, ".git", "HEAD"), "ref: refs/heads/main\n")
+		cmd = serverProc{cwd: empty, stateDir: t.TempDir()}.command(t)
+		server, _ = json.Marshal(append([]string{exe}, cmd.Args[1:]...))
+		run(t, "empty", empty, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
+	})
+	// The skills catalog in the instructions leaves out what the client's
+	// harness lists itself (Claude Code: .claude/skills).
+	t.Run("claude-skills", func(t *testing.T) {
+		dir := project(t)
+		writeFile(t, filepath.Join(dir, ".agents", "skills", "release-check", "SKILL.md"), skillFile("release-check", "Run the release checklist.", "x"))
+		writeFile(t, filepath.Join(dir, ".claude", "skills", "pdf", "SKILL.md"), skillFile("pdf", "Fill PDF forms.", "x"))
+		cmd := serverProc{cwd: dir, stateDir: t.TempDir()}.command(t)
+		server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
+		run(t, "claude-skills", dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
+	})
 	for _, mode := range []string{"roots", "noroots", "failroots", "hangroots", "http"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := agentsProject(t)

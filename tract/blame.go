@@ -30,7 +30,8 @@ func (r *Repo) Blame(ctx context.Context, tractName string, o CompileOptions) ([
 	}
 	paths := map[string][]string{}
 	out := make([]BlameEntry, 0, len(res.Messages))
-	for i, m := range res.Messages {
+	for i := range res.Messages {
+		m := &res.Messages[i]
 		path, ok := paths[m.TractID]
 		if !ok {
 			if path, err = r.spawnPath(ctx, m.TractID); err != nil {
@@ -38,10 +39,16 @@ func (r *Repo) Blame(ctx context.Context, tractName string, o CompileOptions) ([
 			}
 			paths[m.TractID] = path
 		}
-		out = append(out, BlameEntry{Index: i, Role: m.Role, Type: m.Type, Commit: m.Commit, Tract: m.Tract, SpawnPath: path,
-			Summary: summary(Content{Text: m.Content, ToolCalls: m.ToolCalls}), Summarizes: m.Summarizes})
+		out = append(out, m.Blame(i, path))
 	}
 	return out, nil
+}
+
+// Blame is the blame entry of m, the index-th message of a compile,
+// whose author's spawn path is path.
+func (m *Message) Blame(index int, path []string) BlameEntry {
+	return BlameEntry{Index: index, Role: m.Role, Type: m.Type, Commit: m.Commit, Tract: m.Tract, SpawnPath: path,
+		Summary: summary(Content{Text: m.Content, ToolCalls: m.ToolCalls}), Summarizes: m.Summarizes}
 }
 
 // SpawnPath lists the names of the spawn ancestors of the tract with id

@@ -21,45 +21,11 @@ func applyBudgetIn(res *Result, budget int, scratch *[]Message) error {
 	}
 	msgs := res.Messages
 	n := len(msgs)
-	unit := make([]int32, n) // message → unit id (index of its first message)
-	var byCall map[string]int32
-	for i := range msgs {
-		m := &msgs[i]
-		unit[i] = int32(i)
-		if m.Type == TypeToolResult && byCall != nil {
-			if u, ok := byCall[m.ToolCallID]; ok {
-				unit[i] = u
-			}
+	unit, drop, total := planBudget(n, res.Tokens, budget, func(visit func(i int, m *Message)) {
+		for i := range msgs {
+			visit(i, &msgs[i])
 		}
-		for _, tc := range m.ToolCalls {
-			if byCall == nil {
-				byCall = map[string]int32{}
-			}
-			byCall[tc.ID] = int32(i)
-		}
-	}
-	// level[u] is 1 + the rank of unit u's most important member, 0 for an
-	// index that starts no unit; size[u] its tokens.
-	level := make([]int8, n)
-	size := make([]int, n)
-	for i := range msgs {
-		u := unit[i]
-		if r := budgetRank(msgs[i].Priority) + 1; r > level[u] {
-			level[u] = r
-		}
-		size[u] += msgs[i].Tokens
-	}
-	total := res.Tokens
-	drop := make([]bool, n)
-	for _, p := range []Priority{Normal, Important} {
-		want := budgetRank(p) + 1
-		for u := 0; u < n && total > budget; u++ {
-			if level[u] == want {
-				drop[u] = true
-				total -= size[u]
-			}
-		}
-	}
+	})
 	if total > budget {
 		e := &BudgetError{Budget: budget, Needed: total}
 		for i := range msgs {
@@ -325,4 +291,47 @@ func (st *budgetState) extend(msgs []Message) bool {
 	}
 	st.n = len(msgs)
 	return true
+}
+
+// planBudget is the budget's choice over n messages whose total is
+// tokens, handed out in order by each: each message's unit (the index of
+// its first message) and which units are dropped, and the total left.
+// It holds a few bytes per message, never the messages (a windowed
+// compile hands them out from the stored checkpoint, twice).
+func planBudget(n, tokens, budget int, each func(visit func(i int, m *Message))) (unit []int32, drop []bool, total int) {
+	unit = make([]int32, n) // message → unit id (index of its first message)
+	level := make([]int8, n)
+	size := make([]int, n)
+	var byCall map[string]int32
+	each(func(i int, m *Message) {
+		unit[i] = int32(i)
+		if m.Type == TypeToolResult && byCall != nil {
+			if u, ok := byCall[m.ToolCallID]; ok {
+				unit[i] = u
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			if byCall == nil {
+				byCall = map[string]int32{}
+			}
+			byCall[tc.ID] = int32(i)
+		}
+		u := unit[i]
+		if r := budgetRank(m.Priority) + 1; r > level[u] {
+			level[u] = r
+		}
+		size[u] += m.Tokens
+	})
+	total = tokens
+	drop = make([]bool, n)
+	for _, p := range []Priority{Normal, Important} {
+		want := budgetRank(p) + 1
+		for u := 0; u < n && total > budget; u++ {
+			if level[u] == want {
+				drop[u] = true
+				total -= size[u]
+			}
+		}
+	}
+	return unit, drop, total
 }

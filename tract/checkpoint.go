@@ -255,6 +255,35 @@ func (r *Repo) appendsAfter(ctx context.Context, t Tract, counter tokens.Counter
 type storedCompile struct {
 	cv   CompiledView
 	more []Message
+	// cut are the messages of the stored ones' end that a compile of an
+	// ancestor of the checkpoint's head leaves out (planStored).
+	cut []Message
+}
+
+// stored is how many of the stored messages (n of them) sc's compile
+// keeps.
+func (sc storedCompile) stored(n int) int { return max(0, n-len(sc.cut)) }
+
+// cutTokens are the tokens of the messages sc's compile leaves out.
+func (sc storedCompile) cutTokens() int {
+	sum := 0
+	for _, m := range sc.cut {
+		sum += m.Tokens
+	}
+	return sum
+}
+
+// cutMatches reports whether the stored messages end with sc's cut ones.
+func (sc storedCompile) cutMatches(ms []Message) bool {
+	if len(sc.cut) > len(ms) {
+		return false
+	}
+	for i, m := range ms[len(ms)-len(sc.cut):] {
+		if m.Commit != sc.cut[i].Commit || m.Content != sc.cut[i].Content {
+			return false
+		}
+	}
+	return true
 }
 
 // lookup is what one compile learned of its tract's stored checkpoint,
@@ -295,19 +324,30 @@ func (r *Repo) planStored(ctx context.Context, lk *lookup, t Tract, counter toke
 		lk.absent = true
 		return storedCompile{}, false, nil
 	}
+	sc := storedCompile{cv: cv}
+	behind := false
 	if head != cv.Head {
-		behind, err := r.notAfter(ctx, head, cv.Head)
-		if err != nil || behind {
-			lk.behind = behind
+		if behind, err = r.notAfter(ctx, head, cv.Head); err != nil {
+			return storedCompile{}, false, err
+		}
+	}
+	if behind {
+		// A head the checkpoint's head extends by a few plain appends
+		// (compile --at HEAD~1, the older side of a diff): the stored
+		// messages without those the appends render.
+		var ok bool
+		sc.cut, ok, err = r.appendsAfter(ctx, t, counter, head, cv.Head, checkpointEvery-1, false)
+		if err != nil || !ok {
+			lk.behind = true
 			return storedCompile{}, false, err
 		}
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
 	if err != nil || len(anns) > 0 {
+		lk.behind = behind
 		return storedCompile{}, false, err
 	}
-	sc := storedCompile{cv: cv}
-	if head != cv.Head {
+	if head != cv.Head && !behind {
 		var ok bool
 		sc.more, ok, err = r.appendsAfter(ctx, t, counter, cv.Head, head, checkpointEvery-1, uncounted)
 		if err != nil || !ok {
@@ -354,10 +394,11 @@ func (r *Repo) compileStored(ctx context.Context, lk *lookup, t Tract, counter t
 // ones, budget applied; ok is false when the part does not decode.
 func (sc storedCompile) result(t Tract, budget int) (Result, bool, error) {
 	sm, err := decodeMessages(sc.cv.Messages, t, sc.cv.Head, len(sc.more))
-	if err != nil {
+	if err != nil || !sc.cutMatches(sm.messages) {
 		return Result{}, false, nil // a layout this build reads differently: rebuild
 	}
-	res := Result{Tokens: sm.tokens + tokensPrimer, Messages: sm.messages, Tools: sm.tools}
+	sm.messages = sm.messages[:sc.stored(len(sm.messages))]
+	res := Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Messages: sm.messages, Tools: sm.tools}
 	for _, m := range sc.more {
 		m.Slot += sm.slots
 		res.Messages = append(res.Messages, m)
@@ -400,7 +441,7 @@ func (r *Repo) serveStored(ctx context.Context, lk *lookup, use func(*Messages) 
 			if err := checkView(&cv); err != nil {
 				return err
 			}
-			done, err := streamStored(use, t, storedCompile{cv: cv, more: sc.more})
+			done, err := streamStored(use, t, storedCompile{cv: cv, more: sc.more, cut: sc.cut})
 			if written = done; !done {
 				sc.cv, kept = cv, true
 				sc.cv.Messages = bytes.Clone(cv.Messages)

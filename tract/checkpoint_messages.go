@@ -193,8 +193,12 @@ func (mr *messagesReader) next(m *Message) bool {
 }
 
 // err is the damage found, or the data's end not where the messages end.
-func (mr *messagesReader) err() error {
-	if mr.r.err != nil || mr.left != 0 || mr.r.s != "" {
+func (mr *messagesReader) err() error { return mr.errLeft(0) }
+
+// errLeft is err for a reader that stops with left messages not read (a
+// compile that cuts them, storedCompile.cut).
+func (mr *messagesReader) errLeft(left int) error {
+	if mr.r.err != nil || mr.left != left || left == 0 && mr.r.s != "" {
 		return errViewData
 	}
 	return nil

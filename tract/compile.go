@@ -172,9 +172,17 @@ func (r *Repo) compileAt(ctx context.Context, lk *lookup, t Tract, counter token
 	}
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
-	if cached {
+	served := false
+	if cached && o.At != "" && !r.noCheckpoints && head != "" {
+		// Time travel the stored checkpoint serves (its head, a few
+		// appends after it or before it) builds no view to cache.
+		res, served, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, false)
+	}
+	switch {
+	case served || err != nil:
+	case cached:
 		res, err = r.cache.compile(ctx, r, t, counter, head, o.At == "", o.Budget, o.Scratch)
-	} else {
+	default:
 		ok := false
 		if !r.noCheckpoints && head != "" && !lk.planned {
 			res, ok, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, o.Uncounted && o.Budget == 0)

@@ -40,6 +40,9 @@ type DiffResult struct {
 // order with removed messages where they stood: messages added or removed
 // (by commit), edited (same commit, other text) and reprioritized.
 func (r *Repo) Diff(ctx context.Context, tractName, a, b, encoding string) (DiffResult, error) {
+	if d, ok, err := r.diffStored(ctx, tractName, a, b, encoding); err != nil || ok {
+		return d, err
+	}
 	ra, err := r.Compile(ctx, tractName, CompileOptions{At: a, Encoding: encoding})
 	if err != nil {
 		return DiffResult{}, err
@@ -48,9 +51,16 @@ func (r *Repo) Diff(ctx context.Context, tractName, a, b, encoding string) (Diff
 	if err != nil {
 		return DiffResult{}, err
 	}
+	return diffOf(ra, rb, a, b, len(ra.Messages), len(rb.Messages)), nil
+}
+
+// diffOf lists what changed from ra, the compile at a, to rb, the one at
+// b; they hold all their compile's messages or (diffStored) the ends after
+// a prefix they share, the compiles counting countA and countB.
+func diffOf(ra, rb Result, a, b string, countA, countB int) DiffResult {
 	out := DiffResult{Tract: ra.Tract, Changes: []Change{},
-		From: DiffSide{Ref: a, Head: ra.Head, Messages: len(ra.Messages), Tokens: ra.Tokens},
-		To:   DiffSide{Ref: b, Head: rb.Head, Messages: len(rb.Messages), Tokens: rb.Tokens}}
+		From: DiffSide{Ref: a, Head: ra.Head, Messages: countA, Tokens: ra.Tokens},
+		To:   DiffSide{Ref: b, Head: rb.Head, Messages: countB, Tokens: rb.Tokens}}
 	inA := make(map[Hash]int, len(ra.Messages))
 	for i, m := range ra.Messages {
 		inA[m.Commit] = i
@@ -92,7 +102,7 @@ func (r *Repo) Diff(ctx context.Context, tractName, a, b, encoding string) (Diff
 	}
 	removedUpTo(len(ra.Messages))
 	flush()
-	return out, nil
+	return out
 }
 
 func change(kind string, m Message, before, after string) Change {

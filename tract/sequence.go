@@ -138,10 +138,11 @@ func streamStored(use func(*Messages) error, t Tract, sc storedCompile) (bool, e
 	if err != nil || sm.repair || !Plain(sc.more) {
 		return false, nil
 	}
-	ms := &Messages{tract: t.Name, plain: true, mr: mr, stored: mr.left, more: sc.more, slots: sm.slots}
+	total := mr.left
+	ms := &Messages{tract: t.Name, plain: true, mr: mr, stored: sc.stored(total), more: sc.more, slots: sm.slots}
 	ms.n = ms.stored + len(sc.more)
 	ms.fail = func() error {
-		if mr.err() != nil {
+		if mr.errLeft(total-ms.stored) != nil {
 			// The part matched its sum, so only a layout this build
 			// reads differently gets here: say so.
 			return fmt.Errorf("compile checkpoint of tract %s (%s, head %s): %w", t.Name, sc.cv.Encoding, sc.cv.Head.Short(), errViewData)

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
@@ -68,4 +71,79 @@ func BenchmarkPageMemory100k(b *testing.B) {
 			b.ReportMetric(float64(peak), "heap-inuse")
 		})
 	}
+}
+
+// BenchmarkFirstPage100k reports what the first request of a page costs
+// a fresh server (a new repo: nothing cached) on a 100k-message tract
+// whose compile checkpoint is stored (what `tract compile` leaves): bytes
+// allocated (B/op), the peak of the heap's live objects above what it
+// held before the request (peak-bytes, sampled every millisecond) and the
+// body's size. The compile page reads its window from the checkpoint's
+// messages part (tract.Repo.CompileWindow); building the compile's whole
+// view for it took about 250 MB.
+func BenchmarkFirstPage100k(b *testing.B) {
+	s := store100k(b)
+	if _, err := tract.New(s, tract.Options{}).CompileCold(context.Background(), "main", tract.CompileOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	for _, page := range []string{"/tract/main/compile", "/tract/main/compile?from=50000", "/tract/main/compile?budget=50000", "/tract/main/compile?format=anthropic", "/tract/main/graph"} {
+		b.Run(page, func(b *testing.B) {
+			var peak uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				srv, err := New(Options{Repo: tract.New(s, tract.Options{}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: b.TempDir()}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec := httptest.NewRecorder()
+				p := heapPeak(func() {
+					srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
+				})
+				if rec.Code != 200 {
+					b.Fatal(rec.Code, rec.Body.String()[:200])
+				}
+				peak = max(peak, p)
+				b.ReportMetric(float64(rec.Body.Len()), "body-bytes")
+			}
+			b.ReportMetric(float64(peak), "peak-bytes")
+		})
+	}
+}
+
+// heapPeak runs fn and returns the most bytes of live heap objects seen
+// above those before it, sampled every millisecond (and at its end).
+func heapPeak(fn func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	base := read()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(done)
+	<-stopped
+	p := max(peak.Load(), read())
+	if p < base {
+		return 0
+	}
+	return p - base
 }

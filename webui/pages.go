@@ -256,20 +256,50 @@ func (s *Server) commit(ctx context.Context, r *http.Request) (string, pageData,
 			}{c.ToolCalls, c.Tools})
 		}
 	}
-	blame, err := s.o.Repo.Blame(ctx, name, tract.CompileOptions{})
-	if err != nil {
+	if p.InCompile, err = s.inCompile(ctx, name, shown.Commit.Hash); err != nil {
 		return "", pageData{}, err
-	}
-	for _, b := range blame {
-		if b.Commit == shown.Commit.Hash || slices.Contains(b.Summarizes, shown.Commit.Hash) {
-			p.InCompile = append(p.InCompile, b)
-		}
 	}
 	return "commit", pageData{Title: name + " " + shown.Commit.Hash.Short(), Tract: name, Page: p}, nil
 }
 
+// inCompile is the blame of the messages of name's compile at HEAD that
+// come from commit h: its own, or a summary standing in for it. It reads
+// the compile a message at a time (tract.Repo.CompileWindow with an empty
+// window), keeping only those.
+func (s *Server) inCompile(ctx context.Context, name string, h tract.Hash) ([]tract.BlameEntry, error) {
+	var found []tract.Message
+	var at []int
+	i := 0
+	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Head: func(m *tract.Message) bool {
+		if m.Commit == h || slices.Contains(m.Summarizes, h) {
+			found, at = append(found, m.Clone()), append(at, i)
+		}
+		i++
+		return true
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var out []tract.BlameEntry
+	paths := map[string][]string{}
+	for j := range found {
+		m := &found[j]
+		path, ok := paths[m.TractID]
+		if !ok {
+			if path, err = s.o.Repo.SpawnPath(ctx, m.TractID); err != nil {
+				return nil, err
+			}
+			paths[m.TractID] = path
+		}
+		out = append(out, m.Blame(at[j], path))
+	}
+	return out, nil
+}
+
 type compilePage struct {
 	Result tract.Result
+	// Count is how many messages the compile has.
+	Count int
 	// Rows are the messages shown: a window of at most maxListed of them,
 	// the newest unless ?from= asks for another; Earlier and Later are the
 	// from= of the windows before and after it (-1: none).
@@ -294,6 +324,10 @@ type messageRow struct {
 	tract.Message
 }
 
+// compile shows a window of the compile (tract.Repo.CompileWindow): the
+// rows it lists, the first dropped messages and the start of the request
+// (shownPrefix), never the whole compile held at once when the stored
+// checkpoint serves it.
 func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData, error) {
 	name := r.PathValue("name")
 	q := r.URL.Query()
@@ -319,46 +353,35 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	if err := o.Validate(); err != nil {
 		return "", pageData{}, err
 	}
-	res, err := s.o.Repo.Compile(ctx, name, o)
+	pre := &prefixer{f: f, open: map[string]bool{}}
+	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add})
 	if err != nil {
 		return "", pageData{}, err
 	}
-	p := compilePage{Result: res, Budget: budget, Format: f, At: o.At, Dropped: len(res.Dropped),
+	res := win.Result
+	p := compilePage{Result: res, Count: win.Count, Budget: budget, Format: f, At: o.At, Dropped: win.DroppedCount,
+		DropToks: res.DroppedTokens, DroppedRows: res.Dropped,
 		Formats: []wire.Format{wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText}}
-	if p.Request, err = requestShown(res, f); err != nil {
+	res.Messages = pre.part
+	if p.Request, err = requestShown(res, f, pre.n == win.Count); err != nil {
 		return "", pageData{}, err
 	}
-	for _, d := range res.Dropped {
-		p.DropToks += d.Tokens
+	p.Rows = make([]messageRow, len(win.Messages))
+	for i, m := range win.Messages {
+		p.Rows[i] = messageRow{N: win.From + i, Message: m}
 	}
-	p.Rows, p.Earlier, p.Later = messageWindow(res.Messages, from)
-	p.DroppedRows = res.Dropped[:min(len(res.Dropped), maxListed)]
+	end := win.From + len(win.Messages)
+	p.Earlier, p.Later = -1, -1
+	if win.From > 0 {
+		p.Earlier = max(0, win.From-maxListed)
+	}
+	if end < win.Count {
+		p.Later = end
+	}
 	if budget > 0 {
 		p.Percent = min(100, res.Tokens*100/budget)
 	}
 	return "compile", pageData{Title: name + " compile", Tract: name, Page: p}, nil
-}
-
-// messageWindow is the window of at most maxListed messages starting at
-// from (the newest window when from is negative or past the end), and the
-// starts of the windows before and after it (-1: none).
-func messageWindow(ms []tract.Message, from int) (rows []messageRow, earlier, later int) {
-	if from < 0 || from >= len(ms) {
-		from = max(0, len(ms)-maxListed)
-	}
-	end := min(len(ms), from+maxListed)
-	rows = make([]messageRow, 0, end-from)
-	for i := from; i < end; i++ {
-		rows = append(rows, messageRow{N: i, Message: ms[i]})
-	}
-	earlier, later = -1, -1
-	if from > 0 {
-		earlier = max(0, from-maxListed)
-	}
-	if end < len(ms) {
-		later = end
-	}
-	return rows, earlier, later
 }
 
 func indentJSON(v any) string {

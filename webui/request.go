@@ -19,12 +19,11 @@ import (
 const maxRequestExtra = 4 * MaxShownBytes
 
 // requestShown is the request of res in format f as the compile page shows
-// it: the whole request when it is short, else its first MaxShownBytes,
-// which are those of the whole request (see shownPrefix), and a line
-// saying the rest is not shown.
-func requestShown(res tract.Result, f wire.Format) (string, error) {
-	part, whole := shownPrefix(res.Messages, f)
-	res.Messages = part
+// it, res holding the prefix of the messages a prefixer took (whole: all
+// of them): the whole request when it is short, else its first
+// MaxShownBytes, which are those of the whole request (see prefixer), and
+// a line saying the rest is not shown.
+func requestShown(res tract.Result, f wire.Format, whole bool) (string, error) {
 	rendered, err := wire.Render(res, f)
 	if err != nil {
 		return "", err
@@ -46,46 +45,65 @@ func requestShown(res tract.Result, f wire.Format) (string, error) {
 	return shownCut(text, MaxShownBytes, "the rest of the request is not shown"), nil
 }
 
-// shownPrefix is the messages of ms whose request begins as the whole
-// request does for at least MaxShownBytes, and whether that is all of ms.
-// A rendered message is never shorter than its text (escaping only adds),
-// so messages whose texts pass MaxShownBytes render past it; the prefix
-// goes on until its tool calls have their results and a run of tool
-// results ends (a repair of the request pairs calls with results), and for the Anthropic format, which
-// gathers every system message into its system field, it takes the later
-// system messages too. Both additions stop after maxRequestExtra bytes.
-func shownPrefix(ms []tract.Message, f wire.Format) ([]tract.Message, bool) {
-	n, size := 0, 0
-	open := map[string]bool{} // the prefix's tool calls without a result yet
-	take := func(m *tract.Message) {
-		for _, c := range m.ToolCalls {
-			open[c.ID] = true
+// prefixer takes, from a compile's messages handed to add in order, those
+// whose request begins as the whole request does for at least
+// MaxShownBytes. A rendered message is never shorter than its text
+// (escaping only adds), so messages whose texts pass MaxShownBytes render
+// past it; the prefix goes on until its tool calls have their results and
+// a run of tool results ends (a repair of the request pairs calls with
+// results), and for the Anthropic format, which gathers every system
+// message into its system field, it takes the later system messages too.
+// Both additions stop after maxRequestExtra bytes. n counts the messages
+// taken before the additions end: all of them when n is the compile's
+// count.
+type prefixer struct {
+	f           wire.Format
+	part        []tract.Message
+	n           int
+	size, extra int
+	open        map[string]bool // the prefix's tool calls without a result yet
+	// phase: 0 filling, 1 completing tool calls, 2 gathering system
+	// messages (Anthropic).
+	phase int
+}
+
+// add takes m (copied) when the prefix wants it; false when the prefix
+// wants no more messages.
+func (p *prefixer) add(m *tract.Message) bool {
+	switch p.phase {
+	case 0:
+		if p.size <= MaxShownBytes {
+			p.size += messageBytes(m)
+			p.take(m)
+			return true
 		}
-		delete(open, m.ToolCallID)
-		n++
-	}
-	for n < len(ms) && size <= MaxShownBytes {
-		size += messageBytes(&ms[n])
-		take(&ms[n])
-	}
-	extra := 0
-	for n < len(ms) && (len(open) > 0 || ms[n].Role == tract.RoleTool) && extra <= maxRequestExtra {
-		extra += messageBytes(&ms[n])
-		take(&ms[n])
-	}
-	if n == len(ms) {
-		return ms, true
-	}
-	part := ms[:n:n]
-	if f == wire.FormatAnthropic {
-		for i := n; i < len(ms) && extra <= maxRequestExtra; i++ {
-			if ms[i].Role == tract.RoleSystem {
-				part = append(part, ms[i])
-				extra += messageBytes(&ms[i])
-			}
+		p.phase = 1
+		fallthrough
+	case 1:
+		if (len(p.open) > 0 || m.Role == tract.RoleTool) && p.extra <= maxRequestExtra {
+			p.extra += messageBytes(m)
+			p.take(m)
+			return true
 		}
+		p.phase = 2
 	}
-	return part, false
+	if p.f != wire.FormatAnthropic || p.extra > maxRequestExtra {
+		return false
+	}
+	if m.Role == tract.RoleSystem {
+		p.part = append(p.part, m.Clone())
+		p.extra += messageBytes(m)
+	}
+	return true
+}
+
+func (p *prefixer) take(m *tract.Message) {
+	for _, c := range m.ToolCalls {
+		p.open[c.ID] = true
+	}
+	delete(p.open, m.ToolCallID)
+	p.part = append(p.part, m.Clone())
+	p.n++
 }
 
 // messageBytes is the bytes of m's texts: a lower bound of its rendering.

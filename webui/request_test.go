@@ -71,7 +71,7 @@ func TestRequestShownIsTheWholeRequestCut(t *testing.T) {
 		}
 		for _, f := range requestFormats {
 			whole := wholeRequest(t, res, f)
-			got, err := requestShown(res, f)
+			got, err := requestShownAll(res, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,11 +102,21 @@ func TestRequestShownReadsAPrefix(t *testing.T) {
 	}
 	res.Messages = append(res.Messages, tract.Message{Role: tract.RoleSystem, Type: tract.TypeInstruction, Content: "late rules"})
 	for _, f := range requestFormats {
-		part, whole := shownPrefix(res.Messages, f)
-		if whole || len(part) > 3000 {
-			t.Errorf("%s: the page renders %d of %d messages (whole %v)", f, len(part), len(res.Messages), whole)
+		p := &prefixer{f: f, open: map[string]bool{}}
+		read := 0
+		for i := range res.Messages {
+			read++
+			if !p.add(&res.Messages[i]) {
+				break
+			}
 		}
-		got, err := requestShown(res, f)
+		if p.n == len(res.Messages) || len(p.part) > 3000 {
+			t.Errorf("%s: the page renders %d of %d messages (taken before the additions: %d)", f, len(p.part), len(res.Messages), p.n)
+		}
+		if f != wire.FormatAnthropic && read > 3000 {
+			t.Errorf("%s: the prefix read %d messages to take %d", f, read, len(p.part))
+		}
+		got, err := requestShownAll(res, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,4 +127,19 @@ func TestRequestShownReadsAPrefix(t *testing.T) {
 			t.Errorf("anthropic: the system field lacks the late system message")
 		}
 	}
+}
+
+// requestShownAll is the request the compile page shows of res in format
+// f: the messages handed to a prefixer one by one, as a compile window
+// hands them out.
+func requestShownAll(res tract.Result, f wire.Format) (string, error) {
+	p := &prefixer{f: f, open: map[string]bool{}}
+	for i := range res.Messages {
+		if !p.add(&res.Messages[i]) {
+			break
+		}
+	}
+	count := len(res.Messages)
+	res.Messages = p.part
+	return requestShown(res, f, p.n == count)
 }

@@ -420,3 +420,57 @@ func TestGraphReadsTheWindowNotTheHistory(t *testing.T) {
 		t.Fatalf("a 20-commit window read %d rows over 200 commits and %d over 2,000: it grows with the history", small, large)
 	}
 }
+
+// TestCompileReadsTheWindowNotTheHistory counts the rows a compile page
+// reads once the tract's compile checkpoint is stored: its window of 200
+// messages, with a budget too, costs the same over 500 messages as over
+// 2,500 (the checkpoint is one row, read and never held whole), where a
+// compile from the history reads a row per commit.
+func TestCompileReadsTheWindowNotTheHistory(t *testing.T) {
+	pages := []string{"/tract/main/compile", "/tract/main/compile?budget=2000&format=anthropic", "/tract/main/compile?from=300"}
+	rows := func(n int) []int64 {
+		counting := storetest.NewCounting(sqliteStore(t))
+		r := tract.New(counting, tract.Options{})
+		ctx := context.Background()
+		if _, _, err := r.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		reqs := make([]tract.CommitRequest, n)
+		for i := range reqs {
+			reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+		}
+		if _, err := r.Import(ctx, "main", reqs); err != nil {
+			t.Fatal(err)
+		}
+		// What `tract compile` leaves: the checkpoint at the head.
+		if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := New(Options{Repo: tract.New(counting, tract.Options{}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read []int64
+		for _, page := range pages {
+			counting.Rows()
+			rec := httptest.NewRecorder()
+			srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
+			body := rec.Body.String()
+			last := n - 1
+			if strings.Contains(page, "from=") {
+				last = 499
+			}
+			if rec.Code != 200 || count(body, `<tr id="m`) != 200 || !strings.Contains(body, fmt.Sprintf(">message %d<", last)) {
+				t.Fatalf("%s over %d: %d, %d rows", page, n, rec.Code, count(body, `<tr id="m`))
+			}
+			read = append(read, counting.Rows())
+		}
+		return read
+	}
+	small, large := rows(500), rows(2500)
+	for i, page := range pages {
+		if large[i] > small[i] || large[i] > 20 {
+			t.Errorf("%s read %d rows over 500 messages and %d over 2,500: it grows with the history", page, small[i], large[i])
+		}
+	}
+}

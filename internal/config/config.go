@@ -27,6 +27,15 @@ const (
 	EnvSkillsPath    = "LINEAGE_SKILLS_PATH" // more skill folders, OS list separator
 )
 
+// EnvVars are the variables a lineage process reads from its environment
+// (set or not): lineage's own, the instructions' CODELIA_AGENTS_* and the
+// XDG directory its state lives in. A harness that starts programs with a
+// short fixed environment (Codex CLI's MCP servers) is told to pass these.
+func EnvVars() []string {
+	return append([]string{EnvStore, EnvSessionsStore, EnvTract, EnvNow, EnvSkillsUser, EnvSkillsPath,
+		"XDG_STATE_HOME"}, instructions.EnvVars()...)
+}
+
 // Host is what the host says: read once by [Read], then asked.
 type Host struct {
 	lookup func(string) (string, bool)

@@ -14,6 +14,9 @@ import (
 // concurrently gives what one read inside a transaction gives, with an edit,
 // a spawned child merged back and commit messages along the way.
 func TestHistoryLongRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 18k messages; the -short passes (linux/386, Windows) leave it to the native run")
+	}
 	ctx := context.Background()
 	s := newStore(t)
 	r := tract.New(s, tract.Options{})
@@ -63,6 +66,9 @@ func messagesT(n int) []tract.CommitRequest {
 // lost commits to GC (a reset, more appends, a collection) gives what one
 // read inside a transaction gives: the second half slides down over the gap.
 func TestHistoryLongRangeWithGap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 18k messages; the -short passes (linux/386, Windows) leave it to the native run")
+	}
 	ctx := context.Background()
 	s := newStore(t)
 	r := tract.New(s, tract.Options{})

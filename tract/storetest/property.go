@@ -231,6 +231,10 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 			rt.Fatalf("streamed compile: %v\n%s\nwant %v\n%s", serr, streamed.Bytes(), werr, want.Bytes())
 		}
 	}
+	checkWindow(ctx, rt, fresh, name, o, c, cerr)
+	if o.At == "" {
+		checkBehind(ctx, rt, r.Store(), name, o.Budget)
+	}
 	for _, x := range []struct {
 		what string
 		res  tract.Result

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/fsx"
@@ -20,6 +21,25 @@ type InstructionsFlags struct {
 	Globals, Excludes                     []string
 }
 
+// AddSettingsFlags registers every instruction setting's flag but --cwd
+// on fl: the instructions commands and `lineage mcp` take the same ones.
+func (f *InstructionsFlags) AddSettingsFlags(fl *pflag.FlagSet) {
+	fl.StringVar(&f.Config, "config", "", "JSON configuration `file`")
+	fl.StringVar(&f.Root, "root", "", "project root override (markers are not consulted)")
+	fl.StringVar(&f.Markers, "markers", "", "comma-separated root `markers` (default .codelia,.git,.jj)")
+	fl.IntVar(&f.MaxFiles, "max-files", 0, "most files in the initial chain (default 16)")
+	fl.IntVar(&f.MaxBytes, "max-bytes", 0, "most content bytes in the initial chain (default 262144)")
+	fl.IntVar(&f.MaxPerResolve, "max-per-resolve", 0, "most files one resolve returns (default 8)")
+	fl.IntVar(&f.BudgetTokens, "budget-tokens", 0, "warn when the initial instructions exceed `N` tokens")
+	fl.StringVar(&f.FileNames, "file-names", "", "comma-separated `names` tried in each directory (default AGENTS.md)")
+	fl.BoolVar(&f.Disable, "disable", false, "load nothing and resolve nothing")
+	fl.BoolVar(&f.NoResolver, "no-resolver", false, "load the initial chain but resolve nothing")
+	fl.BoolVar(&f.NoImports, "no-imports", false, "do not follow @path imports")
+	fl.BoolVar(&f.NoRules, "no-rules", false, "do not read rule folders (.agents/rules, .claude/rules)")
+	fl.StringArrayVar(&f.Globals, "global", nil, "load `FILE` before the project chain, under its own cap (repeatable)")
+	fl.StringArrayVar(&f.Excludes, "exclude", nil, "skip files matching `GLOB` (absolute, ~/ or root-relative; repeatable)")
+}
+
 // options builds the session options from flags, environment, the config
 // file and defaults, printing environment warnings.
 func (f *InstructionsFlags) Options(cmd *cobra.Command, env *Env) (instructions.Options, error) {
@@ -30,28 +50,35 @@ func (f *InstructionsFlags) Options(cmd *cobra.Command, env *Env) (instructions.
 			return instructions.Options{}, err
 		}
 	}
+	cfg, err := f.BuildConfig(cmd, env, cwd)
+	if err != nil {
+		return instructions.Options{}, err
+	}
+	return instructions.Options{Config: cfg, Cwd: cwd, Home: env.Host().Home}, nil
+}
+
+// BuildConfig is the effective configuration for cwd: flags over
+// CODELIA_AGENTS_* over the --config file over the defaults (environment
+// warnings printed).
+func (f *InstructionsFlags) BuildConfig(cmd *cobra.Command, env *Env, cwd string) (instructions.Config, error) {
 	var file instructions.Settings
 	if f.Config != "" {
 		p := fsx.Abs(env.Dir, f.Config)
 		data, err := fsx.ReadRegular(p, instructions.MaxConfigBytes)
 		if err != nil {
-			return instructions.Options{}, fmt.Errorf("read config: %w", err)
+			return instructions.Config{}, fmt.Errorf("read config: %w", err)
 		}
 		if file, err = instructions.ParseConfig(data); err != nil {
-			return instructions.Options{}, fmt.Errorf("config %s: %w", p, err)
+			return instructions.Config{}, fmt.Errorf("config %s: %w", p, err)
 		}
 	}
 	fromEnv, warnings := env.Host().Instructions()
 	InstructionsWarn(env, warnings)
 	flags, err := f.settings(cmd)
 	if err != nil {
-		return instructions.Options{}, err
+		return instructions.Config{}, err
 	}
-	return instructions.Options{
-		Config: instructions.BuildConfig(cwd, file, fromEnv, flags),
-		Cwd:    cwd,
-		Home:   env.Host().Home,
-	}, nil
+	return instructions.BuildConfig(cwd, file, fromEnv, flags), nil
 }
 
 // settings returns the flags the user gave as a configuration layer.

@@ -212,8 +212,19 @@ func writeDroppedNote(env *clienv.Env, res compose.Result) {
 		}
 		parts = append(parts, fmt.Sprintf("dropped %d message(s) (%d tokens)", n, tokens))
 	}
-	if n := len(res.Dropped); n > 0 {
-		parts = append(parts, fmt.Sprintf("left out %d AGENTS.md file(s)", n))
+	files, skillsOut := 0, 0
+	for _, d := range res.Dropped {
+		if d.Source == compose.SourceSkills {
+			skillsOut++
+		} else {
+			files++
+		}
+	}
+	if files > 0 {
+		parts = append(parts, fmt.Sprintf("left out %d AGENTS.md file(s)", files))
+	}
+	if skillsOut > 0 {
+		parts = append(parts, fmt.Sprintf("left out %d skill(s) (the catalog's size bound)", skillsOut))
 	}
 	fmt.Fprintf(env.Stderr, "%s: %s; see --explain\n", budget, strings.Join(parts, ", "))
 }

@@ -133,7 +133,7 @@ func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		p := pendingOf(res, project, clock())
+		p := handoff.PendingOf(res, project, clock())
 		if err := handoff.Dir(env.Host().StatePath("handoffs")).Leave(p); err != nil {
 			return err
 		}
@@ -202,11 +202,6 @@ func (f *flags) projectOf(env *clienv.Env, info sessions.Info) string {
 		return filepath.Clean(info.Cwd)
 	}
 	return env.Dir
-}
-
-func pendingOf(res handoff.Result, project string, now time.Time) handoff.Pending {
-	return handoff.Pending{Harness: string(res.To), Project: project, Session: res.Session, Tract: res.Tract, At: res.At,
-		Created: now.UTC(), Expires: now.UTC().Add(handoff.Expiry), Text: handoff.Text(res)}
 }
 
 // printOut writes a printed target's context, or a harness target's command

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/httpguard"
@@ -18,9 +17,12 @@ import (
 type mcpFlags struct {
 	http, tokenEnv, cwd, store, tract string
 	allowRoots, rootsWithin           []string
-	stateless, sessionsAll            bool
+	stateless, sessionsAll, shareHook bool
 	poll                              time.Duration
 	maxTokens                         int
+	// in are the instruction settings, as the instructions commands take
+	// them (--cwd is the server's own).
+	in clienv.InstructionsFlags
 }
 
 const Short = "Serve lineage to agents over the Model Context Protocol"
@@ -39,6 +41,12 @@ answers every request it has read before it exits at the end of input. With
 127.0.0.1:7411 unless ADDR says otherwise. Requests with an Origin header that
 is not a loopback origin get 403; with --token-env VAR, requests must carry
 "Authorization: Bearer <value of VAR>" or get 401.
+
+The instruction settings are the instructions commands' own: --config FILE,
+CODELIA_AGENTS_* and the flags (--exclude, --global, --file-names, --no-rules,
+--budget-tokens, …), so instructions_initial, instructions_resolve and the
+lineage://instructions/initial resource load what 'lineage instructions'
+loads with the same settings.
 
 The instruction session (what instructions_resolve has already reported) lives
 in the server, one per MCP session. With --stateless there is one shared
@@ -64,9 +72,11 @@ session, saved in the store's directory, and HTTP requests need no MCP session
 	fl.StringArrayVar(&f.allowRoots, "allow-root", nil, "also allow tools to read and write in `DIR` (repeatable; default: only the client's roots, else --cwd)")
 	fl.StringVar(&f.store, "store", "", "tract store (sqlite:PATH, PATH or postgres://…; default $LINEAGE_STORE, else the nearest .lineage/lineage.db)")
 	fl.StringVar(&f.tract, "tract", "", "default tract (default $LINEAGE_TRACT, else main)")
+	fl.BoolVar(&f.shareHook, "share-hook-state", true, "share the live session of lineage's hook when the client is Claude Code, Codex CLI or Gemini CLI (false: every MCP session keeps its own)")
 	fl.BoolVar(&f.sessionsAll, "sessions-all", false, "let the sessions tools see every project's imported sessions (default: only those inside the allowed roots)")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often loaded AGENTS.md files are checked for changes")
 	fl.IntVar(&f.maxTokens, "max-result-tokens", mcpserver.DefaultMaxResultTokens, "most tokens in one tool result (longer results are paged)")
+	f.in.AddSettingsFlags(fl)
 	cmd.AddCommand(newMCPInstallCmd(env, true), newMCPInstallCmd(env, false))
 	return cmd
 }
@@ -90,7 +100,7 @@ func runMCP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, args []string) err
 	if f.tokenEnv != "" && addr == "" {
 		return clienv.UsageError("--token-env needs --http")
 	}
-	opts, err := mcpOptions(env, f)
+	opts, err := mcpOptions(cmd, env, f)
 	if err != nil {
 		return err
 	}
@@ -139,7 +149,7 @@ func dirFlags(env *clienv.Env, flag string, values []string) ([]string, error) {
 }
 
 // mcpOptions builds the server options from flags and environment.
-func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
+func mcpOptions(cmd *cobra.Command, env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 	cwd := env.Dir
 	if f.cwd != "" {
 		var err error
@@ -147,9 +157,10 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 			return mcpserver.Options{}, err
 		}
 	}
-	fromEnv, warnings := env.Host().Instructions()
-	clienv.InstructionsWarn(env, warnings)
-	cfg := instructions.BuildConfig(cwd, fromEnv)
+	cfg, err := f.in.BuildConfig(cmd, env, cwd)
+	if err != nil {
+		return mcpserver.Options{}, err
+	}
 	// LINEAGE_NOW fixes the clock of journal entries and commits, as for
 	// the agents and tract commands.
 	now, err := env.Clock()
@@ -172,7 +183,7 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 		Instructions:    &cfg,
 		StateDir:        mcpStateDir(env, f, cwd),
 		Stateless:       f.stateless,
-		HookSessions:    hookSessionsDir(env),
+		HookSessions:    hookSessionsDir(env, f.shareHook),
 		MaxResultTokens: f.maxTokens,
 		PollInterval:    f.poll,
 		Now:             now,
@@ -183,8 +194,11 @@ func mcpOptions(env *clienv.Env, f *mcpFlags) (mcpserver.Options, error) {
 }
 
 // hookSessionsDir is where lineage's hooks keep their session states ("" when
-// there is no state directory).
-func hookSessionsDir(env *clienv.Env) string {
+// there is no state directory, or sharing is off).
+func hookSessionsDir(env *clienv.Env, share bool) string {
+	if !share {
+		return ""
+	}
 	return env.Host().StatePath("sessions")
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlineage/lineage/hooks"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/internal/config"
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
@@ -50,7 +51,9 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 				return err
 			}
 			res, done, err := clienv.EditHarnessFile(cmd.Context(), env, path, install, dryRun,
-				func(before []byte) ([]byte, error) { return h.InstallMCP(before, program, []string{"mcp"}) },
+				func(before []byte) ([]byte, error) {
+					return h.InstallMCP(before, program, []string{"mcp"}, config.EnvVars())
+				},
 				h.UninstallMCP)
 			if done || err != nil {
 				return err

@@ -32,7 +32,7 @@ masked unless --keep-secrets. See docs/sessions.md.`)
   lineage sessions list
   lineage sessions find "migration plan"
   lineage sessions import --all --from codex`
-	cmd.AddCommand(importCmd(env), watchCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env))
+	cmd.AddCommand(importCmd(env), watchCmd(env), listCmd(env), showCmd(env), logCmd(env), findCmd(env), forkCmd(env))
 	return cmd
 }
 

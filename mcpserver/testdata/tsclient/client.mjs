@@ -4,7 +4,8 @@
 //
 // node client.mjs MODE DIR (stdio: SERVER_COMMAND in $LINEAGE_TS_SERVER as
 // a JSON array; http: the URL in $LINEAGE_TS_URL)
-// MODE: roots | noroots | failroots | hangroots | http
+// MODE: roots | noroots | failroots | hangroots | http | settings | empty |
+// claude-skills (the client calls itself claude-code)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -60,7 +61,7 @@ const calls = [
 ];
 
 const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
-const client = new Client({ name: "lineage-ts-test", version: "1.0.0" }, { capabilities: caps });
+const client = new Client({ name: mode === "claude-skills" ? "claude-code" : "lineage-ts-test", version: "1.0.0" }, { capabilities: caps });
 let rootsAsked = 0;
 if (caps.roots) {
   client.setRequestHandler(ListRootsRequestSchema, async () => {
@@ -101,7 +102,23 @@ async function callOK(name, args) {
 }
 
 const called = new Set();
-if (mode === "roots" || mode === "http") {
+if (mode === "settings") {
+  // The server runs with excludes ["vendor/**"] and a global file.
+  const res = await callOK("instructions_resolve", { paths: ["vendor/x.go", "sub/y.go"] });
+  const named = res.targets.flatMap((t) => t.files.map((f) => f.path));
+  if (named.some((p) => p.includes("vendor")) || !named.some((p) => p.endsWith("AGENTS.md") && p.includes("sub"))) fail(`resolve: ${JSON.stringify(res)}`);
+  const initial = await callOK("instructions_initial", {});
+  if (initial.files[0]?.path !== process.env.LINEAGE_TS_GLOBAL || initial.files[0]?.kind !== "global") fail(`initial without the global file: ${JSON.stringify(initial)}`);
+  const read = await client.readResource({ uri: "lineage://instructions/initial" });
+  if (!read.contents[0].text.includes("team rules\n")) fail(`initial resource: ${JSON.stringify(read)}`);
+} else if (mode === "claude-skills") {
+  // Claude Code lists .claude/skills itself: the catalog names only the rest.
+  if (!instructions.includes("<name>release-check</name>") || instructions.includes("<name>pdf</name>")) fail(`catalog for claude-code: ${instructions}`);
+} else if (mode === "empty") {
+  // The SDK validates the read: a text resource without text fails it.
+  const read = await client.readResource({ uri: "lineage://instructions/initial" });
+  if (!read.contents[0].text.startsWith("No instruction files load for ")) fail(`empty initial resource: ${JSON.stringify(read)}`);
+} else if (mode === "roots" || mode === "http") {
   for (const [name, args] of calls) {
     const out = await callOK(name, args);
     called.add(name);

@@ -1,0 +1,20 @@
+package skills
+
+import "slices"
+
+// harnessFolders are the skill folders each harness reads by itself, in
+// the project and in the home directory (their documentation; see
+// docs/skills.md): Claude Code .claude/skills, Gemini CLI .gemini/skills
+// and .agents/skills, Codex CLI .agents/skills and .codex/skills.
+var harnessFolders = map[string][]string{
+	"claude": {".claude/skills"},
+	"gemini": {".gemini/skills", ".agents/skills"},
+	"codex":  {".agents/skills", ".codex/skills"},
+}
+
+// ListedBy reports whether the harness (claude, codex, gemini) shows s in
+// its own skills catalog: a catalog lineage sends it leaves s out. A
+// configured folder (scope extra) is lineage's own, never the harness's.
+func ListedBy(harness string, s Skill) bool {
+	return s.Scope != ScopeExtra && slices.Contains(harnessFolders[harness], s.Kind)
+}

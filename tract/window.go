@@ -1,0 +1,281 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// A compile window is what a page of a long compile shows: a few hundred
+// of its messages, the first of its dropped ones and the figures of the
+// whole. When the stored checkpoint serves the compile (planStored), the
+// window is read from the checkpoint's messages part one message at a time
+// (twice with a budget: once for the budget's choice, which keeps a few
+// bytes per message, once for the window), and only the messages the
+// window shows are kept: memory in proportion to the window, not to the
+// history, and no view is built or cached. Else it is cut from a cold
+// compile (CompileCold).
+
+// WindowOptions select the part of a compile [Repo.CompileWindow] keeps.
+type WindowOptions struct {
+	// From is the index in the compile of the window's first message;
+	// negative or past the end: the newest window.
+	From int
+	// N is the most messages the window holds.
+	N int
+	// Dropped is the most dropped messages listed.
+	Dropped int
+	// Head, when set, is handed the compile's messages from the first, in
+	// order, until it returns false. A message's strings are valid only
+	// during the call (clone what is kept); its Commit and Summarizes may
+	// be empty.
+	Head func(m *Message) bool
+	// Hashes gives the messages handed to Head their Commit and
+	// Summarizes (valid, like their strings, only during the call).
+	Hashes bool
+}
+
+// WindowResult is a compile window.
+type WindowResult struct {
+	// Result is the compile's, but its Messages are the window's and its
+	// Dropped the first WindowOptions.Dropped dropped messages.
+	Result
+	// Count is how many messages the compile has, From the index of the
+	// window's first one and DroppedCount how many the budget dropped.
+	Count, From, DroppedCount int
+}
+
+// CompileWindow is CompileCold's result of tractName under o cut to the
+// window w asks for; see the comment above for what it costs.
+func (r *Repo) CompileWindow(ctx context.Context, tractName string, o CompileOptions, w WindowOptions) (WindowResult, error) {
+	t, counter, head, err := r.compileTarget(ctx, tractName, o)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	lk := &lookup{}
+	if !r.noCheckpoints && head != "" {
+		res, ok, err := r.windowStored(ctx, lk, t, counter, head, o.Budget, w)
+		if err != nil {
+			return WindowResult{}, err
+		}
+		if ok {
+			res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
+			if t.Spawn != nil {
+				res.SpawnParent = t.Spawn.Parent
+			}
+			return res, nil
+		}
+	}
+	res, err := r.compileAt(ctx, lk, t, counter, head, o, false)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	return windowOf(res, w), nil
+}
+
+// windowOf cuts the window w asks for from a whole compile.
+func windowOf(res Result, w WindowOptions) WindowResult {
+	out := WindowResult{Result: res, Count: len(res.Messages), DroppedCount: len(res.Dropped)}
+	out.From = windowStart(w.From, out.Count, w.N)
+	out.Messages = res.Messages[out.From:min(out.Count, out.From+max(w.N, 0))]
+	out.Dropped = res.Dropped[:min(len(res.Dropped), max(w.Dropped, 0))]
+	for i := 0; w.Head != nil && i < len(res.Messages); i++ {
+		if !w.Head(&res.Messages[i]) {
+			break
+		}
+	}
+	return out
+}
+
+// windowStart is where the window of n from from starts among count
+// messages.
+func windowStart(from, count, n int) int {
+	if from < 0 || from >= count {
+		return max(0, count-max(n, 0))
+	}
+	return from
+}
+
+// windowStored is the window of t's compile at head read from the stored
+// checkpoint's messages part (lent by a store that lends it); ok is false
+// when the checkpoint does not serve the compile, the part does not
+// decode, or the budget cannot be met (the full compile says why).
+func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, budget int, w WindowOptions) (WindowResult, bool, error) {
+	l, lends := r.store.(ViewLender)
+	part := ViewMessages
+	if lends {
+		part = ViewHeader
+	}
+	sc, ok, err := r.planStored(ctx, lk, t, counter, head, false, part)
+	if err != nil || !ok {
+		return WindowResult{}, false, err
+	}
+	if !lends {
+		res, ok := sc.window(t, budget, w)
+		return res, ok, nil
+	}
+	var res WindowResult
+	planned := sc.cv
+	ok = false
+	err = l.LendCompiledView(ctx, t.ID, counter.Encoding(), func(cv CompiledView) error {
+		if cv.Sum != planned.Sum {
+			return nil // replaced since it was planned
+		}
+		if err := checkView(&cv); err != nil {
+			return err
+		}
+		sc.cv = cv
+		res, ok = sc.window(t, budget, w)
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return WindowResult{}, false, err
+	}
+	return res, ok && err == nil, nil
+}
+
+// window reads the window from sc's messages (see windowStored); what it
+// keeps never shares their memory.
+func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResult, bool) {
+	mr, sm, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	if err != nil {
+		return WindowResult{}, false
+	}
+	stored := sc.stored(mr.left)
+	n := stored + len(sc.more)
+	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Tools: cloneTools(sm.tools)}}
+	for _, m := range sc.more {
+		res.Tokens += m.Tokens
+	}
+	// each reads the messages in order from the start, into m; arena
+	// says whether to make the hashes of message i.
+	each := func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+		mr, _, _ := openMessages(sc.cv.Messages, t, sc.cv.Head)
+		var m Message
+		for i := 0; i < n; i++ {
+			if i < stored {
+				mr.arena = arena(i)
+				if !mr.next(&m) {
+					return false
+				}
+			} else {
+				m = sc.more[i-stored]
+				m.Slot += sm.slots
+			}
+			if !visit(i, &m) {
+				return true
+			}
+		}
+		return sc.cutEnds(mr) && mr.err() == nil
+	}
+	var unit []int32
+	var drop []bool
+	kept := n
+	if budget > 0 {
+		res.Budget = &budget
+		if res.Tokens > budget {
+			total, good := 0, true
+			unit, drop, total = planBudget(n, res.Tokens, budget, func(visit func(i int, m *Message)) {
+				good = each(func(int) *hexArena { return nil }, func(i int, m *Message) bool { visit(i, m); return true })
+			})
+			if !good || total > budget {
+				return WindowResult{}, false
+			}
+			res.DroppedTokens, res.Tokens = res.Tokens-total, total
+			for i := range unit {
+				if drop[unit[i]] {
+					kept--
+				}
+			}
+		}
+		res.Dropped = []Dropped{}
+	}
+	res.Count, res.DroppedCount = kept, n-kept
+	res.From = windowStart(w.From, kept, w.N)
+	end := min(kept, res.From+max(w.N, 0))
+	arena := newHexArena(min(kept, max(w.N, 0)) + min(n-kept, max(w.Dropped, 0)))
+	dropped := func(i int) bool { return drop != nil && drop[unit[i]] }
+	k, listed, head := 0, 0, w.Head != nil
+	// scratch holds the hashes of one message handed to Head alone.
+	scratch := &hexArena{}
+	good := each(func(i int) *hexArena {
+		switch {
+		case dropped(i) && listed < w.Dropped || !dropped(i) && k >= res.From && k < end:
+			return arena
+		case head && w.Hashes && !dropped(i):
+			scratch.buf = scratch.buf[:0]
+			return scratch
+		}
+		return nil
+	}, func(i int, m *Message) bool {
+		if dropped(i) {
+			if listed < w.Dropped {
+				res.Dropped = append(res.Dropped, Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
+				listed++
+			}
+		} else {
+			if k >= res.From && k < end {
+				res.Messages = append(res.Messages, m.Clone())
+			}
+			if head {
+				head = w.Head(m)
+			}
+			k++
+		}
+		return head || k < end || listed < min(w.Dropped, n-kept)
+	})
+	return res, good
+}
+
+// Clone is m with strings and slices of its own (what keeps a message
+// handed out with strings valid only during a call, as
+// WindowOptions.Head's).
+func (m *Message) Clone() Message {
+	c := *m
+	c.Commit = Hash(strings.Clone(string(m.Commit)))
+	if m.Summarizes != nil {
+		c.Summarizes = make([]Hash, len(m.Summarizes))
+		for i, h := range m.Summarizes {
+			c.Summarizes[i] = Hash(strings.Clone(string(h)))
+		}
+	}
+	c.Content, c.Name, c.ToolCallID = strings.Clone(m.Content), strings.Clone(m.Name), strings.Clone(m.ToolCallID)
+	c.Tract, c.TractID = strings.Clone(m.Tract), strings.Clone(m.TractID)
+	if m.ToolCalls != nil {
+		c.ToolCalls = make([]ToolCall, len(m.ToolCalls))
+		for i, tc := range m.ToolCalls {
+			c.ToolCalls[i] = ToolCall{ID: strings.Clone(tc.ID), Name: strings.Clone(tc.Name), Arguments: strings.Clone(tc.Arguments)}
+		}
+	}
+	return c
+}
+
+// cutEnds reads the messages left after the stored ones sc's compile
+// keeps and reports whether they are the ones it cuts.
+func (sc storedCompile) cutEnds(mr *messagesReader) bool {
+	if len(sc.cut) == 0 {
+		return true
+	}
+	mr.arena = newHexArena(len(sc.cut))
+	ms := make([]Message, len(sc.cut))
+	for i := range ms {
+		if !mr.next(&ms[i]) {
+			return false
+		}
+	}
+	return sc.cutMatches(ms)
+}
+
+// cloneTools is tools with strings of their own.
+func cloneTools(tools []ToolDef) []ToolDef {
+	out := make([]ToolDef, len(tools))
+	for i, td := range tools {
+		out[i] = ToolDef{Name: strings.Clone(td.Name), Description: strings.Clone(td.Description), Parameters: td.Parameters}
+	}
+	if tools == nil {
+		return nil
+	}
+	return out
+}
