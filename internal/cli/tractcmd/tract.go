@@ -46,6 +46,7 @@ Refs: full hash, unique prefix (4+ characters), branch, tag, HEAD, HEAD~N, TRACT
 		newTractGCCmd(env, f), newTractVerifyCmd(env, f), newTractMigrateCmd(env, f),
 		newTractTagCmd(env, f), newTractTagsCmd(env, f), newTractFindCmd(env, f), newTractExportCmd(env, f),
 		newTractCompressCmd(env, f), newTractDiffCmd(env, f), newTractStatusCmd(env, f), newTractConfigCmd(env, f),
+		newTractPruneCmd(env, f),
 	)
 	return cmd
 }
