@@ -98,6 +98,9 @@ func claudeNative(cwd string, env Env) Native {
 	n.Version, from = claudeVersion(env)
 	if n.Version == "" {
 		n.How = "Claude Code's version was not found (no claude on PATH or above the hook): lineage cannot tell what it loads"
+		// Every release attaches the nested CLAUDE.md files to a Read; its
+		// AGENTS.md plugin may.
+		n.attach = []attachRule{{tools: []string{"Read"}, names: claudeNames}, {tools: []string{"Read"}, names: agentsNames, maybe: true}}
 		return n
 	}
 	n.Known = true

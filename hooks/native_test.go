@@ -149,6 +149,7 @@ func TestNativeAttached(t *testing.T) {
 	claude := NativeView(Claude, r, envOf(r, map[string]string{"LINEAGE_CLAUDE_VERSION": "2.1.332", "DISABLE_TELEMETRY": "1"}))
 	gemini := NativeView(Gemini, r, envOf(r, map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"}))
 	geminiUntrusted := NativeView(Gemini, r, envOf(r, nil))
+	claudeUnknown := NativeView(Claude, r, envOf(r, nil))
 	for _, tt := range []struct {
 		name         string
 		n            Native
@@ -161,6 +162,8 @@ func TestNativeAttached(t *testing.T) {
 		{"claude nested AGENTS.md beside a CLAUDE.md (fallback)", claude, "Read", p("web/src/a.ts"), p("web/AGENTS.md"), NotAttached},
 		{"claude nested AGENTS.md", claude, "Read", p("api/h.go"), p("api/AGENTS.md"), Attached},
 		{"claude a file outside the read path", claude, "Read", p("api/h.go"), p("web/CLAUDE.md"), NotAttached},
+		{"claude unknown version, nested CLAUDE.md", claudeUnknown, "Read", p("web/src/a.ts"), p("web/CLAUDE.md"), Attached},
+		{"claude unknown version, nested AGENTS.md", claudeUnknown, "Read", p("api/h.go"), p("api/AGENTS.md"), MaybeAttached},
 		{"gemini read_file", gemini, "read_file", p("web/src/a.ts"), p("web/GEMINI.md"), Attached},
 		{"gemini list_directory of the folder", gemini, "list_directory", p("web"), p("web/GEMINI.md"), Attached},
 		{"gemini grep_search", gemini, "grep_search", p("web"), p("web/GEMINI.md"), NotAttached},

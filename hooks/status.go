@@ -57,8 +57,11 @@ type Installed struct {
 	FileNames []string `json:"fileNames"`
 	// HooksEnabled is false when the harness's settings turn hooks off.
 	HooksEnabled bool `json:"hooksEnabled"`
-	// Trusted is set for a harness that runs only hooks the user trusted
-	// (Codex CLI): whether a trust entry exists for lineage's hook.
+	// Trusted is set for a harness that runs only hooks the user trusted:
+	// Codex CLI, whether its config.toml trusts lineage's command on every
+	// event it is installed for (the hash Codex keeps matches this
+	// command); Gemini CLI at project scope, whether the folder is
+	// trusted.
 	Trusted *bool `json:"trusted,omitzero"`
 	WillRun bool  `json:"willRun"`
 	// Records: the command records sessions (--record, see
@@ -91,6 +94,14 @@ func HookStatus(h *Harness, env Env, project string) Status {
 		}
 		if in, ok := h.installedIn(path, env); ok {
 			in.Scope = scope
+			if h == Gemini && scope == ScopeProject {
+				trusted, why := geminiFolderTrusted(env, project)
+				in.Trusted = &trusted
+				if !trusted {
+					in.Problems = append(in.Problems, geminiTrustProblem(project, why))
+					in.WillRun = false
+				}
+			}
 			st.Installs = append(st.Installs, in)
 		}
 	}
@@ -140,11 +151,9 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 	case Codex:
 		cfgPath := filepath.Join(CodexHome(env), "config.toml")
 		in.HooksEnabled = !readCodexConfig(cfgPath).hooksOff
-		trusted := codexTrusted(cfgPath, path)
+		trusted, problems := codexTrust(cfgPath, path, in.Command)
 		in.Trusted = &trusted
-		if !trusted {
-			in.Problems = append(in.Problems, "not trusted: Codex CLI skips it until you trust it (codex, then /hooks)")
-		}
+		in.Problems = append(in.Problems, problems...)
 	}
 	if !in.ProgramFound {
 		in.Problems = append(in.Problems, "program "+in.Program+" not found (moved or removed? run 'lineage hook install "+h.Name+"' again)")
@@ -201,25 +210,4 @@ func fileNamesFlag(command string) []string {
 		}
 	}
 	return names
-}
-
-// codexTrusted reports whether Codex CLI's config.toml holds a trust entry
-// for the SessionStart hook of hooksFile: a [hooks.state."<hooksFile>:
-// session_start:…"] table with a trusted_hash. Codex asks again when the
-// command changed; lineage cannot check the hash, which Codex computes.
-func codexTrusted(configPath, hooksFile string) bool {
-	data, err := os.ReadFile(configPath)
-	if err != nil {
-		return false
-	}
-	key := `[hooks.state."` + hooksFile + `:session_start:`
-	i := strings.Index(string(data), key)
-	if i < 0 {
-		return false
-	}
-	rest := string(data[i+len(key):])
-	if j := strings.Index(rest, "\n["); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.Contains(rest, "trusted_hash")
 }

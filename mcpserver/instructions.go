@@ -152,7 +152,7 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 			r := sess.Resolve(p)
 			out.Targets = append(out.Targets, r)
 			files = append(files, r.Files...)
-			out.Reminder = instructions.ResolveReminder(files)
+			out.Reminder = instructions.ResolveReminderNamed(files, s.cfg.FileNames)
 			if rest := in.Paths[i+1:]; len(rest) > 0 {
 				out.Remaining = rest
 				if resultTokens(s.opts.Tokens, out) > limit {

@@ -116,7 +116,7 @@ var claudeSystem = []string{"local_command", "stop_hook_summary", "turn_duration
 // claudeContext are the attachment types that put text before the model;
 // hook_success only reports a hook's run.
 var claudeContext = []string{"agent_listing_delta", "auto_mode", "date", "deferred_tools_delta", "environment",
-	"file", "hook_additional_context", "instructions", "model", "prompt_snapshot", "queued_command",
+	"file", "hook_additional_context", "instructions", "mcp_instructions_delta", "model", "nested_memory", "prompt_snapshot", "queued_command",
 	"remote_session_change", "session_context", "skill_listing", "task_reminder"}
 
 // Read reads a Claude transcript from the cursor on.

@@ -271,6 +271,8 @@ func (p *claudeParser) attachment(l line, e claudeLine, base Record) error {
 			Content string `json:"content"`
 		} `json:"files"`
 		Text string `json:"text"`
+		// AddedBlocks: the MCP servers' instructions (mcp_instructions_delta).
+		AddedBlocks []string `json:"addedBlocks"`
 	}
 	if err := json.Unmarshal(e.Attachment, &a); err != nil || a.Type == "" {
 		return &LineError{Path: p.path, Line: l.N, Field: "attachment.type", Reason: "missing"}
@@ -293,6 +295,7 @@ func (p *claudeParser) attachment(l line, e claudeLine, base Record) error {
 		for _, f := range a.Files {
 			parts = append(parts, f.Content)
 		}
+		parts = append(parts, a.AddedBlocks...)
 	}
 	text := strings.Join(parts, "\n")
 	if strings.TrimSpace(text) == "" {
@@ -330,6 +333,14 @@ func attachmentText(content jsontext.Value, text string) []string {
 		var ss []string
 		if json.Unmarshal(content, &ss) == nil {
 			out = append(out, ss...)
+		}
+	case '{':
+		// A nested CLAUDE.md (nested_memory): {"path","type","content"}.
+		var f struct {
+			Content string `json:"content"`
+		}
+		if json.Unmarshal(content, &f) == nil && f.Content != "" {
+			out = append(out, f.Content)
 		}
 	}
 	return out

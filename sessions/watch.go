@@ -15,8 +15,9 @@ import (
 // file and writes nothing.
 //
 // A Claude Code subagent's file is read with its parent's (a related
-// file): its records arrive when the parent's file changes, which it does
-// when the subagent hands back.
+// file), and a round counts it in its parent's stamp: a subagent that is
+// still working (its parent's file unchanged until it hands back) has its
+// records imported in the round after they are written.
 type Watcher struct {
 	Importer *Importer
 	// List lists the transcripts to watch (the harnesses' folders, as
@@ -29,6 +30,31 @@ type Watcher struct {
 type stamp struct {
 	size int64
 	mod  time.Time
+	// subagents sums a Claude session's subagent files (see
+	// claudeSubagents): how many, their sizes, the newest modification.
+	subagents, subSize int64
+	subMod             time.Time
+}
+
+// stampOf is the stamp of src's file; ok is false when it is gone.
+func stampOf(src Source) (stamp, bool) {
+	st, err := os.Stat(src.Path)
+	if err != nil {
+		return stamp{}, false
+	}
+	s := stamp{size: st.Size(), mod: st.ModTime()}
+	if src.Harness == Claude {
+		for _, sub := range claudeSubagents(src.Path) {
+			if st, err := os.Stat(sub.Path); err == nil {
+				s.subagents++
+				s.subSize += st.Size()
+				if st.ModTime().After(s.subMod) {
+					s.subMod = st.ModTime()
+				}
+			}
+		}
+	}
+	return s, true
 }
 
 // Failed is a transcript a round could not import: the error names the
@@ -53,11 +79,11 @@ func (w *Watcher) Round(ctx context.Context) (rep Report, failed []Failed, err e
 	now := map[string]stamp{}
 	var changed []Source
 	for _, s := range srcs {
-		st, err := os.Stat(s.Path)
-		if err != nil {
+		st, ok := stampOf(s)
+		if !ok {
 			continue // gone since the list: the next round lists it no more
 		}
-		now[s.Path] = stamp{st.Size(), st.ModTime()}
+		now[s.Path] = st
 		if old, ok := w.seen[s.Path]; !ok || old != now[s.Path] {
 			changed = append(changed, s)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,58 @@ func TestWatcherReadsOnlyWhatChanged(t *testing.T) {
 	round(0, 0, 0)
 	if len(w.seen) != 1 {
 		t.Errorf("a file no longer listed is still remembered: %v", w.seen)
+	}
+}
+
+// TestWatcherSeesASubagentAtWork: a Claude subagent's file that appears or
+// grows while its parent's file stays as it was is imported in the next
+// round (it is counted in its parent's stamp), and an unchanged one is not
+// read again.
+func TestWatcherSeesASubagentAtWork(t *testing.T) {
+	repo, _ := newRepo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	parent := filepath.Join(dir, "0a1b2c3d-0000-4000-8000-000000000001.jsonl")
+	if err := os.WriteFile(parent, []byte(watchedLine(1, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &Watcher{Importer: &Importer{Repo: repo}, List: func() ([]Source, error) { return []Source{{Harness: Claude, Path: parent}}, nil }}
+	round := func(wantAdded int) {
+		t.Helper()
+		rep, failed, err := w.Round(ctx)
+		if err != nil || len(failed) != 0 {
+			t.Fatalf("round: %v %v", err, failed)
+		}
+		if rep.Added != wantAdded {
+			t.Fatalf("round added %d, want %d (%+v)", rep.Added, wantAdded, rep)
+		}
+	}
+	round(1)
+	subDir := filepath.Join(strings.TrimSuffix(parent, ".jsonl"), "subagents")
+	if err := os.MkdirAll(subDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(subDir, "agent-a1.jsonl")
+	subLine := func(n int, parentUUID string) string {
+		p := "null"
+		if parentUUID != "" {
+			p = `"` + parentUUID + `"`
+		}
+		return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":true,"agentId":"a1","type":"user","message":{"role":"user","content":"sub %d"},"uuid":"s%d","timestamp":"2026-11-28T10:00:1%d.000Z","cwd":"/repo","sessionId":"0a1b2c3d-0000-4000-8000-000000000001","version":"2.1.332"}`+"\n", p, n, n, n)
+	}
+	if err := os.WriteFile(sub, []byte(subLine(1, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	round(1) // the new subagent file, its parent unchanged
+	f, err := os.OpenFile(sub, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(subLine(2, "s1"))
+	f.Close()
+	round(1) // the subagent's new line
+	round(0)
+	if info, ok, err := Get(ctx, repo, TractName(Claude, "agent-a1")); err != nil || !ok || info.Origin == nil {
+		t.Errorf("the subagent's session: %+v, %v, %v", info, ok, err)
 	}
 }

@@ -149,26 +149,8 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 	for _, m := range sc.more {
 		res.Tokens += m.Tokens
 	}
-	// each reads the messages in order from the start, into m; arena
-	// says whether to make the hashes of message i.
 	each := func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
-		mr, _, _ := openMessages(sc.cv.Messages, t, sc.cv.Head)
-		var m Message
-		for i := 0; i < n; i++ {
-			if i < stored {
-				mr.arena = arena(i)
-				if !mr.next(&m) {
-					return false
-				}
-			} else {
-				m = sc.more[i-stored]
-				m.Slot += sm.slots
-			}
-			if !visit(i, &m) {
-				return true
-			}
-		}
-		return sc.cutEnds(mr) && mr.err() == nil
+		return sc.each(t, stored, sm.slots, arena, visit)
 	}
 	var unit []int32
 	var drop []bool
@@ -250,6 +232,33 @@ func (m *Message) Clone() Message {
 		}
 	}
 	return c
+}
+
+// each reads sc's messages in order from the start (the first stored
+// of the checkpoint's, then the appended ones, slots after slots), into
+// m; arena says whether to make the hashes of message i. false when the
+// part proves damaged.
+func (sc storedCompile) each(t Tract, stored, slots int, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+	mr, _, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	if err != nil {
+		return false
+	}
+	var m Message
+	for i := 0; i < stored+len(sc.more); i++ {
+		if i < stored {
+			mr.arena = arena(i)
+			if !mr.next(&m) {
+				return false
+			}
+		} else {
+			m = sc.more[i-stored]
+			m.Slot += slots
+		}
+		if !visit(i, &m) {
+			return true
+		}
+	}
+	return sc.cutEnds(mr) && mr.err() == nil
 }
 
 // cutEnds reads the messages left after the stored ones sc's compile

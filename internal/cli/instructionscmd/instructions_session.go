@@ -87,7 +87,7 @@ system reminder instead.`,
 			if err != nil {
 				return err
 			}
-			return printResolutions(env, out, asJSON.Set, reminder)
+			return printResolutions(env, out, asJSON.Set, reminder, opts.Config.FileNames)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "session state `FILE` (required)")
@@ -96,7 +96,7 @@ system reminder instead.`,
 	return cmd
 }
 
-func printResolutions(env *clienv.Env, out []instructions.Resolution, asJSON, reminder bool) error {
+func printResolutions(env *clienv.Env, out []instructions.Resolution, asJSON, reminder bool, names []string) error {
 	if asJSON {
 		return clienv.WriteJSON(env.Stdout, struct {
 			Targets []instructions.Resolution `json:"targets"`
@@ -107,7 +107,7 @@ func printResolutions(env *clienv.Env, out []instructions.Resolution, asJSON, re
 		files = append(files, r.Files...)
 	}
 	if reminder {
-		return printText(env, instructions.ResolveReminder(files))
+		return printText(env, instructions.ResolveReminderNamed(files, names))
 	}
 	for _, f := range files {
 		if _, err := fmt.Fprintln(env.Stdout, fsx.LineSafe(f.Path)); err != nil {
