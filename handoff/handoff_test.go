@@ -59,13 +59,15 @@ func session(t *testing.T, turns int, compacted bool) (*tract.Repo, sessions.Inf
 	return repo, sessions.Info{Tract: name, Harness: sessions.Claude, Session: "s1"}
 }
 
-func options(repo *tract.Repo, info sessions.Info) Options {
-	return Options{Repo: repo, Session: info, To: ToClaude, Instructions: instructions.Options{Cwd: filepath.Join(string(filepath.Separator), "repo")}}
+// options hand info off to Claude Code from an empty project folder (an
+// absolute path on every system: a drive letter on Windows).
+func options(t *testing.T, repo *tract.Repo, info sessions.Info) Options {
+	return Options{Repo: repo, Session: info, To: ToClaude, Instructions: instructions.Options{Cwd: t.TempDir()}}
 }
 
 func TestComposeHarnessSummaryTailAndSkips(t *testing.T) {
 	repo, info := session(t, 4, true)
-	res, err := Compose(context.Background(), options(repo, info))
+	res, err := Compose(context.Background(), options(t, repo, info))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestComposeHarnessSummaryTailAndSkips(t *testing.T) {
 func TestComposeCallerSummaryTakesWholeTurnsUnderBudget(t *testing.T) {
 	repo, info := session(t, 6, false)
 	ctx := context.Background()
-	o := options(repo, info)
+	o := options(t, repo, info)
 	o.Summary = "we found the parser drops the last token"
 	// Without a budget: the summary and the last turn.
 	res, err := Compose(ctx, o)
@@ -126,7 +128,7 @@ func TestComposeCallerSummaryTakesWholeTurnsUnderBudget(t *testing.T) {
 func TestComposeIsDeterministicAndRecordedOnce(t *testing.T) {
 	repo, info := session(t, 3, false)
 	ctx := context.Background()
-	o := options(repo, info)
+	o := options(t, repo, info)
 	o.Summary, o.Budget, o.To = "summary", 80, ToOpenAI
 	a, err := Compose(ctx, o)
 	if err != nil {
@@ -152,7 +154,7 @@ func TestComposePinnedOverBudgetLeavesNoTract(t *testing.T) {
 	if _, err := repo.CreateTag(ctx, info.Tract, "decision", "HEAD~5"); err != nil {
 		t.Fatal(err)
 	}
-	o := options(repo, info)
+	o := options(t, repo, info)
 	o.Summary, o.Budget = strings.Repeat("a long summary ", 20), 40
 	_, err := Compose(ctx, o)
 	var be *compose.BudgetError
