@@ -1,7 +1,6 @@
 package contextcmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/tokens"
-	"github.com/agentlineage/lineage/tract/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -153,7 +151,7 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 		_ = o.Counts.Save(cmd.Context())
 	}
 	if err != nil {
-		return contextErr(err)
+		return clienv.ComposeErr(err)
 	}
 	return c.print(env, res)
 }
@@ -172,31 +170,7 @@ func (c *contextFlags) print(env *clienv.Env, res compose.Result) error {
 	if len(res.Dropped)+len(res.DroppedMessages) > 0 {
 		writeDroppedNote(env, res)
 	}
-	switch req := res.Request; req.Format {
-	case compose.FormatText:
-		_, err := io.WriteString(env.Stdout, req.Text)
-		return err
-	case compose.FormatOpenAI:
-		// The same bytes as WriteJSON, without the encoder's work per
-		// token.
-		return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
-	}
-	return clienv.WriteJSON(env.Stdout, res.Request)
-}
-
-// contextErr maps compose errors to exit codes: a budget the pinned part
-// exceeds and an OpenAI request with no message are findings (3), bad options a usage error (2), the rest as the
-// service they came from maps them.
-func contextErr(err error) error {
-	var be *compose.BudgetError
-	var ve *compose.ValidationError
-	switch {
-	case errors.As(err, &be), errors.Is(err, wire.ErrEmptyContext):
-		return clienv.FindingError(err)
-	case errors.As(err, &ve):
-		return clienv.UsageError("%v", ve)
-	}
-	return clienv.TractErr(clienv.AgentsError(err))
+	return clienv.WriteRequest(env.Stdout, res.Request)
 }
 
 func writeDroppedNote(env *clienv.Env, res compose.Result) {

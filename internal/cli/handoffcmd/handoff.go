@@ -2,7 +2,6 @@ package handoffcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/handoff"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/sessions"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/wire"
 )
 
 const Short = "Start a new session from an imported one: its summary and latest turns, in any harness"
@@ -122,7 +119,7 @@ func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	res, err := handoff.Compose(ctx, handoff.Options{Repo: st.Repo, Session: info, At: at, Summary: summary,
 		Budget: f.budget, Encoding: f.encoding, To: to, Instructions: iopts})
 	if err != nil {
-		return handoffErr(err)
+		return clienv.ComposeErr(err)
 	}
 	for _, w := range res.Context.Warnings {
 		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
@@ -221,27 +218,5 @@ func printOut(env *clienv.Env, out output) error {
 		_, err := fmt.Fprintln(env.Stdout, out.Command)
 		return err
 	}
-	switch req := res.Request; req.Format {
-	case compose.FormatText:
-		_, err := io.WriteString(env.Stdout, req.Text)
-		return err
-	case compose.FormatOpenAI:
-		return wire.WriteOpenAIJSON(env.Stdout, req.OpenAI, clienv.JSONIndent)
-	}
-	return clienv.WriteJSON(env.Stdout, res.Request)
-}
-
-// handoffErr maps errors to exit codes as lineage context does: a budget
-// the pinned part exceeds and an empty OpenAI request are findings (3), bad
-// options a usage error (2).
-func handoffErr(err error) error {
-	var be *compose.BudgetError
-	var ve *compose.ValidationError
-	switch {
-	case errors.As(err, &be), errors.Is(err, wire.ErrEmptyContext):
-		return clienv.FindingError(err)
-	case errors.As(err, &ve):
-		return clienv.UsageError("%v", ve)
-	}
-	return clienv.TractErr(err)
+	return clienv.WriteRequest(env.Stdout, res.Request)
 }

@@ -1,7 +1,6 @@
 package sessionscmd
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,13 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlineage/lineage/compose"
 	"github.com/agentlineage/lineage/handoff"
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/sessions"
-	"github.com/agentlineage/lineage/tract/wire"
 )
 
 const forkLong = `Fork an imported session at TURN (any ref of its tract: a commit as 'sessions
@@ -72,7 +69,7 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			forked, err := handoff.Fork(ctx, handoff.Options{Repo: repo, Session: info, At: at, Summary: strings.TrimSpace(summary),
 				Budget: budget, To: target, Instructions: iopts})
 			if err != nil {
-				return forkErr(err)
+				return clienv.ComposeErr(err)
 			}
 			res := forked.Handoff
 			out := struct {
@@ -103,20 +100,6 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 	cmd.Flags().StringVar(&project, "project", "", "folder whose next session start gets a harness handoff (default: the session's)")
 	asJSON.Add(cmd, "")
 	return cmd
-}
-
-// forkErr maps a fork's errors as lineage handoff does: a budget the pinned
-// part exceeds is a finding (3), bad options a usage error (2).
-func forkErr(err error) error {
-	var be *compose.BudgetError
-	var ve *compose.ValidationError
-	switch {
-	case errors.As(err, &be), errors.Is(err, wire.ErrEmptyContext):
-		return clienv.FindingError(err)
-	case errors.As(err, &ve):
-		return clienv.UsageError("%v", ve)
-	}
-	return clienv.TractErr(err)
 }
 
 // projectInstructions are the instruction options of the project's
