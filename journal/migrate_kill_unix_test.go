@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentlineage/lineage/agents"
 	"github.com/agentlineage/lineage/internal/agentstest"
@@ -192,7 +193,17 @@ func killSelf(sig string) {
 		exitOnIgnoredHUP()
 	}
 	syscall.Kill(os.Getpid(), s)
-	select {}
+	waitForever()
+}
+
+// waitForever blocks a worker until a signal ends it. Not select {}: in a
+// process whose other goroutines have all ended, the runtime calls that a
+// deadlock and exits (a lock holder would then release its lock before the
+// test looked: CI saw a held lock reported stale).
+func waitForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // exitOnIgnoredHUP makes a worker started with SIGHUP ignored (nohup, some

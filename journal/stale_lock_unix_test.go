@@ -30,7 +30,8 @@ func holdLockWorker(root, _ string, _ int) error {
 	}
 	defer l.Unlock()
 	fmt.Println("held")
-	select {}
+	waitForever()
+	return nil
 }
 
 func lockLines(t *testing.T, root string) (warnings, info []string) {
