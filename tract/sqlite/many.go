@@ -24,16 +24,7 @@ func (r reader) TractsByID(ctx context.Context, ids []string) ([]tract.Tract, er
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []tract.Tract
-	for rows.Next() {
-		t, err := scanTract(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return scanTracts(rows)
 }
 
 func (r reader) TractSettings(ctx context.Context, q tract.SettingsQuery) ([]tract.Setting, error) {

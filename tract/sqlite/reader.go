@@ -68,16 +68,7 @@ func (r reader) Tracts(ctx context.Context) ([]tract.Tract, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []tract.Tract
-	for rows.Next() {
-		t, err := scanTract(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return scanTracts(rows)
 }
 
 func (r reader) Ref(ctx context.Context, tractID, name string) (tract.Ref, error) {
@@ -353,6 +344,20 @@ func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, 
 			return nil, err
 		}
 		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// scanTracts reads every row of a tracts query (tractCols) and closes it.
+func scanTracts(rows *sql.Rows) ([]tract.Tract, error) {
+	defer rows.Close()
+	var out []tract.Tract
+	for rows.Next() {
+		t, err := scanTract(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
 	}
 	return out, rows.Err()
 }
