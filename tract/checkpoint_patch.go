@@ -67,15 +67,16 @@ func (p *annPatch) lookup(r *viewReader) (string, Priority, bool) {
 	switch c.uint() {
 	case 0:
 		k := c.str()
-		pr, ok := p.str[k]
-		return "0" + k, pr, ok
+		if pr, ok := p.str[k]; ok {
+			return "0" + k, pr, true
+		}
 	case 1:
 		if len(c.s) < 32 {
 			return "", "", false
 		}
-		k := c.s[:32]
-		pr, ok := p.raw[k]
-		return "1" + k, pr, ok
+		if pr, ok := p.raw[c.s[:32]]; ok {
+			return "1" + c.s[:32], pr, true
+		}
 	}
 	return "", "", false
 }
