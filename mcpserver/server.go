@@ -86,6 +86,16 @@ type Options struct {
 	// not only those whose working directory is inside the call's allowed
 	// roots.
 	SessionsAll bool
+	// OpenSessionsWrite opens the sessions store for writing, and
+	// HandoffDir is the folder of pending handoffs (<state
+	// dir>/lineage/handoffs): session_handoff records a handoff there; nil
+	// or "" leaves it out.
+	OpenSessionsWrite SessionsOpener
+	HandoffDir        string
+	// MemoryUser names the user whose memories the memory tools keep and
+	// search (with the project of the call's working directory and the
+	// slug a call names); "" (or no OpenSessionsWrite) leaves them out.
+	MemoryUser string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -187,6 +197,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.OpenSessions != nil {
 		s.addSessionsTools()
+	}
+	if opts.OpenSessionsWrite != nil && opts.HandoffDir != "" {
+		s.addHandoffTool()
+	}
+	if opts.OpenSessions != nil && opts.OpenSessionsWrite != nil && opts.MemoryUser != "" {
+		s.addMemoryTools()
 	}
 	return s, nil
 }
