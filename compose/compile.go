@@ -32,6 +32,10 @@ type Contributor struct {
 	Source string `json:"source"`
 	Name   string `json:"name"`
 	Tokens int    `json:"tokens"`
+	// Tract and Commit name a pinned tract message ("" otherwise): what a
+	// caller that removes a tract it made renames (package handoff).
+	Tract  string     `json:"-"`
+	Commit tract.Hash `json:"-"`
 }
 
 func (e *BudgetError) Error() string {
@@ -208,7 +212,8 @@ func budgetError(budget int, sys []piece, pinned []tract.Message, overhead int) 
 	}
 	for _, m := range pinned {
 		e.Needed += m.Tokens
-		all = append(all, Contributor{Source: "commit", Name: m.Commit.Short() + " (tract " + m.Tract + ")", Tokens: m.Tokens})
+		all = append(all, Contributor{Source: "commit", Name: m.Commit.Short() + " (tract " + m.Tract + ")", Tokens: m.Tokens,
+			Tract: m.Tract, Commit: m.Commit})
 	}
 	// Stable: equal sizes keep the request's order.
 	slices.SortStableFunc(all, func(a, b Contributor) int { return cmp.Compare(b.Tokens, a.Tokens) })

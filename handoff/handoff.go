@@ -156,8 +156,10 @@ func Compose(ctx context.Context, o Options) (Result, error) {
 	res.Context, err = compose.Compile(ctx, composeOptions(o, res.Tract))
 	if err != nil {
 		if res.Created {
-			// Nothing half-made: a handoff over its budget leaves no tract.
+			// Nothing half-made: a handoff over its budget leaves no tract,
+			// so the error names none of its commits.
 			_ = o.Repo.RemoveTract(ctx, res.Tract)
+			renameOwn(err, res.Tract)
 		}
 		return Result{}, err
 	}
@@ -346,4 +348,20 @@ func record(ctx context.Context, o Options, res Result, p handoffPlan) (err erro
 		}
 	}
 	return nil
+}
+
+// renameOwn names the parts of a budget error that were the removed
+// handoff tract's own commits by what they were: the caller's summary (the
+// only message the handoff tract writes). The session's commits keep their
+// names: they still exist.
+func renameOwn(err error, own string) {
+	var be *compose.BudgetError
+	if !errors.As(err, &be) {
+		return
+	}
+	for i, c := range be.Largest {
+		if c.Tract == own {
+			be.Largest[i] = compose.Contributor{Source: "the caller's", Name: "--summary", Tokens: c.Tokens}
+		}
+	}
 }

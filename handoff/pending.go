@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -196,4 +197,33 @@ func (c *Claim) Release() error {
 func PendingOf(res Result, project string, now time.Time) Pending {
 	return Pending{Harness: string(res.To), Project: project, Session: res.Session, Tract: res.Tract, At: res.At,
 		Created: now.UTC(), Expires: now.UTC().Add(Expiry), Text: Text(res)}
+}
+
+// Prepared is a handoff composed and, for a harness, left pending.
+type Prepared struct {
+	Result
+	// Command starts the harness's session; Pending is the handoff left
+	// for its next session start (nil for a printed target).
+	Command string   `json:"command,omitempty"`
+	Pending *Pending `json:"pending,omitempty"`
+}
+
+// Prepare composes the handoff o describes ([Compose]) and, when it goes to
+// a harness, leaves it pending in d for that harness's next session start in
+// project, made at now; cwd is where the start command is run from. It is
+// what `lineage handoff --to` and MCP's session_handoff do.
+func Prepare(ctx context.Context, o Options, d Dir, project, cwd string, now time.Time) (Prepared, error) {
+	res, err := Compose(ctx, o)
+	if err != nil {
+		return Prepared{}, err
+	}
+	out := Prepared{Result: res}
+	if res.To.Harness() {
+		p := PendingOf(res, project, now)
+		if err := d.Leave(p); err != nil {
+			return Prepared{}, err
+		}
+		out.Pending, out.Command = &p, StartCommand(res.To, project, cwd)
+	}
+	return out, nil
 }

@@ -37,6 +37,14 @@ type Harness struct {
 	// trigger value of the only compactions the event reports for sure.
 	CompactEvents []string
 	CompactManual string
+	// StartOnce: a start event of a session lineage already has state
+	// for changes nothing (Cursor runs lineage's entries of its own
+	// hooks.json and of Claude Code's settings files both: the second
+	// start must not send the instructions again).
+	StartOnce bool
+	// Flat: the settings file holds one entry per command under each
+	// event ({"command", "matcher"}), not matcher groups (Cursor).
+	Flat bool
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -55,10 +63,15 @@ var (
 		CompactEvents: []string{"PreCompress"}, CompactManual: "manual", toolPaths: geminiPaths}
 	Codex = &Harness{Name: "codex", Title: "Codex CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse",
 		RecordEvents: []string{"Stop", "SubagentStop", "PostCompact", "SessionEnd"}, CompactEvents: []string{"PostCompact"}, toolPaths: codexPaths}
+	// Cursor's subagentStart cannot add context (it answers a permission):
+	// it drops the subagent conversation's state, so the subagent's first
+	// tool event is answered as its start.
+	Cursor = &Harness{Name: "cursor", Title: "Cursor", StartEvent: "sessionStart", ToolEvent: "postToolUse", SubagentEvent: cursorSubagentEvent,
+		CompactEvents: []string{"preCompact"}, StartOnce: true, Flat: true, toolPaths: cursorPaths}
 )
 
 // Harnesses lists the supported harnesses.
-func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex} }
+func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor} }
 
 // HarnessNamed returns the harness called name, or nil.
 func HarnessNamed(name string) *Harness {
@@ -176,6 +189,10 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Event{}, fmt.Errorf("%s hook event: %w", h.Title, describeJSON(data, 0, err))
 	}
+	cursorSub := ""
+	if h == Cursor {
+		cursorSub = cursorEvent(data, &w)
+	}
 	switch {
 	case w.Name == "":
 		return Event{}, fmt.Errorf("%s hook event: hook_event_name is missing", h.Title)
@@ -204,6 +221,18 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 			ev.Prompt, ev.ToolInput = strings.Join(prompt, ""), w.ToolInput
 		case h.ToolEvent:
 			ev.Kind = SubagentEnd
+		}
+		return ev, nil
+	}
+	if h == Cursor && w.Name == cursorReadEvent {
+		// Answered with a permission only: nothing to resolve.
+		return ev, nil
+	}
+	if h == Cursor && w.Name == cursorSubagentEvent {
+		// The subagent's own conversation starts afresh at its first tool
+		// event (dropping a state is what a compaction does).
+		if cursorSub != "" {
+			ev.Kind, ev.SessionID = Compact, cursorSub
 		}
 		return ev, nil
 	}
@@ -284,6 +313,9 @@ func jsonKind(v any) string {
 // hookSpecificOutput object naming the event, or nil when context is
 // empty (the hook then prints nothing at all).
 func (h *Harness) Output(ev Event, context string) ([]byte, error) {
+	if h == Cursor {
+		return cursorOutput(ev, context)
+	}
 	if context == "" {
 		return nil, nil
 	}

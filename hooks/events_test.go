@@ -69,6 +69,11 @@ func TestParseDocumentedEvents(t *testing.T) {
 		{"gemini-after-tool-read-many-files.json", Gemini, Tool, []string{"docs/guide.md", "web/src/"}},
 		{"codex-session-start.json", Codex, Start, nil},
 		{"codex-post-tool-use-apply-patch.json", Codex, Tool, []string{"services/api/handler.go", "web/new.ts"}},
+		{"cursor-session-start.json", Cursor, Start, nil},
+		{"cursor-post-tool-use-read.json", Cursor, Tool, []string{abs("/path/to/project/src/main.ts")}},
+		{"cursor-before-read-file.json", Cursor, Ignored, nil},
+		{"cursor-pre-compact.json", Cursor, Compact, nil},
+		{"cursor-subagent-start.json", Cursor, Compact, nil},
 		// Another harness's event: names that mean nothing here.
 		{"gemini-after-tool-read-file.json", Claude, Ignored, nil},
 	} {
@@ -80,6 +85,34 @@ func TestParseDocumentedEvents(t *testing.T) {
 		if ev.Kind != tt.kind || !slices.Equal(ev.Paths, tt.paths) || ev.SessionID == "" {
 			t.Errorf("%s as %s: kind %d paths %q, want kind %d paths %q", tt.file, tt.h.Name, ev.Kind, ev.Paths, tt.kind, tt.paths)
 		}
+	}
+}
+
+// TestCursorRunsClaudeEntries: Cursor runs the hook entries of Claude
+// Code's settings files too; lineage tells its events from Claude Code's by
+// their fields, whatever the event name says.
+func TestCursorRunsClaudeEntries(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "events", "*.json"))
+	for _, p := range files {
+		name := filepath.Base(p)
+		if got, want := IsCursorEvent(documented(t, name)), strings.HasPrefix(name, "cursor-"); got != want {
+			t.Errorf("IsCursorEvent(%s) = %v, want %v", name, got, want)
+		}
+	}
+	// Claude Code's event name in Cursor's event: Cursor's meaning.
+	ev, err := Cursor.ParseEvent([]byte(`{"hook_event_name":"SessionStart","conversation_id":"c","workspace_roots":[` + quote(abs("/r")) + `],"cursor_version":"2.4.21"}`))
+	if err != nil || ev.Kind != Start || ev.SessionID != "c" || ev.Cwd != abs("/r") {
+		t.Errorf("SessionStart from Cursor = %+v, %v", ev, err)
+	}
+	out, _ := Cursor.Output(ev, "x")
+	if string(out) != `{"additional_context":"x"}`+"\n" {
+		t.Errorf("Cursor's answer = %s", out)
+	}
+	if out, _ := Cursor.Output(Event{Name: "beforeReadFile"}, ""); string(out) != `{"permission":"allow"}`+"\n" {
+		t.Errorf("beforeReadFile answer = %s", out)
+	}
+	if out, _ := Cursor.Output(Event{Name: "preCompact"}, ""); out != nil {
+		t.Errorf("preCompact answer = %s", out)
 	}
 }
 

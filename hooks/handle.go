@@ -233,6 +233,10 @@ func writeAnswer(h *Harness, ev Event, res Result, opts Options) error {
 func answer(res *Result, h *Harness, ev Event, saved *instructions.State, stateless bool, opts Options) instructions.State {
 	var sess *instructions.Session
 	switch {
+	case ev.Kind == Start && h.StartOnce && saved != nil:
+		// The same start again (another settings file's entry): the
+		// session has it already.
+		return *saved
 	case ev.Kind == Start || saved == nil && (ev.Kind == Resume || !stateless):
 		// A new context window, or a session lineage never saw (or whose
 		// state expired): the model has no reminders yet.
@@ -246,6 +250,10 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 			io.Preloaded = func(p string) bool {
 				return native.preloaded(p) || strings.Contains(filepath.ToSlash(p), "/.claude/rules/")
 			}
+		}
+		if h == Cursor {
+			// Cursor applies its own rules (alwaysApply, globs) itself.
+			io.Preloaded = func(p string) bool { return native.preloaded(p) || cursorRule(p) }
 		}
 		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
 		sess, in = instructions.Start(io)

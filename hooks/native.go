@@ -246,6 +246,8 @@ func NativeView(h *Harness, cwd string, env Env) Native {
 		return claudeNative(cwd, env)
 	case Gemini:
 		return geminiNative(cwd, env)
+	case Cursor:
+		return cursorNative(cwd)
 	}
 	return Native{Harness: h}
 }

@@ -31,7 +31,7 @@ const (
 // have no local scope.
 func (h *Harness) SettingsPath(scope string, env Env, project string) (string, error) {
 	dir, file := "."+h.Name, "settings.json"
-	if h == Codex {
+	if h == Codex || h == Cursor {
 		file = "hooks.json"
 	}
 	switch scope {
@@ -91,6 +91,8 @@ func (h *Harness) UserDir(env Env) string {
 		return filepath.Join(GeminiHome(env), ".gemini")
 	case Codex:
 		return CodexHome(env)
+	case Cursor:
+		return filepath.Join(env.Home, ".cursor")
 	}
 	return ""
 }
@@ -254,6 +256,8 @@ func (h *Harness) groups(program string, f Flags) []struct {
 		tool = "read_file|write_file|replace|read_many_files|list_directory|glob|grep_search|search_file_content|invoke_agent"
 	case Codex:
 		tool = "apply_patch"
+	case Cursor:
+		tool = "Read|Write|Edit|StrReplace|Delete|Grep|Glob|LS"
 	}
 	out := []struct {
 		event string
@@ -310,9 +314,17 @@ func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) 
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("{}\n")
+		if h.Flat {
+			// Cursor's hooks.json says its format version.
+			out = []byte("{\n  \"version\": 1\n}\n")
+		}
 	}
 	for _, g := range h.groups(program, f) {
-		want, err := json.Marshal(g.group)
+		var entry any = g.group
+		if h.Flat {
+			entry = flatEntry(g.group)
+		}
+		want, err := json.Marshal(entry)
 		if err != nil {
 			return nil, err
 		}
@@ -326,7 +338,7 @@ func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) 
 		if out, err = h.removeOurs(out, g.event, program); err != nil {
 			return nil, err
 		}
-		if out, err = insertGroup(out, g.event, g.group); err != nil {
+		if out, err = insertGroup(out, g.event, entry); err != nil {
 			return nil, err
 		}
 	}
@@ -366,6 +378,9 @@ func hasGroup(data []byte, arr *node, want []byte) bool {
 func (h *Harness) countOurs(data []byte, arr *node, program string) int {
 	n := 0
 	for _, g := range arr.items {
+		if cmd := g.member("command"); h.Flat && cmd != nil && h.isOurs(cmd.text(data), program) {
+			n++
+		}
 		if hs := g.member("hooks"); hs != nil {
 			for _, c := range hs.items {
 				if cmd := c.member("command"); cmd != nil && h.isOurs(cmd.text(data), program) {
@@ -404,6 +419,9 @@ func (h *Harness) removeOurs(data []byte, event, program string) ([]byte, error)
 // empty array the user wrote stays.
 func (h *Harness) removeOne(data []byte, hooksObj, arr *node, event, program string, cleanup bool) []byte {
 	for gi, g := range arr.items {
+		if cmd := g.member("command"); h.Flat && g.kind == '{' && cmd != nil && h.isOurs(cmd.text(data), program) {
+			return arr.remove(data, gi)
+		}
 		hs := g.member("hooks")
 		if g.kind != '{' || hs == nil || hs.kind != '[' {
 			continue
@@ -431,7 +449,7 @@ func (h *Harness) removeOne(data []byte, hooksObj, arr *node, event, program str
 
 // insertGroup adds group at the end of hooks.<event>, creating the event
 // and the "hooks" object when missing, in the file's own indentation.
-func insertGroup(data []byte, event string, group hookGroup) ([]byte, error) {
+func insertGroup(data []byte, event string, group any) ([]byte, error) {
 	doc, err := parseDoc(data)
 	if err != nil {
 		return nil, err
@@ -440,14 +458,14 @@ func insertGroup(data []byte, event string, group hookGroup) ([]byte, error) {
 	hooksObj := doc.member("hooks")
 	switch {
 	case hooksObj == nil:
-		return doc.insert(data, style, "hooks", map[string][]hookGroup{event: {group}})
+		return doc.insert(data, style, "hooks", map[string][]any{event: {group}})
 	case hooksObj.kind != '{':
 		return nil, errors.New(`"hooks" is not an object`)
 	}
 	arr := hooksObj.member(event)
 	switch {
 	case arr == nil:
-		return hooksObj.insert(data, style, event, []hookGroup{group})
+		return hooksObj.insert(data, style, event, []any{group})
 	case arr.kind != '[':
 		return nil, fmt.Errorf(`"hooks.%s" is not an array`, event)
 	}
@@ -463,4 +481,13 @@ func (h *Harness) TrustStep() string {
 		return ""
 	}
 	return "Codex CLI runs a new or changed hook only after you trust it: start `codex` in your project, type /hooks and trust lineage's SessionStart and PostToolUse hooks (again after every install that changed the command). `codex exec` skips untrusted hooks silently; 'lineage hook status codex' shows whether they are trusted."
+}
+
+// flatEntry is a group's one command as a flat entry: Cursor's hooks.json
+// lists {"command", "matcher"} per event.
+func flatEntry(g hookGroup) any {
+	return struct {
+		Command string `json:"command"`
+		Matcher string `json:"matcher,omitempty"`
+	}{g.Hooks[0].Command, g.Matcher}
 }

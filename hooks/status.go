@@ -115,8 +115,12 @@ func HookStatus(h *Harness, env Env, project string) Status {
 // settingsDoc is what lineage reads of a harness's settings file for its
 // status.
 type settingsDoc struct {
-	Hooks           map[string][]struct{ Hooks []struct{ Command string } } `json:"hooks"`
-	DisableAllHooks bool                                                    `json:"disableAllHooks"`
+	Hooks map[string][]struct {
+		// Command is a flat entry's (Cursor).
+		Command string
+		Hooks   []struct{ Command string }
+	} `json:"hooks"`
+	DisableAllHooks bool `json:"disableAllHooks"`
 	HooksConfig     struct {
 		Enabled *bool `json:"enabled"`
 	} `json:"hooksConfig"`
@@ -176,9 +180,16 @@ func (h *Harness) ourCommand(doc settingsDoc) (command string, events []string) 
 	slices.Sort(names)
 	for _, event := range names {
 		for _, g := range doc.Hooks[event] {
+			cmds := make([]string, 0, len(g.Hooks)+1)
+			if h.Flat && g.Command != "" {
+				cmds = append(cmds, g.Command)
+			}
 			for _, c := range g.Hooks {
-				if h.isOurs(c.Command, "") || command != "" && c.Command == command {
-					command = c.Command
+				cmds = append(cmds, c.Command)
+			}
+			for _, c := range cmds {
+				if h.isOurs(c, "") || command != "" && c == command {
+					command = c
 					if !slices.Contains(events, event) {
 						events = append(events, event)
 					}

@@ -70,9 +70,10 @@ func findRules(fsys FS, dirs []string, cfg Config) []rule {
 	}
 	var out []rule
 	for _, dir := range dirs {
+		stamp := dirStamper(fsys, dir)
 		for _, rd := range cfg.Rules.Dirs {
-			top := joinName(dir, fromSlash(rd))
-			if fi, err := fsys.Stat(top); err != nil || !fi.IsDir() {
+			top, ok := ruleFolder(fsys, dir, rd, stamp)
+			if !ok {
 				continue
 			}
 			var files []string

@@ -51,6 +51,16 @@ func serveFromEnv() int {
 			return tract.New(st, tract.Options{}), func() { st.Close() }, nil
 		}
 	}
+	var openWrite SessionsOpener
+	if path := os.Getenv("LINEAGE_MCP_TEST_SESSIONS"); path != "" && os.Getenv("LINEAGE_MCP_TEST_HANDOFFS") != "" {
+		openWrite = func(ctx context.Context) (*tract.Repo, func(), error) {
+			st, err := sqlite.Open(ctx, path, sqlite.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			return tract.New(st, tract.Options{}), func() { st.Close() }, nil
+		}
+	}
 	var cfg *instructions.Config
 	if path := os.Getenv("LINEAGE_MCP_TEST_CONFIG"); path != "" {
 		data, err := os.ReadFile(path)
@@ -67,18 +77,20 @@ func serveFromEnv() int {
 		cfg = &c
 	}
 	srv, err := New(Options{
-		Instructions:    cfg,
-		OpenTract:       open,
-		OpenSessions:    openSessions,
-		SessionsAll:     os.Getenv("LINEAGE_MCP_TEST_SESSIONS_ALL") == "1",
-		Cwd:             os.Getenv("LINEAGE_MCP_TEST_CWD"),
-		StateDir:        os.Getenv("LINEAGE_MCP_TEST_STATE_DIR"),
-		Stateless:       os.Getenv("LINEAGE_MCP_TEST_STATELESS") == "1",
-		PollInterval:    poll,
-		MaxResultTokens: maxTokens,
-		AllowRoots:      strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ALLOW_ROOTS")),
-		RootsWithin:     strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ROOTS_WITHIN")),
-		Logger:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Instructions:      cfg,
+		OpenTract:         open,
+		OpenSessions:      openSessions,
+		SessionsAll:       os.Getenv("LINEAGE_MCP_TEST_SESSIONS_ALL") == "1",
+		OpenSessionsWrite: openWrite,
+		HandoffDir:        os.Getenv("LINEAGE_MCP_TEST_HANDOFFS"),
+		Cwd:               os.Getenv("LINEAGE_MCP_TEST_CWD"),
+		StateDir:          os.Getenv("LINEAGE_MCP_TEST_STATE_DIR"),
+		Stateless:         os.Getenv("LINEAGE_MCP_TEST_STATELESS") == "1",
+		PollInterval:      poll,
+		MaxResultTokens:   maxTokens,
+		AllowRoots:        strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ALLOW_ROOTS")),
+		RootsWithin:       strings.Fields(os.Getenv("LINEAGE_MCP_TEST_ROOTS_WITHIN")),
+		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -97,11 +109,14 @@ type serverProc struct {
 	store         string
 	sessions      string
 	sessionsAll   bool
-	stateless     bool
-	poll          time.Duration
-	maxTokens     int
-	allowRoots    []string
-	rootsWithin   []string
+	// handoffs is the folder of pending handoffs: set, the server may
+	// write the sessions store (session_handoff).
+	handoffs    string
+	stateless   bool
+	poll        time.Duration
+	maxTokens   int
+	allowRoots  []string
+	rootsWithin []string
 	// config is an instructions JSON configuration file (the CLI's
 	// --config), "" for the defaults.
 	config string
@@ -122,6 +137,7 @@ func (p serverProc) command(t testing.TB) *exec.Cmd {
 		"LINEAGE_MCP_TEST_MAX_TOKENS="+strconv.Itoa(p.maxTokens),
 		"LINEAGE_MCP_TEST_STORE="+p.store,
 		"LINEAGE_MCP_TEST_SESSIONS="+p.sessions,
+		"LINEAGE_MCP_TEST_HANDOFFS="+p.handoffs,
 		"LINEAGE_MCP_TEST_ALLOW_ROOTS="+strings.Join(p.allowRoots, " "),
 		"LINEAGE_MCP_TEST_ROOTS_WITHIN="+strings.Join(p.rootsWithin, " "),
 		"LINEAGE_MCP_TEST_CONFIG="+p.config,

@@ -86,6 +86,12 @@ type Options struct {
 	// not only those whose working directory is inside the call's allowed
 	// roots.
 	SessionsAll bool
+	// OpenSessionsWrite opens the sessions store for writing, and
+	// HandoffDir is the folder of pending handoffs (<state
+	// dir>/lineage/handoffs): session_handoff records a handoff there; nil
+	// or "" leaves it out.
+	OpenSessionsWrite SessionsOpener
+	HandoffDir        string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -187,6 +193,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.OpenSessions != nil {
 		s.addSessionsTools()
+	}
+	if opts.OpenSessionsWrite != nil && opts.HandoffDir != "" {
+		s.addHandoffTool()
 	}
 	return s, nil
 }

@@ -39,6 +39,10 @@ func TestToolsListUnchanged(t *testing.T) {
 		OpenSessions: func(context.Context) (*tract.Repo, func(), error) {
 			return nil, nil, fmt.Errorf("tools/list must not open the sessions store")
 		},
+		OpenSessionsWrite: func(context.Context) (*tract.Repo, func(), error) {
+			return nil, nil, fmt.Errorf("tools/list must not open the sessions store")
+		},
+		HandoffDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -107,11 +107,19 @@ func TestTypeScriptSDK(t *testing.T) {
 							return nil, nil, err
 						}
 						return tract.New(st, tract.Options{}), func() { st.Close() }, nil
-					}}, HTTPOptions{})
+					},
+					OpenSessionsWrite: func(ctx context.Context) (*tract.Repo, func(), error) {
+						st, err := sqlite.Open(ctx, sess, sqlite.Options{})
+						if err != nil {
+							return nil, nil, err
+						}
+						return tract.New(st, tract.Options{}), func() { st.Close() }, nil
+					},
+					HandoffDir: t.TempDir()}, HTTPOptions{})
 				run(t, mode, dir, "LINEAGE_TS_URL="+ts.URL+HTTPPath)
 				return
 			}
-			cmd := serverProc{cwd: dir, stateDir: t.TempDir(), store: store, sessions: sess}.command(t)
+			cmd := serverProc{cwd: dir, stateDir: t.TempDir(), store: store, sessions: sess, handoffs: t.TempDir()}.command(t)
 			server, _ := json.Marshal(append([]string{exe}, cmd.Args[1:]...))
 			run(t, mode, dir, append(cmd.Env[len(os.Environ()):], "LINEAGE_TS_SERVER="+string(server))...)
 		})

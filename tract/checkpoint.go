@@ -258,6 +258,9 @@ type storedCompile struct {
 	// cut are the messages of the stored ones' end that a compile of an
 	// ancestor of the checkpoint's head leaves out (planStored).
 	cut []Message
+	// patch is the annotations made after the checkpoint, when they can
+	// be applied to its messages (checkpoint_patch.go).
+	patch *annPatch
 }
 
 // stored is how many of the stored messages (n of them) sc's compile
@@ -343,7 +346,10 @@ func (r *Repo) planStored(ctx context.Context, lk *lookup, t Tract, counter toke
 		}
 	}
 	anns, err := r.store.Annotations(ctx, AnnotationQuery{AfterSeq: cv.AnnSeq})
-	if err != nil || len(anns) > 0 {
+	if err == nil && len(anns) > 0 && !behind {
+		sc.patch = newPatch(t, anns)
+	}
+	if err != nil || len(anns) > 0 && sc.patch == nil {
 		lk.behind = behind
 		return storedCompile{}, false, err
 	}
@@ -393,7 +399,10 @@ func (r *Repo) compileStored(ctx context.Context, lk *lookup, t Tract, counter t
 // result is the compile sc plans: the stored messages and the appended
 // ones, budget applied; ok is false when the part does not decode.
 func (sc storedCompile) result(t Tract, budget int) (Result, bool, error) {
-	sm, err := decodeMessages(sc.cv.Messages, t, sc.cv.Head, len(sc.more))
+	mr, sm, err := sc.open(t)
+	if err == nil {
+		sm, err = decodeFrom(mr, sm, len(sc.more))
+	}
 	if err != nil || !sc.cutMatches(sm.messages) {
 		return Result{}, false, nil // a layout this build reads differently: rebuild
 	}
@@ -441,7 +450,7 @@ func (r *Repo) serveStored(ctx context.Context, lk *lookup, use func(*Messages) 
 			if err := checkView(&cv); err != nil {
 				return err
 			}
-			done, err := streamStored(use, t, storedCompile{cv: cv, more: sc.more, cut: sc.cut})
+			done, err := streamStored(use, t, storedCompile{cv: cv, more: sc.more, cut: sc.cut, patch: sc.patch})
 			if written = done; !done {
 				sc.cv, kept = cv, true
 				sc.cv.Messages = bytes.Clone(cv.Messages)

@@ -125,7 +125,16 @@ type messagesReader struct {
 	slot  int
 	// left is how many messages are still to be read.
 	left int
+	// patch, when not nil, changes the priorities of the messages it
+	// names and leaves out those it skips (skips of them still to come);
+	// checking: it only notes them (annPatch.check).
+	patch    *annPatch
+	checking bool
+	skips    int
 }
+
+// size is how many messages are still to be handed out.
+func (mr *messagesReader) size() int { return mr.left - mr.skips }
 
 // openMessages reads the header of what encodeMessages wrote for viewer
 // at head, up to the first message.
@@ -165,31 +174,51 @@ func openMessages(data []byte, viewer Tract, head Hash) (*messagesReader, stored
 // next reads the next message into m (every field), false at the end or
 // at damage (err).
 func (mr *messagesReader) next(m *Message) bool {
-	if mr.left == 0 || mr.r.err != nil {
-		return false
-	}
-	mr.left--
-	r := &mr.r
-	m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
-	m.ToolCalls = r.toolCalls()
-	m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
-	m.Tokens = int(r.int())
-	m.Commit = r.hashRef(mr.arena)
-	if a := r.uint(); a < uint64(len(mr.authors)) {
-		m.TractID, m.Tract = mr.authors[a][0], mr.authors[a][1]
-	} else {
-		r.fail()
-	}
-	mr.slot += int(r.int())
-	m.Slot = mr.slot
-	m.Summarizes = nil
-	if k := r.count(); k > 0 {
-		m.Summarizes = make([]Hash, k)
-		for j := range m.Summarizes {
-			m.Summarizes[j] = r.hashRef(mr.arena)
+	for {
+		if mr.left == 0 || mr.r.err != nil {
+			return false
 		}
+		mr.left--
+		r := &mr.r
+		m.Role, m.Content, m.Name, m.ToolCallID = r.enum(storedRoles), r.str(), r.str(), r.str()
+		m.ToolCalls = r.toolCalls()
+		m.Type, m.Priority = Type(r.enum(storedTypes)), Priority(r.enum(storedPriorities))
+		m.Tokens = int(r.int())
+		var (
+			key string
+			pr  Priority
+			hit bool
+		)
+		if mr.patch != nil {
+			key, pr, hit = mr.patch.lookup(r)
+		}
+		m.Commit = r.hashRef(mr.arena)
+		if a := r.uint(); a < uint64(len(mr.authors)) {
+			m.TractID, m.Tract = mr.authors[a][0], mr.authors[a][1]
+		} else {
+			r.fail()
+		}
+		mr.slot += int(r.int())
+		m.Slot = mr.slot
+		m.Summarizes = nil
+		if k := r.count(); k > 0 {
+			m.Summarizes = make([]Hash, k)
+			for j := range m.Summarizes {
+				m.Summarizes[j] = r.hashRef(mr.arena)
+			}
+		}
+		switch {
+		case r.err != nil || !hit:
+		case mr.checking:
+			mr.patch.note(key, m, pr)
+		case pr == Skip:
+			mr.skips--
+			continue
+		default:
+			m.Priority = pr
+		}
+		return r.err == nil
 	}
-	return r.err == nil
 }
 
 // err is the damage found, or the data's end not where the messages end.
@@ -198,6 +227,12 @@ func (mr *messagesReader) err() error { return mr.errLeft(0) }
 // errLeft is err for a reader that stops with left messages not read (a
 // compile that cuts them, storedCompile.cut).
 func (mr *messagesReader) errLeft(left int) error {
+	if left == 0 && mr.skips > 0 {
+		var m Message
+		if mr.next(&m) { // only skipped messages may be left
+			return errViewData
+		}
+	}
 	if mr.r.err != nil || mr.left != left || left == 0 && mr.r.s != "" {
 		return errViewData
 	}
@@ -211,7 +246,13 @@ func decodeMessages(data []byte, viewer Tract, head Hash, extra int) (storedMess
 	if err != nil {
 		return sm, err
 	}
-	n := mr.left
+	return decodeFrom(mr, sm, extra)
+}
+
+// decodeFrom reads the messages of mr (opened as sm) into sm, with room
+// for extra messages after them.
+func decodeFrom(mr *messagesReader, sm storedMessages, extra int) (storedMessages, error) {
+	n := mr.size()
 	mr.arena = newHexArena(n)
 	sm.messages = make([]Message, n, n+extra)
 	for i := range sm.messages {

@@ -25,7 +25,7 @@ func (r *Repo) diffStored(ctx context.Context, tractName, a, b, encoding string)
 			part = ViewHeader // the same row as a's, or no use
 		}
 		sc, ok, err := r.planStored(ctx, &lookup{}, t, counter, head, false, part)
-		if err != nil || !ok || i == 1 && sc.cv.Sum != sides[0].cv.Sum {
+		if err != nil || !ok || sc.patch != nil || i == 1 && sc.cv.Sum != sides[0].cv.Sum {
 			return DiffResult{}, false, err
 		}
 		if i == 1 {

@@ -134,11 +134,11 @@ func (r *Repo) CompileMessages(ctx context.Context, tractName string, o CompileO
 // appended ones (planStored) one at a time; ok is false, with use not
 // called, when they are not all Plain or the part does not decode.
 func streamStored(use func(*Messages) error, t Tract, sc storedCompile) (bool, error) {
-	mr, sm, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	mr, sm, err := sc.open(t)
 	if err != nil || sm.repair || !Plain(sc.more) {
 		return false, nil
 	}
-	total := mr.left
+	total := mr.size()
 	ms := &Messages{tract: t.Name, plain: true, mr: mr, stored: sc.stored(total), more: sc.more, slots: sm.slots}
 	ms.n = ms.stored + len(sc.more)
 	ms.fail = func() error {

@@ -139,11 +139,11 @@ func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter to
 // window reads the window from sc's messages (see windowStored); what it
 // keeps never shares their memory.
 func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResult, bool) {
-	mr, sm, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	mr, sm, err := sc.open(t)
 	if err != nil {
 		return WindowResult{}, false
 	}
-	stored := sc.stored(mr.left)
+	stored := sc.stored(mr.size())
 	n := stored + len(sc.more)
 	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Tools: cloneTools(sm.tools)}}
 	for _, m := range sc.more {
@@ -239,7 +239,7 @@ func (m *Message) Clone() Message {
 // m; arena says whether to make the hashes of message i. false when the
 // part proves damaged.
 func (sc storedCompile) each(t Tract, stored, slots int, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
-	mr, _, err := openMessages(sc.cv.Messages, t, sc.cv.Head)
+	mr, _, err := sc.open(t)
 	if err != nil {
 		return false
 	}

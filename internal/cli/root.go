@@ -17,6 +17,7 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/hookcmd"
 	"github.com/agentlineage/lineage/internal/cli/instructionscmd"
 	"github.com/agentlineage/lineage/internal/cli/mcpcmd"
+	"github.com/agentlineage/lineage/internal/cli/memorycmd"
 	"github.com/agentlineage/lineage/internal/cli/servecmd"
 	"github.com/agentlineage/lineage/internal/cli/sessionscmd"
 	"github.com/agentlineage/lineage/internal/cli/skillscmd"
@@ -137,6 +138,7 @@ var groups = []struct {
 	{"serve", servecmd.Short, servecmd.NewCmd},
 	{"sessions", sessionscmd.Short, sessionscmd.NewCmd},
 	{"handoff", handoffcmd.Short, handoffcmd.NewCmd},
+	{"memory", memorycmd.Short, memorycmd.NewCmd},
 }
 
 // NewRootCmd builds the command tree for args around env: the group args

@@ -72,6 +72,20 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			}
 		}
 	},
+	// stdoutvar VAR REGEXP: set VAR to the first group of REGEXP's first
+	// match in stdout (an id a command made from paths under $WORK).
+	"stdoutvar": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: stdoutvar VAR REGEXP")
+		}
+		re, err := regexp.Compile(`(?m)` + args[1])
+		ts.Check(err)
+		m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+		if len(m) < 2 {
+			ts.Fatalf("stdout holds no match for %s with a group", args[1])
+		}
+		ts.Setenv(args[0], m[1])
+	},
 	// appendfile SRC DST: append SRC's bytes to DST (a harness writing
 	// its transcript on).
 	"appendfile": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -310,6 +324,14 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_SESSIONS_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {
 				e.Setenv(k, "")
 			}
+			// CLAUDE_WORK is $WORK as Claude Code names a project's folder
+			// under projects/ (each character but a letter or digit a "-").
+			e.Setenv("CLAUDE_WORK", strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+					return r
+				}
+				return '-'
+			}, e.WorkDir))
 			return nativePaths(e)
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,4 +210,21 @@ func clock(v string, now func() time.Time) (func() time.Time, error) {
 		return time.Now, nil
 	}
 	return now, nil
+}
+
+// EnvMemoryMaxBytes caps the memory a session start gets from lineage's
+// hook (bytes; 0 sends none; default memory.DefaultMaxBytes).
+const EnvMemoryMaxBytes = "LINEAGE_MEMORY_MAX_BYTES"
+
+// MemoryMaxBytes is LINEAGE_MEMORY_MAX_BYTES, or def when it is not set.
+func (h *Host) MemoryMaxBytes(def int) (int, error) {
+	v := h.Var(EnvMemoryMaxBytes)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want a number of bytes, 0 or more", EnvMemoryMaxBytes, v)
+	}
+	return n, nil
 }

@@ -138,13 +138,20 @@ func benchCompileFresh(b *testing.B, newStore func(*testing.B) tract.Store) {
 				b.Fatal(err)
 			}
 			added := 0 // commits past the checkpoint (-count runs add more)
-			for _, extra := range []int{0, 1} {
-				b.Run(fmt.Sprintf("after%d", extra), func(b *testing.B) {
-					if extra > 0 {
+			// after0, after1: at the checkpoint's head, one commit past
+			// it; annotated: and a message pinned after the checkpoint.
+			for _, step := range []string{"after0", "after1", "annotated"} {
+				b.Run(step, func(b *testing.B) {
+					switch step {
+					case "after1":
 						if _, err := r.Commit(ctx, "main", benchMessages(1, n)[0]); err != nil {
 							b.Fatal(err)
 						}
 						added++
+					case "annotated":
+						if _, err := r.Annotate(ctx, "main", fmt.Sprintf("HEAD~%d", n/2), tract.Pinned, ""); err != nil {
+							b.Fatal(err)
+						}
 					}
 					b.ReportAllocs()
 					cpu0, cpuOK := processCPU()

@@ -74,13 +74,6 @@ A budget the pinned part alone exceeds fails (exit 3) naming its largest parts.`
 	return cmd
 }
 
-// output is what --json prints.
-type output struct {
-	handoff.Result
-	Command string           `json:"command,omitempty"`
-	Pending *handoff.Pending `json:"pending,omitempty"`
-}
-
 func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	to, err := handoff.ParseTarget(f.to)
 	if err != nil {
@@ -116,25 +109,17 @@ func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := handoff.Compose(ctx, handoff.Options{Repo: st.Repo, Session: info, At: at, Summary: summary,
-		Budget: f.budget, Encoding: f.encoding, To: to, Instructions: iopts})
+	clock, err := env.Clock()
+	if err != nil {
+		return err
+	}
+	out, err := handoff.Prepare(ctx, handoff.Options{Repo: st.Repo, Session: info, At: at, Summary: summary,
+		Budget: f.budget, Encoding: f.encoding, To: to, Instructions: iopts}, handoff.Dir(env.Host().StatePath("handoffs")), project, env.Dir, clock())
 	if err != nil {
 		return clienv.ComposeErr(err)
 	}
-	for _, w := range res.Context.Warnings {
+	for _, w := range out.Context.Warnings {
 		fmt.Fprintf(env.Stderr, "lineage: warning: %s\n", fsx.LineSafe(w))
-	}
-	out := output{Result: res}
-	if to.Harness() {
-		clock, err := env.Clock()
-		if err != nil {
-			return err
-		}
-		p := handoff.PendingOf(res, project, clock())
-		if err := handoff.Dir(env.Host().StatePath("handoffs")).Leave(p); err != nil {
-			return err
-		}
-		out.Pending, out.Command = &p, handoff.StartCommand(to, project, env.Dir)
 	}
 	if f.asJSON.Set {
 		return clienv.WriteJSON(env.Stdout, out)
@@ -203,7 +188,7 @@ func (f *flags) projectOf(env *clienv.Env, info sessions.Info) string {
 
 // printOut writes a printed target's context, or a harness target's command
 // (the pending handoff named on stderr).
-func printOut(env *clienv.Env, out output) error {
+func printOut(env *clienv.Env, out handoff.Prepared) error {
 	res := out.Context
 	if n := len(res.DroppedMessages); n > 0 {
 		tokens := 0

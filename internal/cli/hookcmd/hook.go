@@ -19,7 +19,7 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-const Short = "Answer Claude Code, Gemini CLI and Codex CLI hooks with AGENTS.md context"
+const Short = "Answer Claude Code, Gemini CLI, Codex CLI and Cursor hooks with AGENTS.md context"
 
 func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("hook", Short,
@@ -41,7 +41,7 @@ See docs/hooks.md.`)
 	// harness would take as "block" (see [hookRun]).
 	cmd.Args = func(_ *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return hookFailure(fmt.Errorf("unknown harness %q (want claude, gemini or codex)", args[0]))
+			return hookFailure(fmt.Errorf("unknown harness %q (want claude, gemini, codex or cursor)", args[0]))
 		}
 		return nil
 	}
@@ -153,6 +153,11 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	if len(data) > hooks.MaxEventBytes {
 		return fmt.Errorf("event larger than %d bytes", hooks.MaxEventBytes)
 	}
+	if h == hooks.Claude && hooks.IsCursorEvent(data) {
+		// Cursor runs Claude Code's hook entries too (third-party hooks):
+		// it reads the answer as Cursor, and the session is Cursor's.
+		h = hooks.Cursor
+	}
 	ev, err := h.ParseEvent(data)
 	if err != nil {
 		return err
@@ -162,7 +167,13 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 		defer record(cmd.Context(), env, h, ev)
 	}
 	if ev.Kind == hooks.Ignored {
-		return nil
+		// Some events want an answer all the same (Cursor's beforeReadFile:
+		// a permission).
+		out, err := h.Output(ev, "")
+		if err == nil && len(out) > 0 {
+			_, err = env.Stdout.Write(out)
+		}
+		return err
 	}
 	if lostOutput(env.Stdout) {
 		// Nothing is read or saved: the next event answers as if this
@@ -207,7 +218,7 @@ func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
+		Use:   verb + " claude|gemini|codex|cursor [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
@@ -239,7 +250,7 @@ only after you trust it: install prints the step.`,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			h := hooks.HarnessNamed(args[0])
 			if h == nil {
-				return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
+				return clienv.UsageError("unknown harness %q (want claude, gemini, codex or cursor)", args[0])
 			}
 			if err := installedFlags(env, &f, scope, fsx.Abs(env.Dir, cwd)); err != nil {
 				return err
@@ -358,7 +369,7 @@ func newHookStatusCmd(env *clienv.Env) *cobra.Command {
 	var asJSON bool
 	var cwd string
 	cmd := &cobra.Command{
-		Use:   "status [claude|gemini|codex] [--json] [--cwd DIR]",
+		Use:   "status [claude|gemini|codex|cursor] [--json] [--cwd DIR]",
 		Short: "Say where lineage's hooks are installed and whether each harness will run them",
 		Long: `For each harness (or the one named): where lineage's hook is installed (user,
 project and local scope of --cwd), with which command and file names, whether
@@ -374,7 +385,7 @@ installed).`,
 			if len(args) == 1 {
 				h := hooks.HarnessNamed(args[0])
 				if h == nil {
-					return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
+					return clienv.UsageError("unknown harness %q (want claude, gemini, codex or cursor)", args[0])
 				}
 				hs = []*hooks.Harness{h}
 			}

@@ -109,6 +109,7 @@ func runMCP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, args []string) err
 	opts.OpenTract = store.opener()
 	opts.Tract = env.Host().TractName(f.tract)
 	opts.OpenSessions = sessionsOpener(env)
+	opts.OpenSessionsWrite, opts.HandoffDir = sessionsWriter(env), env.Host().StatePath("handoffs")
 	opts.SessionsAll = f.sessionsAll
 	srv, err := mcpserver.New(opts)
 	if err != nil {

@@ -89,9 +89,15 @@ func mcpStateDir(env *clienv.Env, f *mcpFlags, cwd string) string {
 // sessionsOpener opens the sessions store as `lineage sessions list` does
 // (LINEAGE_STORE, else the user's store under the state directory),
 // read-only, for one call.
-func sessionsOpener(env *clienv.Env) mcpserver.SessionsOpener {
+func sessionsOpener(env *clienv.Env) mcpserver.SessionsOpener { return openSessions(env, false) }
+
+// sessionsWriter opens the sessions store for a write (session_handoff),
+// as `lineage handoff` does, for one call.
+func sessionsWriter(env *clienv.Env) mcpserver.SessionsOpener { return openSessions(env, true) }
+
+func openSessions(env *clienv.Env, write bool) mcpserver.SessionsOpener {
 	return func(ctx context.Context) (*tract.Repo, func(), error) {
-		s, err := clienv.OpenSessions(ctx, env, "", false)
+		s, err := clienv.OpenSessions(ctx, env, "", write)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -58,6 +58,7 @@ const calls = [
   ["sessions_list", { from: "claude" }],
   ["sessions_find", { query: "token early" }],
   ["sessions_show", { session: "0a1b" }],
+  ["session_handoff", { summary: "We found where the parser stops.", to: "codex" }],
 ];
 
 const caps = mode === "noroots" || mode === "http-noroots" ? {} : { roots: { listChanged: true } };
@@ -128,6 +129,7 @@ if (mode === "settings") {
     if (name === "sessions_list" && (out.sessions.length !== 1 || out.sessions[0].session !== "0a1b2c3d-0000-4000-8000-000000000001" || out.sessions[0].harness !== "claude")) fail(`sessions_list: want the project's one session: ${JSON.stringify(out)}`);
     if (name === "sessions_find" && (out.hits.length !== 1 || !out.hits[0].text.includes("one token early") || out.hits[0].session.tract !== "claude-0a1b2c3d-0000-4000-8000-000000000001")) fail(`sessions_find: want the project's one hit: ${JSON.stringify(out)}`);
     if (name === "sessions_show" && (out.tract !== "claude-0a1b2c3d-0000-4000-8000-000000000001" || !out.branches.some((b) => b.name === "main") || out.records < 2)) fail(`sessions_show: ${JSON.stringify(out)}`);
+    if (name === "session_handoff" && (out.session !== "claude-0a1b2c3d-0000-4000-8000-000000000001" || out.to !== "codex" || !out.tract.startsWith("handoff-") || !out.command.startsWith("cd "))) fail(`session_handoff: ${JSON.stringify(out)}`);
     if (name === "tract_diff" && !out.changes.every((c) => ["added", "removed", "edited", "reprioritized"].includes(c.kind))) fail(`diff kinds: ${JSON.stringify(out)}`);
   }
   // Tools registered after this script was written: called with no
