@@ -124,7 +124,10 @@ func versionedHistory(t *testing.T, p string) *sqlite.Store {
 		func() error { _, err := r.Commit(ctx, "main", msg("on the side, an okapi")); return err },
 		func() error { return r.Switch(ctx, "main", "main") },
 		func() error { _, err := r.Merge(ctx, "main", "side", tract.MergeOptions{NoFF: true}); return err },
-		func() error { _, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "research"}); return err },
+		func() error {
+			_, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "research"})
+			return err
+		},
 		func() error { _, err := r.Commit(ctx, "kid", msg("the kid found a zebrafish too")); return err },
 		func() error { _, err := r.MergeFrom(ctx, "kid", ""); return err },
 		func() error { _, err := r.Annotate(ctx, "main", "HEAD~2", tract.Important, "keep"); return err },
