@@ -92,6 +92,10 @@ type Options struct {
 	// or "" leaves it out.
 	OpenSessionsWrite SessionsOpener
 	HandoffDir        string
+	// MemoryUser names the user whose memories the memory tools keep and
+	// search (with the project of the call's working directory and the
+	// slug a call names); "" (or no OpenSessionsWrite) leaves them out.
+	MemoryUser string
 }
 
 // StateFileName is the name of the shared instruction session file in
@@ -196,6 +200,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.OpenSessionsWrite != nil && opts.HandoffDir != "" {
 		s.addHandoffTool()
+	}
+	if opts.OpenSessions != nil && opts.OpenSessionsWrite != nil && opts.MemoryUser != "" {
+		s.addMemoryTools()
 	}
 	return s, nil
 }

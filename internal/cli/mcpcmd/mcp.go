@@ -12,6 +12,7 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/httpguard"
 	"github.com/agentlineage/lineage/mcpserver"
+	"github.com/agentlineage/lineage/memory"
 )
 
 type mcpFlags struct {
@@ -111,6 +112,7 @@ func runMCP(cmd *cobra.Command, env *clienv.Env, f *mcpFlags, args []string) err
 	opts.OpenSessions = sessionsOpener(env)
 	opts.OpenSessionsWrite, opts.HandoffDir = sessionsWriter(env), env.Host().StatePath("handoffs")
 	opts.SessionsAll = f.sessionsAll
+	opts.MemoryUser = memory.UserOf(env.Host().Var, env.Host().Home)
 	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err
