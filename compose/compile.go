@@ -180,7 +180,7 @@ type piece struct {
 // the system part and what the tract's budget cannot drop (its pinned
 // units, tool calls kept with a pinned result included).
 func compileTract(ctx context.Context, o Options, sys []piece, sysTokens int) (tract.Result, error) {
-	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding, Scratch: o.Scratch.historyScratch()}
+	co := tract.CompileOptions{At: o.At, Encoding: o.Encoding, Scratch: o.Scratch.historyScratch(), Prune: o.Prune}
 	if o.Budget > 0 {
 		co.Budget = max(o.Budget-sysTokens, 1)
 	}
@@ -285,6 +285,7 @@ func assemble(ctx context.Context, o Options, res *Result, sys []piece, hist *tr
 		if hist.Dropped != nil {
 			res.DroppedMessages = hist.Dropped
 		}
+		res.Pruned = hist.Pruned
 		res.DroppedMessageCount, res.DroppedMessageTokens = len(hist.Dropped), hist.DroppedTokens
 	}
 	o.Scratch.keep(res.Messages, res.Blocks)

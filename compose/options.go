@@ -90,6 +90,9 @@ type Options struct {
 	// Cold compiles the tract without its cache: what a process that
 	// compiles once wants (see [tract.Repo.CompileCold]).
 	Cold bool
+	// Prune, when set, is the tract's compile-time prune policy: what it
+	// selects is left out before the budget (tract.CompileOptions.Prune).
+	Prune *tract.PrunePolicy
 
 	// Budget, when positive, is the most tokens the request may use.
 	Budget int

@@ -63,6 +63,9 @@ type Result struct {
 	// The slice is shared with the tract's compile cache: read it, do not
 	// modify it.
 	DroppedMessages []tract.Dropped `json:"droppedMessages"`
+	// Pruned are the tract messages Options.Prune left out, each with
+	// its rule (tract.ToolResultsRule, tract.FailedTurnsRule).
+	Pruned []tract.Pruned `json:"pruned,omitempty"`
 	// DroppedMessageCount and DroppedMessageTokens are the whole of what
 	// the budget dropped (an [Outline] lists only the newest of them).
 	DroppedMessageCount  int `json:"droppedMessageCount"`

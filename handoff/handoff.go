@@ -63,6 +63,10 @@ type Options struct {
 	Encoding string
 	// To is where it goes; "" means text.
 	To Target
+	// Prune, when set, is the compile-time prune policy applied to the
+	// session's messages (the tail's stale tool output, failed steps): the
+	// store is untouched, and the handoff's tract name depends on it.
+	Prune *tract.PrunePolicy
 	// Instructions configure the project's AGENTS.md chain that a request
 	// for a model API carries (Cwd absolute). A harness target carries
 	// none: the harness loads its own, and lineage's hook the rest.
@@ -99,9 +103,13 @@ type Result struct {
 
 // TractName is the handoff tract's name for these inputs: the same
 // session, commit, summary and budget give the same tract.
-func TractName(session string, at tract.Hash, summary string, budget int) string {
+func TractName(session string, at tract.Hash, summary string, budget int, prune *tract.PrunePolicy) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", session, at, budget, summary)
+	if prune != nil && prune.Active() {
+		// Without a policy the name is what it was before policies.
+		fmt.Fprintf(h, "\x00prune %s", prune)
+	}
 	return "handoff-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -131,8 +139,8 @@ func Compose(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Session: sess, Harness: string(o.Session.Harness), At: c, To: o.To,
-		Tract: TractName(sess, c, o.Summary, o.Budget), Summary: SummaryNone}
-	full, err := o.Repo.CompileCold(ctx, sess, tract.CompileOptions{At: string(c), Encoding: o.Encoding})
+		Tract: TractName(sess, c, o.Summary, o.Budget, o.Prune), Summary: SummaryNone}
+	full, err := o.Repo.CompileCold(ctx, sess, tract.CompileOptions{At: string(c), Encoding: o.Encoding, Prune: o.Prune})
 	if err != nil {
 		return Result{}, err
 	}
@@ -169,7 +177,7 @@ func Compose(ctx context.Context, o Options) (Result, error) {
 // composeOptions are the compile of the handoff tract: a harness target
 // without the project's instructions (the harness loads them).
 func composeOptions(o Options, name string) compose.Options {
-	co := compose.Options{Repo: o.Repo, Tract: name, Cold: true, Budget: o.Budget, Encoding: o.Encoding,
+	co := compose.Options{Repo: o.Repo, Tract: name, Cold: true, Budget: o.Budget, Encoding: o.Encoding, Prune: o.Prune,
 		Instructions: o.Instructions, Format: compose.FormatText}
 	switch o.To {
 	case ToOpenAI:

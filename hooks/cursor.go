@@ -109,18 +109,11 @@ func cursorPaths(tool string, input map[string]any) ([]string, error) {
 // Its own rules (.cursor/rules) it applies itself.
 func cursorNative(cwd string) Native {
 	n := Native{Harness: Cursor, Known: true, Names: []string{"AGENTS.md"}, files: map[string]int64{},
-		How: "Cursor loads the workspace root's AGENTS.md and its .cursor/rules"}
+		How: "Cursor loads the workspace root's AGENTS.md and its .cursor/rules", rules: ownRules(Cursor)}
 	if p := filepath.Join(cwd, "AGENTS.md"); isFile(p) {
 		n.files[realPath(p)] = -1
 	}
 	n.attach = []attachRule{{tools: []string{"Read", "Write", "Edit", "StrReplace", "Delete", "Grep", "Glob", "LS"},
 		dirTools: []string{"Grep", "Glob", "LS"}, names: []string{"AGENTS.md"}, maybe: true}}
 	return n
-}
-
-// cursorRule reports whether path is one of Cursor's own rules, which it
-// applies itself (alwaysApply, globs, description): lineage never sends
-// their bodies to Cursor.
-func cursorRule(path string) bool {
-	return strings.Contains(filepath.ToSlash(path), "/.cursor/rules/")
 }

@@ -267,17 +267,6 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		native := nativeView(h, ev.Cwd, opts)
 		io := opts.Instructions
 		io.Preloaded = native.preloaded
-		if h == Claude && native.Known {
-			// Claude Code loads the rules of .claude/rules/ without paths:
-			// itself (code.claude.com/docs/en/memory).
-			io.Preloaded = func(p string) bool {
-				return native.preloaded(p) || strings.Contains(filepath.ToSlash(p), "/.claude/rules/")
-			}
-		}
-		if h == Cursor {
-			// Cursor applies its own rules (alwaysApply, globs) itself.
-			io.Preloaded = func(p string) bool { return native.preloaded(p) || cursorRule(p) }
-		}
 		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
 		sess, in = instructions.Start(io)
 		res.Warnings = append(res.Warnings, in.Warnings...)

@@ -34,7 +34,9 @@ func repo(t *testing.T) string {
 
 // loadsNothing is the native view of a harness that loads none of the
 // chain's files itself.
-func loadsNothing(h *Harness, _ string) Native { return Native{Harness: h, Known: true} }
+func loadsNothing(h *Harness, _ string) Native {
+	return Native{Harness: h, Known: true, rules: ownRules(h)}
+}
 
 // plainRules are the rules after a start whose bodies lineage sent.
 var plainRules = RulesHeader + "\n- The AGENTS.md files that apply to the working directory are above; do not search for AGENTS.md files on every turn.\n" +

@@ -114,6 +114,10 @@ type Native struct {
 	// CLI's just-in-time GEMINI.md): lineage never names those files with
 	// "read and apply".
 	attach []attachRule
+	// rules is the harness's own rule folder ("/.claude/rules/"): it
+	// applies the rules there itself (with their paths), so lineage never
+	// sends their bodies and never says it did.
+	rules string
 }
 
 // attachRule is one way a harness attaches instruction files after a tool
@@ -149,6 +153,11 @@ const (
 // Attached says whether the harness itself attaches the instruction file
 // path after tool touched target (absolute) in a session in cwd.
 func (n Native) Attached(tool, target, cwd, path string) Attach {
+	if n.rules != "" && strings.Contains(filepath.ToSlash(path), n.rules) {
+		// The harness's own rule with globs: it applies it to the matching
+		// files it works on, when exactly its docs do not say.
+		return MaybeAttached
+	}
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	for _, r := range n.attach {
 		if !slices.Contains(r.tools, tool) {
@@ -207,6 +216,9 @@ func (n Native) Unsure(path string) bool {
 // Loaded reports whether the harness put all of path (a logical path; it
 // is compared by its real path) in the model's context.
 func (n Native) Loaded(path string) bool {
+	if n.rules != "" && strings.Contains(filepath.ToSlash(path), n.rules) {
+		return true
+	}
 	kept, ok := n.files[realPath(path)]
 	return ok && kept < 0
 }
@@ -243,7 +255,11 @@ func NativeView(h *Harness, cwd string, env Env) Native {
 	case Codex:
 		return codexNative(cwd, env)
 	case Claude:
-		return claudeNative(cwd, env)
+		n := claudeNative(cwd, env)
+		if n.Known {
+			n.rules = ownRules(Claude)
+		}
+		return n
 	case Gemini:
 		return geminiNative(cwd, env)
 	case Cursor:
@@ -281,4 +297,17 @@ func readJSON(path string, v any) bool {
 		return false
 	}
 	return json.Unmarshal(data, v, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true)) == nil
+}
+
+// ownRules is the rule folder a harness applies itself ("" for none):
+// Claude Code .claude/rules (code.claude.com/docs/en/memory), Cursor
+// .cursor/rules (cursor.com/docs/rules), as the text a slash path holds.
+func ownRules(h *Harness) string {
+	switch h {
+	case Claude:
+		return "/.claude/rules/"
+	case Cursor:
+		return "/.cursor/rules/"
+	}
+	return ""
 }

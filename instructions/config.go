@@ -52,7 +52,7 @@ type ImportsConfig struct {
 	AllowOutsideRoot bool
 }
 
-// RulesConfig governs rule folders (.agents/rules, .claude/rules).
+// RulesConfig governs rule folders (.agents/rules, .claude/rules, .cursor/rules).
 type RulesConfig struct {
 	Enabled bool
 	// Dirs are the rule folders looked for in each directory of the chain,
@@ -95,7 +95,7 @@ func DefaultConfig() Config {
 		Resolver:  ResolverConfig{Enabled: true, MaxFilesPerResolve: 8},
 		FileNames: []string{"AGENTS.md"},
 		Imports:   ImportsConfig{Enabled: true, MaxDepth: 5},
-		Rules:     RulesConfig{Enabled: true, Dirs: []string{".agents/rules", ".claude/rules"}},
+		Rules:     RulesConfig{Enabled: true, Dirs: []string{".agents/rules", ".claude/rules", ".cursor/rules"}},
 		// GlobalMaxBytes is Codex's project_doc_max_bytes doubled: room for
 		// one user-wide file and its imports.
 		GlobalMaxBytes: 65536,

@@ -24,8 +24,9 @@
 //     itself; the package only names paths (see [ResolveReminder]).
 //   - Beyond the chain: "@path" imports in any loaded file ([ScanImports];
 //     depth 5, cycles reported, confined to the root and allowed roots
-//     through [RootOpener]), rule folders (.agents/rules, .claude/rules:
-//     rules without "paths:" load with the chain, the others come with a
+//     through [RootOpener]), rule folders (.agents/rules, .claude/rules,
+//     .cursor/rules: rules without "paths:", "globs:" or "applyTo:" load
+//     with the chain, the others come with a
 //     resolve of a matching path; only these folders are ever listed, by
 //     the initial load, through [DirReader]), opt-in global files under
 //     their own cap, exclude globs, and each file's cost in tokens.

@@ -175,8 +175,14 @@ func loadChain(fsys FS, dirs []string, cfg Config, counter TokenCounter, root, h
 				break
 			}
 			v := r.d.version()
-			cd.Status, cd.Detail = StatusScoped, "paths: "+strings.Join(r.paths, ", ")
+			cd.Status, cd.Detail = StatusScoped, r.key+": "+strings.Join(r.paths, ", ")
 			cd.MtimeMs, cd.SizeBytes = v.mtimeMs(), v.size
+			if len(r.paths) == 0 {
+				// No globs and not always on: the harness's agent (Cursor)
+				// or its user attaches it; it never loads by itself.
+				cd.Detail = "alwaysApply: false, no globs: loaded only when asked for"
+				break
+			}
 			l.c.rules = append(l.c.rules, r)
 		default:
 			body := r.body

@@ -37,8 +37,12 @@ type rule struct {
 	// relative to it.
 	base string
 	// paths are the front matter's globs; nil: the rule loads with the
-	// chain.
+	// chain; empty: it never loads by itself (a Cursor rule the agent
+	// asks for, or one only a user attaches).
 	paths []string
+	// key is the front matter key the globs came from (paths, globs,
+	// applyTo).
+	key   string
 	globs []glob
 	body  string
 	d     dirFile
@@ -102,7 +106,7 @@ func listRules(l DirReader, dir string, depth int, out *[]string) {
 			if depth < maxRuleDepth {
 				listRules(l, p, depth+1, out)
 			}
-		case strings.HasSuffix(e.Name(), ".md"):
+		case strings.HasSuffix(e.Name(), ".md"), strings.HasSuffix(e.Name(), ".mdc"):
 			*out = append(*out, p)
 		}
 	}
@@ -136,40 +140,51 @@ func readRule(fsys FS, base, p string) rule {
 		return r
 	}
 	r.body, _ = cleanContent(p, body)
-	if v, ok := fm["paths"]; ok {
-		if r.paths, err = globList(v); err != nil {
-			r.err = err
+	sc, err := ruleScope(fm, strings.HasSuffix(p, ".mdc"))
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if sc.always {
+		return r
+	}
+	r.paths, r.key = sc.patterns, sc.key
+	if r.paths == nil {
+		r.paths = []string{}
+	}
+	alts := 0
+	for _, g := range r.paths {
+		cg, err := compileGlob(g)
+		if err != nil {
+			r.err = fmt.Errorf("front matter: %s: %w", sc.key, err)
 			return r
 		}
-		alts := 0
-		for _, g := range r.paths {
-			cg, err := compileGlob(g)
-			if err != nil {
-				r.err = fmt.Errorf("front matter: paths: %w", err)
-				return r
-			}
-			if alts += len(cg.alts); alts > maxRuleAlternatives {
-				r.err = fmt.Errorf("front matter: paths: the patterns expand to more than %d alternatives", maxRuleAlternatives)
-				return r
-			}
-			r.globs = append(r.globs, cg)
+		if alts += len(cg.alts); alts > maxRuleAlternatives {
+			r.err = fmt.Errorf("front matter: %s: the patterns expand to more than %d alternatives", sc.key, maxRuleAlternatives)
+			return r
 		}
+		r.globs = append(r.globs, cg)
 	}
 	return r
 }
 
-// globList reads a front matter "paths": one glob or a list of globs.
-func globList(v any) ([]string, error) {
-	bad := fmt.Errorf("front matter: paths: want a glob or a list of globs")
+// globList reads a front matter key holding globs (paths, globs,
+// applyTo): one glob or a list of globs; a string is split at its commas
+// outside braces (Cursor's globs and Copilot's applyTo list patterns so:
+// "src/**/*.ts, lib/**"), and empty patterns are dropped.
+func globList(key string, v any) ([]string, error) {
+	bad := fmt.Errorf("front matter: %s: want a glob or a list of globs", key)
 	switch t := v.(type) {
+	case nil:
+		return nil, nil
 	case string:
-		return []string{t}, nil
+		return splitPatterns(t), nil
 	case []any:
 		if len(t) == 0 {
 			return nil, bad
 		}
 		if len(t) > maxRuleAlternatives {
-			return nil, fmt.Errorf("front matter: paths: %d patterns, the limit is %d", len(t), maxRuleAlternatives)
+			return nil, fmt.Errorf("front matter: %s: %d patterns, the limit is %d", key, len(t), maxRuleAlternatives)
 		}
 		out := make([]string, 0, len(t))
 		for _, e := range t {
@@ -177,7 +192,9 @@ func globList(v any) ([]string, error) {
 			if !ok {
 				return nil, bad
 			}
-			out = append(out, s)
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
 		}
 		return out, nil
 	}

@@ -101,12 +101,13 @@ func Append(ctx context.Context, opts Options, e Entry) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := buildEntry(e, sig, t.Source, opts.now())
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Entry: entry}
-	err = updateAgency(ctx, t, e.Slug, opts.now(), func(doc *triad.Value, entries *triad.Value) (bool, error) {
+	res := &Result{}
+	err = updateAgency(ctx, t, e.Slug, opts.now, func(now time.Time, doc, entries *triad.Value) (bool, error) {
+		entry, err := buildEntry(e, sig, t.Source, now)
+		if err != nil {
+			return false, err
+		}
+		res.Entry = entry
 		id := entry.Str("id")
 		if entryIndex(entries)[id] {
 			return false, nil
@@ -312,8 +313,11 @@ func newAgencyDoc(slug string, now time.Time) *triad.Value {
 
 // updateAgency runs edit on the agency document of t under the directory's
 // lock and writes the result atomically when edit reports a change. The
-// chosen file's path is stored in *file.
-func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edit func(doc, entries *triad.Value) (bool, error), file *string) error {
+// chosen file's path is stored in *file. The clock is read once the lock is
+// held and that time given to edit: writers stamp in the order they write,
+// so concurrent writers never put an older stamp above a newer one (which,
+// at RFC 3339's whole seconds, could tip the log's newest-first vote).
+func updateAgency(ctx context.Context, t Target, slug string, clock func() time.Time, edit func(now time.Time, doc, entries *triad.Value) (bool, error), file *string) error {
 	dir, err := openDir(t.Root, t.Dir)
 	if err != nil {
 		return err
@@ -327,6 +331,7 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 		return err
 	}
 	defer lock.Unlock()
+	now := clock()
 	sel, err := selectIn(dir, t.Dir)
 	if err != nil {
 		return err
@@ -361,7 +366,7 @@ func updateAgency(ctx context.Context, t Target, slug string, now time.Time, edi
 	if entries.Kind != triad.Array {
 		return fmt.Errorf("%s: entries is not an array; nothing written", path)
 	}
-	changed, err := edit(doc, entries)
+	changed, err := edit(now, doc, entries)
 	if err != nil || !changed {
 		return err
 	}

@@ -53,9 +53,8 @@ func WriteDaily(ctx context.Context, opts Options, d Daily) (*DailyResult, error
 	if sel, err := triad.SelectDir(t.Dir); err != nil || sel.Files[triad.Agency] == "" {
 		return res, nil
 	}
-	now := opts.now()
 	var file string
-	err = updateAgency(ctx, t, d.Slug, now, func(doc, _ *triad.Value) (bool, error) {
+	err = updateAgency(ctx, t, d.Slug, opts.now, func(now time.Time, doc, _ *triad.Value) (bool, error) {
 		before := string(triad.Canonical(doc))
 		if err := unionDirs(doc, d.DirsTouched); err != nil {
 			return false, err

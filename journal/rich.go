@@ -110,13 +110,12 @@ func logOne(ctx context.Context, opts Options, e LogEntry) (LogResult, error) {
 	if err != nil {
 		return res, err
 	}
-	now := opts.now()
-	entry, err := buildLogEntry(e, sig, t.Source, now)
-	if err != nil {
-		return res, err
-	}
-	res.Entry = entry
-	err = updateAgency(ctx, t, e.Slug, now, func(doc, entries *triad.Value) (bool, error) {
+	err = updateAgency(ctx, t, e.Slug, opts.now, func(now time.Time, doc, entries *triad.Value) (bool, error) {
+		entry, err := buildLogEntry(e, sig, t.Source, now)
+		if err != nil {
+			return false, err
+		}
+		res.Entry = entry
 		i := findEntry(entries, entry, e.ID != "", e.Upsert, e.Title != "")
 		switch {
 		case i < 0:

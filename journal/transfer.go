@@ -61,7 +61,7 @@ func RunTransfer(ctx context.Context, opts Options, tr Transfer) (*TransferResul
 		return nil, err
 	}
 	res := &TransferResult{From: src.Root, To: dst.Root, Copied: []string{}, Skipped: []string{}, DryRun: tr.DryRun}
-	edit := func(doc, entries *triad.Value) (bool, error) {
+	edit := func(now time.Time, doc, entries *triad.Value) (bool, error) {
 		have := map[string]bool{}
 		for _, it := range entries.Items {
 			have[entryKey(it)] = true
@@ -83,13 +83,13 @@ func RunTransfer(ctx context.Context, opts Options, tr Transfer) (*TransferResul
 			return false, nil
 		}
 		insertByTime(entries, copies)
-		doc.Set("updated", triad.NewString(opts.now().Format(time.RFC3339)))
+		doc.Set("updated", triad.NewString(now.Format(time.RFC3339)))
 		return true, nil
 	}
 	if tr.DryRun {
 		err = dryRunAgency(dst, tr.Slug, edit, &res.File)
 	} else {
-		err = updateAgency(ctx, dst, tr.Slug, opts.now(), edit, &res.File)
+		err = updateAgency(ctx, dst, tr.Slug, opts.now, edit, &res.File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("transfer from %s: %w", srcFile, err)
@@ -149,7 +149,7 @@ func sourceEntries(src Target, tr Transfer) (string, []*triad.Value, error) {
 }
 
 // dryRunAgency runs edit on the destination without locking or writing.
-func dryRunAgency(t Target, slug string, edit func(doc, entries *triad.Value) (bool, error), file *string) error {
+func dryRunAgency(t Target, slug string, edit func(now time.Time, doc, entries *triad.Value) (bool, error), file *string) error {
 	sel, _ := triad.SelectDir(t.Dir)
 	name, exists := sel.Files[triad.Agency]
 	if !exists {
@@ -167,6 +167,6 @@ func dryRunAgency(t Target, slug string, edit func(doc, entries *triad.Value) (b
 	if entries == nil || entries.Kind != triad.Array {
 		entries = stringArray(nil)
 	}
-	_, err := edit(doc, entries)
+	_, err := edit(time.Time{}, doc, entries)
 	return err
 }

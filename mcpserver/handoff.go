@@ -98,8 +98,17 @@ func (s *Server) toolSessionHandoff(ctx context.Context, req *mcp.CallToolReques
 	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
 		iopts.Cwd = s.opts.Cwd
 	}
+	cfg, err := repo.Config(ctx, info.Tract)
+	if err != nil {
+		return nil, out, err
+	}
+	var prune *tract.PrunePolicy
+	if pp := cfg.PrunePolicy(); pp.Active() {
+		// The session tract's stored policy, as lineage handoff applies it.
+		prune = &pp
+	}
 	p, err := handoff.Prepare(ctx, handoff.Options{Repo: repo, Session: info, At: in.At, Summary: summary, Budget: in.Budget,
-		To: to, Instructions: iopts}, handoff.Dir(s.opts.HandoffDir), project, "", s.opts.Now())
+		To: to, Instructions: iopts, Prune: prune}, handoff.Dir(s.opts.HandoffDir), project, "", s.opts.Now())
 	if err != nil {
 		return nil, out, err
 	}

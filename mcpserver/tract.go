@@ -88,7 +88,7 @@ func (s *Server) addTractStatusTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "tract_config",
 		Title:       "Read or store a tract's settings",
-		Description: "Without value, the tract's settings; with key and value, store one (value none removes it), as `lineage tract config [budget [N|none] | warn-at [RATIO|none]] --json`. Storing replaces the previous value.",
+		Description: "Without value, the tract's settings; with key and value, store one (value none removes it), as `lineage tract config [budget [N|none] | warn-at [RATIO|none] | prune [POLICY|none]] --json` (prune: the compile-time prune policy, e.g. `tool-results older-than=3 keep-last=2 larger-than=2000 failed-turns`). Storing replaces the previous value.",
 		Annotations: hints(false, true, true),
 		InputSchema: withEnums[ConfigInput](map[string][]string{"key": tract.ConfigKeys}),
 	}, s.toolConfig)

@@ -24,13 +24,13 @@ const (
 // DefaultProjectFolders are the skill folders looked for in every directory
 // from the project root down to the working directory, nearest kind first:
 // the cross-client .agents/skills (Codelia, Codex, Gemini CLI, opencode),
-// then Claude Code's, Codex's older, Gemini CLI's, opencode's and GitHub
-// Copilot's own.
-var DefaultProjectFolders = []string{".agents/skills", ".claude/skills", ".codex/skills", ".gemini/skills", ".opencode/skills", ".github/skills"}
+// then Claude Code's, Codex's older, Gemini CLI's, opencode's, GitHub
+// Copilot's and Cursor's own.
+var DefaultProjectFolders = []string{".agents/skills", ".claude/skills", ".codex/skills", ".gemini/skills", ".opencode/skills", ".github/skills", ".cursor/skills"}
 
 // DefaultUserFolders are the user-level skill folders, relative to home,
 // looked in only when [Options.User] is set.
-var DefaultUserFolders = []string{".agents/skills", ".claude/skills", ".codex/skills", ".gemini/skills", ".config/opencode/skills", ".copilot/skills"}
+var DefaultUserFolders = []string{".agents/skills", ".claude/skills", ".codex/skills", ".gemini/skills", ".config/opencode/skills", ".copilot/skills", ".cursor/skills"}
 
 // Limits of a discovery.
 const (

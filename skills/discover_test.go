@@ -216,3 +216,19 @@ func TestDiscoverCacheConcurrent(t *testing.T) {
 		t.Errorf("cache holds %d entries, want 20", len(got.entries))
 	}
 }
+
+// Cursor's .cursor/skills is a skill folder, and a catalog for Cursor
+// leaves it out (Cursor lists those itself), not a Claude Code catalog.
+func TestDiscoverCursorSkills(t *testing.T) {
+	dir := tree(t, map[string]string{
+		".cursor/skills/deploy/SKILL.md": skillMD("deploy", "ship it", "x"),
+	})
+	c := discover(t, Options{Cwd: dir, Root: rootCfg})
+	s, ok := c.Find("deploy")
+	if !ok || s.Kind != ".cursor/skills" || s.Scope != ScopeProject {
+		t.Fatalf("deploy = %+v, %v", s, ok)
+	}
+	if !ListedBy("cursor", s) || ListedBy("claude", s) {
+		t.Errorf("ListedBy cursor %v, claude %v", ListedBy("cursor", s), ListedBy("claude", s))
+	}
+}

@@ -7,7 +7,7 @@
 // Discovery looks in each directory of the chain for the skill folders the
 // harnesses read ([DefaultProjectFolders]: .agents/skills first, then
 // .claude/skills, .codex/skills, .gemini/skills, .opencode/skills,
-// .github/skills), then in configured extra folders, then, when asked to,
+// .github/skills, .cursor/skills), then in configured extra folders, then, when asked to,
 // in the user's folders ([DefaultUserFolders]). Inside a folder a skill is
 // any directory holding a SKILL.md, at any depth up to [MaxDepth]; a skill
 // folder's own subdirectories are its resources, not more skills. Two

@@ -5,11 +5,13 @@ import "slices"
 // harnessFolders are the skill folders each harness reads by itself, in
 // the project and in the home directory (their documentation; see
 // docs/skills.md): Claude Code .claude/skills, Gemini CLI .gemini/skills
-// and .agents/skills, Codex CLI .agents/skills and .codex/skills.
+// and .agents/skills, Codex CLI .agents/skills and .codex/skills, Cursor
+// .cursor/skills.
 var harnessFolders = map[string][]string{
 	"claude": {".claude/skills"},
 	"gemini": {".gemini/skills", ".agents/skills"},
 	"codex":  {".agents/skills", ".codex/skills"},
+	"cursor": {".cursor/skills"},
 }
 
 // ListedBy reports whether the harness (claude, codex, gemini) shows s in

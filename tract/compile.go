@@ -33,6 +33,10 @@ type CompileOptions struct {
 	// until the next compile given the same Scratch. What a caller that
 	// copies the messages at once wants (compose.Scratch).
 	Scratch *[]Message
+	// Prune, when set and active, leaves out what the policy selects
+	// before the budget is applied (the store is untouched); the result
+	// lists them in Pruned.
+	Prune *PrunePolicy
 }
 
 // Message is one compiled message with where it came from.
@@ -82,6 +86,9 @@ type Result struct {
 	Tools []ToolDef `json:"tools,omitempty"`
 	// DroppedTokens are the tokens of the Dropped messages.
 	DroppedTokens int `json:"-"`
+	// Pruned are the messages CompileOptions.Prune left out, each with
+	// its rule, in compile order.
+	Pruned []Pruned `json:"pruned,omitempty"`
 	// TractID is the compiled tract's id and SpawnParent the id of the
 	// tract it was spawned from ("" for a root tract), as the compile
 	// read the tract: a root tract's spawn path is [Tract] without a
@@ -156,6 +163,9 @@ func (r *Repo) compile(ctx context.Context, tractName string, o CompileOptions, 
 	t, counter, head, err := r.compileTarget(ctx, tractName, o)
 	if err != nil {
 		return Result{}, err
+	}
+	if o.Prune != nil && o.Prune.Active() {
+		return r.compilePruned(ctx, t, counter, head, o, cached)
 	}
 	return r.compileAt(ctx, nil, t, counter, head, o, cached)
 }

@@ -14,6 +14,17 @@ type Config struct {
 	// WarnAt is the share of the budget above which a commit warns that
 	// the context is under pressure (DefaultWarnAt unless stored).
 	WarnAt float64 `json:"warnAt"`
+	// Prune is the prune policy every compile of the tract by `tract
+	// compile`, `lineage context` and `lineage handoff` applies unless
+	// told otherwise ([PrunePolicy]; "" for none), in String's form.
+	Prune string `json:"prune,omitempty"`
+}
+
+// PrunePolicy is the stored prune policy (the zero policy for none).
+func (c Config) PrunePolicy() PrunePolicy {
+	// Validated on the way in; a damaged value reads as none.
+	p, _ := ParsePrunePolicy(c.Prune)
+	return p
 }
 
 // DefaultWarnAt is the pressure a commit warns at when none is stored: the
@@ -21,7 +32,7 @@ type Config struct {
 const DefaultWarnAt = 0.85
 
 // ConfigKeys lists the settings `tract config` knows.
-var ConfigKeys = []string{"budget", "warn-at"}
+var ConfigKeys = []string{"budget", "warn-at", "prune"}
 
 // Config reads the tract's stored settings.
 func (r *Repo) Config(ctx context.Context, tractName string) (Config, error) {
@@ -46,6 +57,10 @@ func readConfig(ctx context.Context, rd Reader, tractID string) (Config, error) 
 		case "warn-at":
 			if w, err := ParseWarnAt(s.Value); err == nil && w > 0 {
 				c.WarnAt = w
+			}
+		case "prune":
+			if p, err := ParsePrunePolicy(s.Value); err == nil && p.Active() {
+				c.Prune = p.String()
 			}
 		}
 	}
@@ -100,6 +115,15 @@ func (r *Repo) SetConfig(ctx context.Context, tractName, key, value string) (Con
 		value = ""
 		if w > 0 {
 			value = strconv.FormatFloat(w, 'f', -1, 64)
+		}
+	case "prune":
+		p, err := ParsePrunePolicy(value)
+		if err != nil {
+			return Config{}, err
+		}
+		value = ""
+		if p.Active() {
+			value = p.String()
 		}
 	default:
 		return Config{}, &ValidationError{Field: "config key", Value: key, Reason: fmt.Sprintf("unknown (want one of %v)", ConfigKeys)}

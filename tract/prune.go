@@ -60,23 +60,13 @@ func (r *Repo) Prune(ctx context.Context, tractName string, o PruneOptions) (Pru
 		return PruneResult{}, err
 	}
 	out := PruneResult{Tract: res.Tract, Pruned: []Dropped{}, DryRun: o.DryRun}
-	turnsAfter, results := 0, 0
-	var picked []Dropped
-	for i := len(res.Messages) - 1; i >= 0; i-- {
-		m := res.Messages[i]
-		switch {
-		case m.Type == TypeMessage && m.Role == "user":
-			turnsAfter++
-		case m.Type == TypeToolResult:
-			results++
-			if results <= o.KeepLast || turnsAfter < o.OlderThan || m.Tokens <= o.LargerThan || m.Priority == Pinned {
-				continue
-			}
-			picked = append(picked, Dropped{Commit: m.Commit, Tract: m.Tract, Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
-		}
+	// The selection a compile-time policy of the same filters makes.
+	_, picked, err := r.applyPrune(ctx, res, PrunePolicy{ToolResults: true, OlderThan: o.OlderThan, KeepLast: o.KeepLast, LargerThan: o.LargerThan})
+	if err != nil {
+		return out, err
 	}
-	for i := len(picked) - 1; i >= 0; i-- {
-		d := picked[i]
+	for _, p := range picked {
+		d := p.Dropped
 		if !o.DryRun {
 			if _, err := r.Annotate(ctx, tractName, string(d.Commit), Skip, PruneReason); err != nil {
 				return out, err

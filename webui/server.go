@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentlineage/lineage/agents"
@@ -64,8 +66,12 @@ type Options struct {
 
 // Server renders the pages.
 type Server struct {
-	o    Options
-	tmpl *template.Template
+	o Options
+	// pages are the parsed templates, by page name, each parsed on the
+	// first request for it (with the frame): a server started for one
+	// page parses that page alone.
+	pagesMu sync.Mutex
+	pages   map[string]*template.Template
 	// turns holds one token per page being rendered.
 	turns chan struct{}
 	// rendering, when set (by tests), is called with each page's turn held.
@@ -78,7 +84,8 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// New checks the options and parses the templates.
+// New checks the options; the templates are parsed as pages ask for
+// them.
 func New(o Options) (*Server, error) {
 	if o.Repo == nil {
 		return nil, errors.New("webui: no repo")
@@ -92,11 +99,37 @@ func New(o Options) (*Server, error) {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
-	t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
+	return &Server{o: o, pages: map[string]*template.Template{}, turns: make(chan struct{}, o.MaxConcurrent)}, nil
+}
+
+// template is page name's template (templates/NAME.html and the frame),
+// parsed on its first use.
+func (s *Server) template(name string) (*template.Template, error) {
+	s.pagesMu.Lock()
+	defer s.pagesMu.Unlock()
+	if t, ok := s.pages[name]; ok {
+		return t, nil
+	}
+	t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/frame.html", "templates/"+name+".html")
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, tmpl: t, turns: make(chan struct{}, o.MaxConcurrent)}, nil
+	s.pages[name] = t
+	return t, nil
+}
+
+// static serves the embedded stylesheet with its type set, so that the
+// file server does not load the system's MIME tables (/etc/mime.types and
+// the shared MIME globs: about a third of a server's start) to find it.
+func static() http.Handler {
+	sub, _ := fs.Sub(staticFS, "static")
+	files := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".css") {
+			w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		}
+		files.ServeHTTP(w, r)
+	})
 }
 
 // Handler serves every page behind [httpguard.Policy] (421 for a Host
@@ -105,8 +138,7 @@ func New(o Options) (*Server, error) {
 // Only GET and HEAD are answered.
 func (s *Server) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
-	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", static()))
 	if s.o.Sessions {
 		mux.HandleFunc("GET /{$}", s.page(s.sessionsList))
 	} else {
@@ -181,7 +213,11 @@ func (s *Server) page(fn func(ctx context.Context, r *http.Request) (string, pag
 			name, data.Title, data.Page = "error", http.StatusText(status), err.Error()
 		}
 		var buf bytes.Buffer
-		if err := s.tmpl.ExecuteTemplate(&buf, name+".html", data); err != nil {
+		t, err := s.template(name)
+		if err == nil {
+			err = t.ExecuteTemplate(&buf, name+".html", data)
+		}
+		if err != nil {
 			http.Error(w, "internal error: "+err.Error(), http.StatusInternalServerError)
 			return
 		}

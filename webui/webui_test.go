@@ -281,6 +281,16 @@ func TestHeadersAndMethods(t *testing.T) {
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
 		t.Errorf("CSP %q", csp)
 	}
+	// The stylesheet's type is set by the server, not looked up in the
+	// system's MIME tables.
+	resp, err = http.Get(ts.URL + "/static/style.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "text/css; charset=utf-8" {
+		t.Errorf("style.css: %d, Content-Type %q", resp.StatusCode, ct)
+	}
 	resp, err = http.Post(ts.URL+"/", "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func (f *InstructionsFlags) AddSettingsFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.Disable, "disable", false, "load nothing and resolve nothing")
 	fl.BoolVar(&f.NoResolver, "no-resolver", false, "load the initial chain but resolve nothing")
 	fl.BoolVar(&f.NoImports, "no-imports", false, "do not follow @path imports")
-	fl.BoolVar(&f.NoRules, "no-rules", false, "do not read rule folders (.agents/rules, .claude/rules)")
+	fl.BoolVar(&f.NoRules, "no-rules", false, "do not read rule folders (.agents/rules, .claude/rules, .cursor/rules)")
 	fl.StringArrayVar(&f.Globals, "global", nil, "load `FILE` before the project chain, under its own cap (repeatable)")
 	fl.StringArrayVar(&f.Excludes, "exclude", nil, "skip files matching `GLOB` (absolute, ~/ or root-relative; repeatable)")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/internal/tokens"
+	"github.com/agentlineage/lineage/tract"
 	"github.com/spf13/cobra"
 )
 
@@ -26,6 +27,7 @@ type contextFlags struct {
 	asJSON  clienv.JSONFlag
 	explain bool
 	noSkill bool
+	pf      clienv.PruneFlags
 }
 
 func NewCmd(env *clienv.Env) *cobra.Command {
@@ -81,6 +83,7 @@ func (c *contextFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&c.noSkill, "no-skills", false, "leave the Agent Skills catalog out of the system part")
 	fl.BoolVar(&c.explain, "explain", false, "print where every block came from and what was left out, as a table")
 	c.asJSON.Add(cmd, "print the request with the provenance of every block and what was left out")
+	c.pf.Add(cmd)
 	// The instruction chain's flags, as 'lineage instructions' takes them.
 	fl.StringVar(&inf.Config, "config", "", "instructions: JSON configuration `file`")
 	fl.StringVar(&inf.Root, "root", "", "instructions: project root override (markers are not consulted)")
@@ -110,6 +113,12 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 	case o.Format == compose.FormatAnthropicRequest && (o.Model == "" || o.MaxTokens <= 0):
 		return clienv.UsageError("--format anthropic-request needs --model M and --max-tokens N: the Messages API refuses a body without them")
 	}
+	if err := c.pf.Check(); err != nil {
+		return err
+	}
+	if (c.pf.Policy != "" || c.pf.DropFailed) && o.Tract == "" {
+		return clienv.UsageError("--prune and --drop-failed-turns prune a tract's history: give --tract")
+	}
 	if o.Slug != "" {
 		if err := clienv.RequireSlug(o.Slug); err != nil {
 			return err
@@ -138,6 +147,9 @@ func (c *contextFlags) run(cmd *cobra.Command, env *clienv.Env, args []string) e
 		// One compile per process: a cached view would only hold
 		// the whole history while the request is printed.
 		o.Repo, o.Cold = s.Repo, true
+		if o.Prune, err = c.pf.Resolve(cmd.Context(), s.Repo, s.Tract); err != nil {
+			return err
+		}
 	}
 	// Token counts of unchanged files are kept between runs, so
 	// that a run does not load the tokenizer only to count them
@@ -167,6 +179,7 @@ func (c *contextFlags) print(env *clienv.Env, res compose.Result) error {
 	case c.explain:
 		return writeContextExplain(env.Stdout, res)
 	}
+	clienv.PrunedNote(env, res.Pruned)
 	if len(res.Dropped)+len(res.DroppedMessages) > 0 {
 		writeDroppedNote(env, res)
 	}
@@ -244,7 +257,7 @@ func writeContextExplain(w io.Writer, res compose.Result) error {
 		}
 	}
 	fmt.Fprintln(tw, "\nleft out:")
-	if len(res.Dropped)+len(res.DroppedMessages) == 0 {
+	if len(res.Dropped)+len(res.DroppedMessages)+len(res.Pruned) == 0 {
 		fmt.Fprintln(tw, "  (none)")
 	}
 	for _, d := range res.Dropped {
@@ -257,5 +270,19 @@ func writeContextExplain(w io.Writer, res compose.Result) error {
 	for _, d := range res.DroppedMessages {
 		fmt.Fprintf(tw, "  budget\ttract\t%s %s %s %s, %d tokens\n", d.Commit.Short(), fsx.LineSafe(d.Tract), d.Type, d.Priority, d.Tokens)
 	}
+	writePruned(tw, res.Pruned)
 	return tw.Flush()
+}
+
+// writePruned lists what the prune policy left out, each with its rule,
+// and the tokens that saved.
+func writePruned(w io.Writer, pruned []tract.Pruned) {
+	saved := 0
+	for _, p := range pruned {
+		fmt.Fprintf(w, "  prune\t%s\t%s %s %s %s, %d tokens\n", p.Rule, p.Commit.Short(), fsx.LineSafe(p.Tract), p.Type, p.Priority, p.Tokens)
+		saved += p.Tokens
+	}
+	if len(pruned) > 0 {
+		fmt.Fprintf(w, "\npruned: %d message(s), %d tokens saved\n", len(pruned), saved)
+	}
 }

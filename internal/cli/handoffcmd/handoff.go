@@ -29,6 +29,7 @@ type flags struct {
 	encoding string
 	asJSON   clienv.JSONFlag
 	inf      clienv.InstructionsFlags
+	pf       clienv.PruneFlags
 }
 
 func NewCmd(env *clienv.Env) *cobra.Command {
@@ -57,6 +58,10 @@ gemini leaves it pending for lineage's hook, which delivers it once at that
 harness's next session start in the project (the session's folder, or
 --project) within 24 hours, and prints the command that starts it.
 
+--prune POLICY (default: the session tract's 'tract config prune') and
+--drop-failed-turns leave stale tool output and failed tool steps out of the
+handoff, the store untouched.
+
 A budget the pinned part alone exceeds fails (exit 3) naming its largest parts.`,
 		Args: clienv.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,6 +75,7 @@ A budget the pinned part alone exceeds fails (exit 3) naming its largest parts.`
 	fl.StringVar(&f.store, "store", "", "the sessions store (default LINEAGE_SESSIONS_STORE, then LINEAGE_STORE, else the user's)")
 	fl.StringVar(&f.project, "project", "", "folder whose next session start gets a harness handoff (default: the session's)")
 	fl.StringVar(&f.encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
+	f.pf.Add(cmd)
 	f.asJSON.Add(cmd, "print the handoff with the provenance of every block (and the pending handoff and command)")
 	return cmd
 }
@@ -78,6 +84,9 @@ func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	to, err := handoff.ParseTarget(f.to)
 	if err != nil {
 		return clienv.UsageError("unknown --to %q (want claude, codex, gemini, text, openai or anthropic)", f.to)
+	}
+	if err := f.pf.Check(); err != nil {
+		return err
 	}
 	summary, err := f.readSummary(env)
 	if err != nil {
@@ -113,8 +122,12 @@ func (f *flags) run(cmd *cobra.Command, env *clienv.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	prune, err := f.pf.Resolve(ctx, st.Repo, info.Tract)
+	if err != nil {
+		return err
+	}
 	out, err := handoff.Prepare(ctx, handoff.Options{Repo: st.Repo, Session: info, At: at, Summary: summary,
-		Budget: f.budget, Encoding: f.encoding, To: to, Instructions: iopts}, handoff.Dir(env.Host().StatePath("handoffs")), project, env.Dir, clock())
+		Budget: f.budget, Encoding: f.encoding, To: to, Instructions: iopts, Prune: prune}, handoff.Dir(env.Host().StatePath("handoffs")), project, env.Dir, clock())
 	if err != nil {
 		return clienv.ComposeErr(err)
 	}
@@ -190,6 +203,7 @@ func (f *flags) projectOf(env *clienv.Env, info sessions.Info) string {
 // (the pending handoff named on stderr).
 func printOut(env *clienv.Env, out handoff.Prepared) error {
 	res := out.Context
+	clienv.PrunedNote(env, res.Pruned)
 	if n := len(res.DroppedMessages); n > 0 {
 		tokens := 0
 		for _, d := range res.DroppedMessages {

@@ -119,18 +119,11 @@ func showCmd(env *clienv.Env) *cobra.Command {
 		Short: "Show one session: its harness, project, model, tokens and branches",
 		Args:  clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, done, err := sf.open(cmd.Context(), env, false)
+			repo, info, done, err := sf.session(cmd.Context(), env, args[0])
 			if err != nil {
 				return err
 			}
 			defer done()
-			if repo == nil {
-				return fmt.Errorf("session %q: no sessions imported", args[0])
-			}
-			info, err := sessions.Lookup(cmd.Context(), repo, args[0])
-			if err != nil {
-				return clienv.TractErr(err)
-			}
 			branches, err := repo.Branches(cmd.Context(), info.Tract)
 			if err != nil {
 				return clienv.TractErr(err)
@@ -191,18 +184,11 @@ func logCmd(env *clienv.Env) *cobra.Command {
 		Short: "The session's history on its main line, newest first",
 		Args:  clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, done, err := sf.open(cmd.Context(), env, false)
+			repo, info, done, err := sf.session(cmd.Context(), env, args[0])
 			if err != nil {
 				return err
 			}
 			defer done()
-			if repo == nil {
-				return fmt.Errorf("session %q: no sessions imported", args[0])
-			}
-			info, err := sessions.Lookup(cmd.Context(), repo, args[0])
-			if err != nil {
-				return clienv.TractErr(err)
-			}
 			entries, err := repo.Log(cmd.Context(), info.Tract, tract.LogOptions{N: n})
 			if err != nil {
 				return clienv.TractErr(err)

@@ -2,10 +2,12 @@ package sessionscmd
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlineage/lineage/internal/cli/clienv"
+	"github.com/agentlineage/lineage/sessions"
 	"github.com/agentlineage/lineage/tract"
 )
 
@@ -31,4 +33,24 @@ func (f *storeFlags) open(ctx context.Context, env *clienv.Env, write bool) (*tr
 	}
 	f.lock = st.Lock
 	return st.Repo, st.Close, nil
+}
+
+// session opens the store for reading and looks up the session ref names:
+// the store, the session and the function that closes the store. A store
+// not made yet has no sessions; on any error the store is closed.
+func (f *storeFlags) session(ctx context.Context, env *clienv.Env, ref string) (*tract.Repo, sessions.Info, func(), error) {
+	repo, done, err := f.open(ctx, env, false)
+	if err != nil {
+		return nil, sessions.Info{}, nil, err
+	}
+	if repo == nil {
+		done()
+		return nil, sessions.Info{}, nil, fmt.Errorf("session %q: no sessions imported", ref)
+	}
+	info, err := sessions.Lookup(ctx, repo, ref)
+	if err != nil {
+		done()
+		return nil, sessions.Info{}, nil, clienv.TractErr(err)
+	}
+	return repo, info, done, nil
 }

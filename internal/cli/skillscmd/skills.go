@@ -27,7 +27,8 @@ func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("skills", Short,
 		`Find the Agent Skills (agentskills.io) that apply to the working directory:
 every SKILL.md in the skill folders (.agents/skills, .claude/skills,
-.codex/skills, .gemini/skills, .opencode/skills, .github/skills) of each
+.codex/skills, .gemini/skills, .opencode/skills, .github/skills,
+.cursor/skills) of each
 directory from the project root down to it, the same root AGENTS.md uses;
 then the --path folders and $LINEAGE_SKILLS_PATH; with --user (or
 LINEAGE_SKILLS_USER=1) also the user's folders. Two skills of one name: the

@@ -16,9 +16,10 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 		o      tract.CompileOptions
 		format string
 		asJSON clienv.JSONFlag
+		pf     clienv.PruneFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "compile [--budget N] [--format openai|openai-request|anthropic|text] [--at REF] [--encoding E]",
+		Use:   "compile [--budget N] [--format openai|openai-request|anthropic|text] [--at REF] [--encoding E] [--prune POLICY] [--drop-failed-turns]",
 		Short: "Compile the context an LLM receives",
 		Args:  clienv.ExactArgs(0),
 		RunE: f.WithReadSession(env, func(cmd *cobra.Command, _ []string, s *clienv.TractSession) error {
@@ -30,7 +31,11 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 			// load the tokenizer just to count a message committed by a
 			// process that never loaded it (a budget counts anyway).
 			o.Uncounted = form != wire.FormatJSON
-			if form == wire.FormatOpenAI && o.Budget == 0 {
+			var err error
+			if o.Prune, err = pf.Resolve(cmd.Context(), s.Repo, s.Tract); err != nil {
+				return err
+			}
+			if form == wire.FormatOpenAI && o.Budget == 0 && o.Prune == nil {
 				// Nothing dropped to report: written as it is read.
 				err := s.Repo.CompileMessages(cmd.Context(), s.Tract, o, func(ms *tract.Messages) error {
 					return wire.WriteOpenAIMessages(env.Stdout, ms, clienv.JSONIndent)
@@ -47,14 +52,20 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 				return clienv.TractErr(err)
 			}
 			return printCompile(env, res, form, o.Budget, asJSON.Set)
-		}, clienv.Check(func() error { return wire.Format(format).Validate() }), &o),
+		}, clienv.Check(func() error {
+			if err := pf.Check(); err != nil {
+				return err
+			}
+			return wire.Format(format).Validate()
+		}), &o),
 	}
 	fl := cmd.Flags()
 	clienv.BudgetFlag(cmd, &o.Budget, "most tokens the context may use (drops NORMAL, then IMPORTANT, oldest first)")
 	fl.StringVar(&format, "format", string(wire.FormatOpenAI), "openai (messages), openai-request (messages and tools), anthropic (system, messages, tools) or text (json: as --json)")
 	fl.StringVar(&o.At, "at", "", "compile as of this ref")
 	fl.StringVar(&o.Encoding, "encoding", "", "token encoding: o200k_base (default) or cl100k_base")
-	asJSON.Add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped")
+	pf.Add(cmd)
+	asJSON.Add(cmd, "print the full record: tract, head, tokens, budget, messages with provenance, dropped, pruned")
 	return cmd
 }
 
@@ -62,7 +73,11 @@ func newTractCompileCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 // note on stderr (not with --json), the result on stdout.
 func printCompile(env *clienv.Env, res tract.Result, f wire.Format, budget int, asJSON bool) error {
 	dropped := func() {
-		if len(res.Dropped) == 0 || asJSON {
+		if asJSON {
+			return
+		}
+		clienv.PrunedNote(env, res.Pruned)
+		if len(res.Dropped) == 0 {
 			return
 		}
 		var short []string

@@ -70,8 +70,8 @@ func newTractStatusCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 func newTractConfigCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 	var asJSON clienv.JSONFlag
 	cmd := &cobra.Command{
-		Use:   "config [budget [N|none] | warn-at [RATIO|none]]",
-		Short: "Show or set the tract's settings (budget: the tokens status measures against; warn-at: the share of it a commit warns at)",
+		Use:   "config [budget [N|none] | warn-at [RATIO|none] | prune [POLICY|none]]",
+		Short: "Show or set the tract's settings (budget: the tokens status measures against; warn-at: the share of it a commit warns at; prune: the policy compiles apply)",
 		Args:  clienv.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && !tractKnownKey(args[0]) {
@@ -96,6 +96,9 @@ func newTractConfigCmd(env *clienv.Env, f *clienv.TractFlags) *cobra.Command {
 					budget = fmt.Sprint(cfg.Budget)
 				}
 				fmt.Fprintf(env.Stdout, "budget %s\nwarn-at %g\n", budget, cfg.WarnAt)
+				if cfg.Prune != "" {
+					fmt.Fprintf(env.Stdout, "prune %s\n", cfg.Prune)
+				}
 				return nil
 			}
 			if len(args) == 2 {
