@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if db := os.Getenv(envMigrator); db != "" {
+		migrateStore(db)
+	}
 	if db := os.Getenv(envCrashWriter); db != "" {
 		commitAndCrash(db)
 	}

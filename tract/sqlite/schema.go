@@ -92,6 +92,8 @@ var migrations = []string{
 	viewsMigration,
 	// Version 6: a checkpoint's messages apart from its data (views.go).
 	viewPartsMigration,
+	// Version 7: fewer pages a commit (pending.go).
+	leanCommitMigration,
 }
 
 // positionsMigration is version 2: each commit's place in the DAG

@@ -68,7 +68,8 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob, texts []string
 		texts = texts[1:]
 	}
 	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words) SELECT b.id, v.column2 FROM (`, "(?, ?)",
-		`) AS v JOIN blobs b ON b.hash = v.column1 WHERE NOT EXISTS (SELECT 1 FROM blob_words WHERE rowid = b.id)`, 2, wordRows, flat); err != nil {
+		`) AS v JOIN blobs b ON b.hash = v.column1
+		WHERE NOT EXISTS (SELECT 1 FROM blob_words WHERE rowid = b.id) AND NOT EXISTS (SELECT 1 FROM unindexed WHERE id = b.id)`, 2, wordRows, flat); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
 	return nil
@@ -97,9 +98,13 @@ func blobWords(data [][]byte) (wait func() []string) {
 }
 
 // indexNewBlobs adds the words (texts) of the blobs PutBlobs has just
-// inserted, with ids first, first+1, …: their ids are new, so none is
-// indexed yet (DeleteUnusedBlobs drops a deleted blob's words with it).
-func (t *txn) indexNewBlobs(ctx context.Context, first int64, texts []string) error {
+// inserted, with ids first, first+1, … and data data: their ids are new, so
+// none is indexed yet (DeleteUnusedBlobs drops a deleted blob's words with
+// it). A small write leaves them pending (deferWords).
+func (t *txn) indexNewBlobs(ctx context.Context, first int64, data [][]byte, texts []string) error {
+	if !t.bulk && len(texts) < pendingRows {
+		return t.deferWords(ctx, first, data, texts)
+	}
 	words := make([]any, 0, 2*len(texts))
 	for i, text := range texts {
 		words = append(words, first+int64(i), text)
@@ -179,6 +184,18 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 		if err != nil {
 			return nil, damaged(err)
 		}
+		pending, err := r.pendingMatches(ctx, q.Words)
+		if err != nil {
+			return nil, damaged(err)
+		}
+		ids = append(ids, pending...)
+		// The pending blobs that match (see deferWords), beside the
+		// index's matches.
+		orPending, pendingArg := "", ""
+		if len(pending) > 0 {
+			list, _ := json.Marshal(pending)
+			orPending, pendingArg = ` OR c.content_id IN (SELECT value FROM json_each(?))`, string(list)
+		}
 		switch {
 		case len(ids) <= rareWords:
 			// Few matches: start from them (content ids, through the
@@ -192,9 +209,12 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 			// Many matches, few wanted: the tract's commits in time
 			// order, each asked of the index, until the limit.
 			from = `commits c INDEXED BY commits_tract_time`
-			where, args = append(where, `EXISTS (SELECT 1 FROM blob_words WHERE blob_words MATCH ? AND rowid = c.content_id)`), append(args, match)
+			where, args = append(where, `(EXISTS (SELECT 1 FROM blob_words WHERE blob_words MATCH ? AND rowid = c.content_id)`+orPending+`)`), append(args, match)
 		default:
-			where, args = append(where, `c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)`), append(args, match)
+			where, args = append(where, `(c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)`+orPending+`)`), append(args, match)
+		}
+		if orPending != "" && len(ids) > rareWords {
+			args = append(args, pendingArg)
 		}
 	}
 	if q.Tract != "" {

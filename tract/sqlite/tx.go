@@ -284,7 +284,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, last+1, texts)
+		return t.indexNewBlobs(ctx, last+1, data, texts)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
 	return t.indexExisting(ctx, blobs, texts, counted)
@@ -508,6 +508,9 @@ func (t *txn) DeleteUnusedBlobs(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if _, err := t.q.ExecContext(ctx, `DELETE FROM blob_words WHERE rowid NOT IN (SELECT id FROM blobs)`); err != nil {
+		return 0, err
+	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM unindexed WHERE id NOT IN (SELECT id FROM blobs)`); err != nil {
 		return 0, err
 	}
 	n, _ := res.RowsAffected()
