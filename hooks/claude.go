@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -247,8 +248,33 @@ func truthy(v string) bool {
 	return false
 }
 
+// ClaudeManagedSettings is Claude Code's managed-policy settings file,
+// which overrides every other settings file
+// (code.claude.com/docs/en/settings): /Library/Application
+// Support/ClaudeCode/managed-settings.json on macOS,
+// C:\Program Files\ClaudeCode\managed-settings.json on Windows,
+// /etc/claude-code/managed-settings.json elsewhere.
+// LINEAGE_CLAUDE_MANAGED_SETTINGS names another file (tests, and
+// installations that keep it elsewhere).
+func ClaudeManagedSettings(env Env) string {
+	if p := env.get("LINEAGE_CLAUDE_MANAGED_SETTINGS"); p != "" {
+		return p
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return "/Library/Application Support/ClaudeCode/managed-settings.json"
+	case "windows":
+		pf := env.get("ProgramFiles")
+		if pf == "" {
+			pf = `C:\Program Files`
+		}
+		return filepath.Join(pf, "ClaudeCode", "managed-settings.json")
+	}
+	return "/etc/claude-code/managed-settings.json"
+}
+
 // claudeMode is the plugin's mode as Claude Code resolves it: the
-// settings files (local over project over user) give
+// settings files (managed policy over local over project over user) give
 // pluginConfigs["cc-plugin-agents-md@builtin"].options.instructionFiles
 // and the legacy options.projectInstructions (honoured while
 // instructionFiles is unset or the default); enabledPlugins false turns
@@ -257,6 +283,7 @@ func claudeMode(cwd string, env Env) (mode, why string) {
 	var files, legacy string
 	enabled := true
 	for _, p := range []string{
+		ClaudeManagedSettings(env),
 		filepath.Join(cwd, ".claude", "settings.local.json"),
 		filepath.Join(cwd, ".claude", "settings.json"),
 		filepath.Join(ClaudeConfigDir(env), "settings.json"),

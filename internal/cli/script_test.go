@@ -324,6 +324,8 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"NO_COLOR", "LINEAGE_STORE", "LINEAGE_SESSIONS_STORE", "LINEAGE_TRACT", "LINEAGE_NOW"} {
 				e.Setenv(k, "")
 			}
+			// Nor on the machine's Claude Code managed policy.
+			e.Setenv("LINEAGE_CLAUDE_MANAGED_SETTINGS", filepath.Join(e.WorkDir, "no-managed-settings.json"))
 			// CLAUDE_WORK is $WORK as Claude Code names a project's folder
 			// under projects/ (each character but a letter or digit a "-").
 			e.Setenv("CLAUDE_WORK", strings.Map(func(r rune) rune {
