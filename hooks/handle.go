@@ -53,12 +53,41 @@ type Options struct {
 	// for it ("" for none); its text joins the start's context, and done
 	// (when not nil) learns whether the answer reached the harness.
 	Handoff func(ev Event) (text string, done func(delivered bool))
+	// Memory, when set, is asked at a main agent's session start or resume
+	// (any source: what it sent before is its to leave out) for the memories
+	// the session gets; its text follows the handoff's, and done learns
+	// whether the answer reached the harness.
+	Memory func(ev Event) (text string, done func(delivered bool))
 }
 
 // takesHandoff reports whether ev starts a new session a pending handoff
 // may go to.
 func takesHandoff(ev Event) bool {
 	return ev.Kind == Start && ev.AgentID == "" && ev.Source != "compact"
+}
+
+// startExtras asks opts for what a start carries besides instructions:
+// the pending handoff and the memories; done tells each asker whether the
+// answer reached the harness.
+func startExtras(opts Options, ev Event) (handoff, mem string, done func(delivered bool)) {
+	var dones []func(bool)
+	if opts.Handoff != nil && takesHandoff(ev) {
+		var d func(bool)
+		if handoff, d = opts.Handoff(ev); d != nil {
+			dones = append(dones, d)
+		}
+	}
+	if opts.Memory != nil && (ev.Kind == Start || ev.Kind == Resume) && ev.AgentID == "" {
+		var d func(bool)
+		if mem, d = opts.Memory(ev); d != nil {
+			dones = append(dones, d)
+		}
+	}
+	return handoff, mem, func(delivered bool) {
+		for _, d := range dones {
+			d(delivered)
+		}
+	}
 }
 
 // Result is the answer to one event.
@@ -91,17 +120,11 @@ func Handle(ctx context.Context, h *Harness, ev Event, opts Options) (Result, er
 	opts.Instructions.Cwd = ev.Cwd
 	var res Result
 	var deliverErr error
-	var handoff string
 	delivered := false
-	if opts.Handoff != nil && takesHandoff(ev) {
-		var done func(bool)
-		handoff, done = opts.Handoff(ev)
-		if done != nil {
-			defer func() { done(delivered) }()
-		}
-	}
+	handoff, mem, done := startExtras(opts, ev)
+	defer func() { done(delivered) }()
 	deliver := func() error {
-		res.Context = joinNonEmpty(res.Context, handoff)
+		res.Context = joinNonEmpty(res.Context, handoff, mem)
 		deliverErr = writeAnswer(h, ev, res, opts)
 		delivered = deliverErr == nil
 		return deliverErr

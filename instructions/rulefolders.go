@@ -22,7 +22,9 @@ import (
 // nothing more); the second learns which are absent. A directory modified
 // within the last few seconds is not remembered (a file system's clock is
 // coarse: an entry made in the same tick would leave the time as it was),
-// nor one whose identity the file system does not give.
+// nor one whose identity the file system does not give. A traced FS
+// (Traced) probes every time: its trail must hold the folders' own paths,
+// not their directories, whose every change would make it stale.
 var absentFolders = struct {
 	sync.Mutex
 	m map[absentKey]absentNote
@@ -90,23 +92,36 @@ func noteAbsent(dir, name string, n absentNote) {
 // entry only when it was not found absent at the same stamp.
 func ruleFolder(fsys FS, dir, rd string, stamp func() (dirStamp, bool)) (string, bool) {
 	first := firstName(rd)
-	n, seen := lookupAbsent(dir, first)
-	if !seen {
-		noteAbsent(dir, first, absentNote{})
-	} else if st, ok := stamp(); ok {
-		if n.absent && n.st == st {
-			return "", false
-		}
-		if _, err := fsys.Lstat(joinName(dir, fromSlash(first))); isMissing(err) {
-			noteAbsent(dir, first, absentNote{st: st, absent: true})
-			return "", false
-		}
+	if _, traces := fsys.(interface{ notesPaths() }); !traces && !mayExist(fsys, dir, first, stamp) {
+		return "", false
 	}
 	top := joinName(dir, fromSlash(rd))
 	if fi, err := fsys.Stat(top); err == nil && fi.IsDir() {
 		return top, true
 	}
 	return "", false
+}
+
+// mayExist reports whether dir's entry first may exist, noting
+// what it learns (see absentFolders): false when it is known absent.
+func mayExist(fsys FS, dir, first string, stamp func() (dirStamp, bool)) bool {
+	n, seen := lookupAbsent(dir, first)
+	if !seen {
+		noteAbsent(dir, first, absentNote{})
+		return true
+	}
+	st, ok := stamp()
+	if !ok {
+		return true
+	}
+	if n.absent && n.st == st {
+		return false
+	}
+	if _, err := fsys.Lstat(joinName(dir, fromSlash(first))); isMissing(err) {
+		noteAbsent(dir, first, absentNote{st: st, absent: true})
+		return false
+	}
+	return true
 }
 
 // dirStamper is a stamp of dir made on first use, once.

@@ -46,6 +46,10 @@ type traced struct {
 	trail *fsx.Trail
 }
 
+// notesPaths marks a traced FS: what is looked at through it is its
+// trail, so nothing is left unlooked at (see absentFolders).
+func (traced) notesPaths() {}
+
 func (t traced) Stat(name string) (fs.FileInfo, error) {
 	t.trail.Note(name)
 	return t.fs.Stat(name)

@@ -48,7 +48,8 @@ func memoryClient(t *testing.T, path, user, cwd, client string) *mcp.ClientSessi
 // TestMemoryTools: memory_save keeps a memory with the client's harness as
 // its provenance; memory_search finds it, ranked, in this user's and this
 // project's scopes only; memory_forget hides it. Two projects and two
-// users share the store and see nothing of each other's.
+// users share the store and see nothing of each other's (a project's
+// memories are one user's too).
 func TestMemoryTools(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "sessions.db")
 	p1, p2 := project(t), project(t)
@@ -88,8 +89,16 @@ func TestMemoryTools(t *testing.T) {
 		t.Fatalf("ann in p2 sees: %s", got)
 	}
 	bob1 := memoryClient(t, store, "bob", p1, "gemini-cli-mcp-client")
-	if got := search(bob1, "parser", nil); got != "project:The parser tests need LINEAGE_NOW set." {
+	if got := search(bob1, "parser", nil); got != "" {
+		t.Fatalf("bob in p1 sees Ann's: %s", got)
+	}
+	var bobs memory.Memory
+	call(t, bob1, "memory_save", map[string]any{"text": "Bob runs the parser benchmarks."}, &bobs)
+	if got := search(bob1, "parser", nil); got != "project:Bob runs the parser benchmarks." {
 		t.Fatalf("bob in p1 sees: %s", got)
+	}
+	if got := search(ann1, "benchmarks", nil); got != "" {
+		t.Fatalf("ann sees Bob's: %s", got)
 	}
 	// Forgetting from another project finds nothing; from the memory's own
 	// it hides it.

@@ -14,8 +14,10 @@
 // compare-and-swap, retried) keeps two processes adding at once from
 // losing either.
 //
-// A reader sees only the scopes of its [Where]: its user, the project of
-// its folder and the agent it names; nothing of another project or user.
+// Every scope is one user's (a project's memories are the user's memories
+// of that project): a reader sees only the scopes of its [Where], its user
+// and the project of its folder and the agent it names, so nothing of
+// another project or user, even in a store several users share.
 //
 // Harnesses keep memories of their own (Claude Code's auto memory
 // MEMORY.md, Gemini CLI's "Gemini Added Memories" section of GEMINI.md):

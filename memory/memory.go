@@ -75,6 +75,9 @@ type Where struct {
 type Scope struct {
 	Kind Kind
 	Key  string
+	// User owns the scope: every scope is one user's, so a store several
+	// users share keeps their project and agent memories apart too.
+	User string
 }
 
 // Scope is w's scope of kind k, or an error naming what w lacks.
@@ -91,7 +94,7 @@ func (w Where) Scope(k Kind) (Scope, error) {
 			if err := agents.ValidateSlug(key); err != nil {
 				return Scope{}, &tract.ValidationError{Field: "slug", Value: key, Reason: err.Error()}
 			}
-			if tract.ValidateTractName(TractName(Scope{Kind: Agent, Key: key})) != nil {
+			if tract.ValidateTractName(TractName(Scope{Kind: Agent, Key: key, User: w.User})) != nil {
 				return Scope{}, &tract.ValidationError{Field: "slug", Value: key, Reason: "not usable in a tract name (no space, control character, ~^:?*[\\ or \"..\")"}
 			}
 		}
@@ -101,10 +104,13 @@ func (w Where) Scope(k Kind) (Scope, error) {
 	if key == "" {
 		return Scope{}, &tract.ValidationError{Field: "scope", Value: string(k), Reason: lack}
 	}
+	if w.User == "" {
+		return Scope{}, &tract.ValidationError{Field: "scope", Value: string(k), Reason: "no user name"}
+	}
 	if k == Project {
 		key = filepath.Clean(key)
 	}
-	return Scope{Kind: k, Key: key}, nil
+	return Scope{Kind: k, Key: key, User: w.User}, nil
 }
 
 // Scopes are the scopes w sees, in Kinds order.
@@ -118,14 +124,16 @@ func (w Where) Scopes() []Scope {
 	return out
 }
 
-// TractName is the tract that holds the memories of s: memory-user-<hash
-// of the user>, memory-project-<hash of the folder>, memory-agent-<slug>.
+// TractName is the tract that holds the memories of s, named by a hash of
+// its user and key: memory-user-<hash>, memory-project-<hash>,
+// memory-agent-<slug>-<hash>.
 func TractName(s Scope) string {
+	sum := sha256.Sum256([]byte(string(s.Kind) + "\x00" + s.User + "\x00" + s.Key))
+	h := hex.EncodeToString(sum[:6])
 	if s.Kind == Agent {
-		return "memory-agent-" + s.Key
+		return "memory-agent-" + s.Key + "-" + h
 	}
-	sum := sha256.Sum256([]byte(s.Key))
-	return "memory-" + string(s.Kind) + "-" + hex.EncodeToString(sum[:6])
+	return "memory-" + string(s.Kind) + "-" + h
 }
 
 // Memory is one memory as a reader sees it now.

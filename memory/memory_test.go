@@ -116,6 +116,9 @@ func TestBadInputWritesNothing(t *testing.T) {
 			t.Errorf("%s %q: %v, want %q", c.k, c.text, err, c.want)
 		}
 	}
+	if _, err := Add(ctx, repo, AddOptions{Where: Where{Project: "/p"}, Kind: Project, Text: "x"}); err == nil || !strings.Contains(err.Error(), "no user name") {
+		t.Errorf("no user: %v", err)
+	}
 	if ts, _ := repo.Tracts(ctx); len(ts) != 0 {
 		t.Fatalf("bad input made tracts: %v", ts)
 	}
@@ -139,8 +142,11 @@ func TestScopeIsolation(t *testing.T) {
 	}{
 		{ann1, "p1 only | ann everywhere"},
 		{ann2, "p2 only | ann everywhere"},
-		{bob1, "bob everywhere | p1 only"},
-		{Where{User: "bob", Project: "/p1", Slug: "tau"}, "tau only | bob everywhere | p1 only"},
+		// Bob's store could be Ann's (a shared postgres store): he sees
+		// none of her project's or agent's memories.
+		{bob1, "bob everywhere"},
+		{Where{User: "bob", Project: "/p1", Slug: "tau"}, "bob everywhere"},
+		{Where{User: "ann", Project: "/p1", Slug: "tau"}, "tau only | p1 only | ann everywhere"},
 	} {
 		ms, err := List(ctx, repo, c.w)
 		if err != nil {

@@ -335,3 +335,9 @@ func planBudget(n, tokens, budget int, each func(visit func(i int, m *Message)))
 	}
 	return unit, drop, total
 }
+
+// ApplyBudget fits res into budget tokens by the compile's own rules (see
+// CompileOptions.Budget): for a caller that reshaped a compiled result in
+// memory (a preview that changes priorities without writing them). res's
+// Messages are replaced, never modified in place.
+func ApplyBudget(res *Result, budget int) error { return applyBudget(res, budget) }

@@ -41,9 +41,30 @@ type compileCache struct {
 	background bool
 	saving     bool
 	pending    sync.WaitGroup
+	// served are the keys whose first compile the stored checkpoint's
+	// messages served (firstCompile).
+	served map[cacheKey]bool
 }
 
-func newCompileCache() *compileCache { return &compileCache{views: map[cacheKey][]*view{}} }
+func newCompileCache() *compileCache {
+	return &compileCache{views: map[cacheKey][]*view{}, served: map[cacheKey]bool{}}
+}
+
+// firstCompile reports whether this is the cache's first compile of t in
+// counter's encoding: one the stored checkpoint's messages can serve
+// without a view (what a process that compiles once wants: a view of a
+// long history costs a few KiB a commit). From the second compile on, the
+// cache builds and keeps views, which make the next ones cheap.
+func (cc *compileCache) firstCompile(t Tract, counter tokens.Counter) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	key := cacheKey{t.ID, counter.Encoding(), false}
+	if cc.served[key] || len(cc.views[key]) > 0 {
+		return false
+	}
+	cc.served[key] = true
+	return true
+}
 
 // get returns a view of t at head, extending a cached one when it can.
 func (cc *compileCache) get(ctx context.Context, r *Repo, t Tract, counter tokens.Counter, head Hash) (*view, error) {

@@ -183,10 +183,19 @@ func (r *Repo) compileAt(ctx context.Context, lk *lookup, t Tract, counter token
 	// Only a compile of HEAD stores a checkpoint: one of --at would
 	// replace the one at the head.
 	served := false
-	if cached && o.At != "" && !r.noCheckpoints && head != "" {
+	if cached && !r.noCheckpoints && head != "" {
 		// Time travel the stored checkpoint serves (its head, a few
-		// appends after it or before it) builds no view to cache.
-		res, served, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, false)
+		// appends after it or before it), and the first compile of a
+		// cache, build no view to cache. A first compile whose stored
+		// messages prove damaged is the cache's, which reads the view's
+		// data part instead.
+		if o.At != "" {
+			res, served, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, false)
+		} else if r.cache.firstCompile(t, counter) {
+			if res, served, err = r.compileStored(ctx, lk, t, counter, head, o.Budget, false); errors.Is(err, ErrDamaged) {
+				served, err = false, nil
+			}
+		}
 	}
 	switch {
 	case served || err != nil:

@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 		return tractURL(name, "compile") + "?" + v.Encode()
 	},
 	"commitURL": commitURL,
+	"turnURL":   turnURL,
 	"graphURL": func(name string, skip int) string {
 		if skip <= 0 {
 			return tractURL(name, "graph")

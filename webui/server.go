@@ -153,6 +153,8 @@ func (s *Server) Handler(token string) http.Handler {
 	mux.HandleFunc("GET /tract/{name}/compile", s.page(s.compile))
 	mux.HandleFunc("GET /tract/{name}/diff", s.page(s.diff))
 	mux.HandleFunc("GET /tract/{name}/find", s.page(s.find))
+	mux.HandleFunc("GET /tract/{name}/turns", s.page(s.sessionTurns))
+	mux.HandleFunc("GET /tract/{name}/handoff", s.page(s.handoffPreview))
 	mux.HandleFunc("GET /sessions", s.page(s.sessionsList))
 	mux.HandleFunc("GET /instructions", s.page(s.instructions))
 	return httpguard.Policy{Token: token, Hosts: s.o.Hosts}.Handler(headers(mux))

@@ -250,7 +250,8 @@ func wordAfter(text, marker string) string {
 // anthropicHandler plays the model. The conversation's first user turn
 // says what to do: "LINEAGE-READ <path>" reads path (first tool call);
 // "LINEAGE-TASK <path>" then starts a subagent told to read path (next
-// tool call); then "Done.".
+// tool call); "LINEAGE-REMEMBER <word>" saves a memory through lineage's
+// MCP memory_save (first tool call); then "Done.".
 func anthropicHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
 	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
 		w.Header().Set("Content-Type", "application/json")
@@ -270,6 +271,9 @@ func anthropicHandler(m *modelServer, w http.ResponseWriter, r *http.Request, bo
 	switch {
 	case read != "" && done == 0 && req.hasTool("Read"):
 		block = map[string]any{"type": "tool_use", "id": "toolu_read1", "name": "Read", "input": map[string]any{"file_path": read}}
+	case wordAfter(first, "LINEAGE-REMEMBER ") != "" && done == 0 && req.hasTool("mcp__lineage__memory_save"):
+		block = map[string]any{"type": "tool_use", "id": "toolu_mem1", "name": "mcp__lineage__memory_save", "input": map[string]any{
+			"text": wordAfter(first, "LINEAGE-REMEMBER ") + " the API listens on port 7411"}}
 	case mcpTarget != "" && done == 1 && req.hasTool("mcp__lineage__instructions_resolve"):
 		block = map[string]any{"type": "tool_use", "id": "toolu_mcp1", "name": "mcp__lineage__instructions_resolve", "input": map[string]any{"paths": []string{mcpTarget}}}
 	case task != "" && done == 1 && (req.hasTool("Task") || req.hasTool("Agent")):

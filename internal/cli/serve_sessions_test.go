@@ -141,6 +141,29 @@ func sessionsInBrowser(t *testing.T, base, main string) {
 	if err != nil || !strings.Contains(loc, "from=rewind-") {
 		t.Errorf("after the rewind link: %q %v", loc, err)
 	}
+
+	// From the session's graph to its turns, what the model saw at the
+	// newest turn, and the handoff preview.
+	step("the turns", chromedp.Navigate(base+"/tract/"+main+"/graph"), chromedp.WaitVisible(chromedp.ID("turns-link")),
+		chromedp.Click(chromedp.ID("turns-link")), chromedp.WaitVisible(chromedp.ID("turns")))
+	if n := count("#turns tbody tr"); n == 0 {
+		t.Errorf("turns page: no turns")
+	}
+	step("the newest turn", chromedp.Click(chromedp.CSS("#turns tbody tr a")), chromedp.WaitVisible(chromedp.ID("turn")))
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		save(t, shots, "session-turn.png", png)
+	}
+	if count("#tail tbody tr") == 0 || count("script") != 0 {
+		t.Errorf("turn view: %d messages, %d scripts", count("#tail tbody tr"), count("script"))
+	}
+	step("the handoff preview", chromedp.Navigate(base+"/tract/"+main+"/handoff?budget=4000"), chromedp.WaitVisible(chromedp.ID("handoff-text")))
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("handoff-text").textContent`))
+	if err != nil || !strings.Contains(text, "user: ") {
+		t.Errorf("handoff preview text %q: %v", text, err)
+	}
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		save(t, shots, "session-handoff.png", png)
+	}
 }
 
 func jsonQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }

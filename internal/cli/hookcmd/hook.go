@@ -204,6 +204,7 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 		Env:          hooks.Env{Lookup: env.Host().Lookup, Home: home},
 		Out:          env.Stdout,
 		Handoff:      pendingHandoff(env, h, clock),
+		Memory:       sessionMemory(cmd.Context(), env, h, cfg.Root, f.Slug),
 	})
 	clienv.InstructionsWarn(env, res.Warnings)
 	return err

@@ -81,17 +81,18 @@ func (f *whereFlags) where(env *clienv.Env) (memory.Where, error) {
 			return memory.Where{}, err
 		}
 	}
-	if f.slug != "" {
-		if _, err := (memory.Where{Slug: f.slug}).Scope(memory.Agent); err != nil {
-			return memory.Where{}, clienv.UsageError("--slug: %v", err)
-		}
-	}
 	fromEnv, warnings := env.Host().Instructions()
 	clienv.InstructionsWarn(env, warnings)
 	home := env.Host().Home
 	cfg := instructions.BuildConfig(cwd, fromEnv)
-	return memory.Where{User: memory.UserOf(env.Host().Var, home), Project: memory.ProjectOf(cfg.Root, cwd, home),
-		Slug: f.slug, Cwd: cwd}, nil
+	w := memory.Where{User: memory.UserOf(env.Host().Var, home), Project: memory.ProjectOf(cfg.Root, cwd, home),
+		Slug: f.slug, Cwd: cwd}
+	if f.slug != "" {
+		if _, err := w.Scope(memory.Agent); err != nil {
+			return memory.Where{}, clienv.UsageError("--slug: %v", err)
+		}
+	}
+	return w, nil
 }
 
 // memErr maps the library's errors: bad input is a usage error (exit 2).
