@@ -28,7 +28,7 @@ import (
 var absentFolders = struct {
 	sync.Mutex
 	m map[absentKey]absentNote
-}{m: map[absentKey]absentNote{}}
+}{} // m is made on first use: nothing allocated at init
 
 // maxAbsentFolders bounds what absentFolders holds; past it, it starts
 // again.
@@ -80,6 +80,9 @@ func lookupAbsent(dir, name string) (absentNote, bool) {
 func noteAbsent(dir, name string, n absentNote) {
 	absentFolders.Lock()
 	defer absentFolders.Unlock()
+	if absentFolders.m == nil {
+		absentFolders.m = map[absentKey]absentNote{}
+	}
 	if len(absentFolders.m) >= maxAbsentFolders {
 		clear(absentFolders.m)
 	}

@@ -99,7 +99,7 @@ func TestFixedValuesAreEnums(t *testing.T) {
 		"tract_commit":   {"type": `["instruction","message","tool_call","tool_result","reasoning","artifact","metadata","tools"]`, "priority": `["pinned","skip"]`, "role": `["system","user","assistant","tool"]`},
 		"tract_spawn":    {"mode": `["reference","snapshot","empty"]`},
 		"tract_annotate": {"priority": `["skip","normal","important","pinned"]`},
-		"tract_config":   {"key": `["budget","warn-at"]`},
+		"tract_config":   {"key": `["budget","warn-at","prune"]`},
 		"tract_compress": {"role": `["user","assistant"]`},
 		"agents_profile": {"kind": `["agent","agenda","agency"]`},
 		"agents_journal": {"writeScope": `["submodule","workspace","local"]`},

@@ -175,47 +175,15 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 	if q.Commits != nil && len(q.Commits) == 0 {
 		return nil, nil
 	}
-	from := `commits c`
+	from, fromArgs := `commits c`, []any(nil)
 	var where []string
-	var args, fromArgs []any
+	var args []any
 	if len(q.Words) > 0 {
-		match := ftsQuery(q.Words)
-		ids, err := r.matchingBlobs(ctx, match, rareWords+1)
-		if err != nil {
-			return nil, damaged(err)
+		w, err := r.wordsClause(ctx, q)
+		if err != nil || w.none {
+			return nil, err
 		}
-		pending, err := r.pendingMatches(ctx, q.Words)
-		if err != nil {
-			return nil, damaged(err)
-		}
-		ids = append(ids, pending...)
-		// The pending blobs that match (see deferWords), beside the
-		// index's matches.
-		orPending, pendingArg := "", ""
-		if len(pending) > 0 {
-			list, _ := json.Marshal(pending)
-			orPending, pendingArg = ` OR c.content_id IN (SELECT value FROM json_each(?))`, string(list)
-		}
-		switch {
-		case len(ids) <= rareWords:
-			// Few matches: start from them (content ids, through the
-			// index on commits.content_id).
-			if len(ids) == 0 {
-				return nil, nil
-			}
-			list, _ := json.Marshal(ids)
-			from, fromArgs = `json_each(?) j CROSS JOIN commits c ON c.content_id = j.value`, []any{string(list)}
-		case q.Limit > 0 && q.Tract != "" && q.Commits == nil:
-			// Many matches, few wanted: the tract's commits in time
-			// order, each asked of the index, until the limit.
-			from = `commits c INDEXED BY commits_tract_time`
-			where, args = append(where, `(EXISTS (SELECT 1 FROM blob_words WHERE blob_words MATCH ? AND rowid = c.content_id)`+orPending+`)`), append(args, match)
-		default:
-			where, args = append(where, `(c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)`+orPending+`)`), append(args, match)
-		}
-		if orPending != "" && len(ids) > rareWords {
-			args = append(args, pendingArg)
-		}
+		from, fromArgs, where, args = w.from, w.fromArgs, w.where, w.args
 	}
 	if q.Tract != "" {
 		where, args = append(where, `c.tract = ?`), append(args, q.Tract)
@@ -259,6 +227,62 @@ func (r reader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.Histor
 		return strings.Compare(string(a.Commit.Hash), string(b.Commit.Hash))
 	})
 	return out, damaged(rows.Err())
+}
+
+// wordsSearch is how a search with words reads the commits: from the
+// matching blobs' ids (few matches) or from the commits, each asked of the
+// index; none says no blob matches.
+type wordsSearch struct {
+	from     string
+	fromArgs []any
+	where    []string
+	args     []any
+	none     bool
+}
+
+// wordsClause chooses how Search reads the commits whose blobs hold every
+// word of q: the index's matches and the pending blobs' (see deferWords).
+func (r reader) wordsClause(ctx context.Context, q tract.SearchQuery) (wordsSearch, error) {
+	w := wordsSearch{from: `commits c`}
+	match := ftsQuery(q.Words)
+	ids, err := r.matchingBlobs(ctx, match, rareWords+1)
+	if err != nil {
+		return w, damaged(err)
+	}
+	pending, err := r.pendingMatches(ctx, q.Words)
+	if err != nil {
+		return w, damaged(err)
+	}
+	ids = append(ids, pending...)
+	orPending := ""
+	if len(pending) > 0 {
+		orPending = ` OR c.content_id IN (SELECT value FROM json_each(?))`
+	}
+	switch {
+	case len(ids) <= rareWords:
+		// Few matches: start from them (content ids, through the index on
+		// commits.content_id).
+		if len(ids) == 0 {
+			w.none = true
+			return w, nil
+		}
+		list, _ := json.Marshal(ids)
+		w.from, w.fromArgs = `json_each(?) j CROSS JOIN commits c ON c.content_id = j.value`, []any{string(list)}
+		return w, nil
+	case q.Limit > 0 && q.Tract != "" && q.Commits == nil:
+		// Many matches, few wanted: the tract's commits in time order,
+		// each asked of the index, until the limit.
+		w.from = `commits c INDEXED BY commits_tract_time`
+		w.where = []string{`(EXISTS (SELECT 1 FROM blob_words WHERE blob_words MATCH ? AND rowid = c.content_id)` + orPending + `)`}
+	default:
+		w.where = []string{`(c.content_id IN (SELECT rowid FROM blob_words WHERE blob_words MATCH ?)` + orPending + `)`}
+	}
+	w.args = []any{match}
+	if len(pending) > 0 {
+		list, _ := json.Marshal(pending)
+		w.args = append(w.args, string(list))
+	}
+	return w, nil
 }
 
 // matchingBlobs returns the ids of up to limit blobs whose words match.

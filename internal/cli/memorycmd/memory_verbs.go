@@ -2,6 +2,7 @@ package memorycmd
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -300,7 +301,11 @@ func forgetCmd(env *clienv.Env) *cobra.Command {
 
 // shellWord quotes s for a POSIX shell when it needs it.
 func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+	safe := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,"
+	if filepath.Separator == '\\' {
+		safe += "\\" // a path as Windows prints it
+	}
+	if s != "" && strings.Trim(s, safe) == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(fsx.LineSafe(s), "'", `'\''`) + "'"

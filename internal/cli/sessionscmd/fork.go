@@ -30,6 +30,7 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 		summary string
 		project string
 		asJSON  clienv.JSONFlag
+		pf      clienv.PruneFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fork SESSION@TURN [--to claude|codex|gemini|text|openai|anthropic] [--budget N] [--summary TEXT]",
@@ -44,6 +45,9 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			ref, at, ok := strings.Cut(args[0], "@")
 			if !ok || ref == "" || at == "" {
 				return clienv.UsageError("%q: want SESSION@TURN (the turn the fork starts from)", args[0])
+			}
+			if err := pf.Check(); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			repo, done, err := sf.open(ctx, env, true)
@@ -66,8 +70,12 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			prune, err := pf.Resolve(ctx, repo, info.Tract)
+			if err != nil {
+				return err
+			}
 			forked, err := handoff.Fork(ctx, handoff.Options{Repo: repo, Session: info, At: at, Summary: strings.TrimSpace(summary),
-				Budget: budget, To: target, Instructions: iopts})
+				Budget: budget, To: target, Instructions: iopts, Prune: prune})
 			if err != nil {
 				return clienv.ComposeErr(err)
 			}
@@ -98,6 +106,7 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 	clienv.BudgetFlag(cmd, &budget, "most tokens the handoff may use (the pinned part is never cut)")
 	cmd.Flags().StringVar(&summary, "summary", "", "the session's summary up to the tail")
 	cmd.Flags().StringVar(&project, "project", "", "folder whose next session start gets a harness handoff (default: the session's)")
+	pf.Add(cmd)
 	asJSON.Add(cmd, "")
 	return cmd
 }
