@@ -1,3 +1,5 @@
+//go:build linux
+
 package hooks
 
 import (
@@ -9,8 +11,9 @@ import (
 
 // procParents lists the programs of the hook's ancestor processes, nearest
 // first, up to four levels: each process's executable and, for an
-// interpreter (node running cli.js), its absolute script arguments. It
-// reads Linux's /proc; where there is none it returns nothing.
+// interpreter (node running cli.js), its absolute script arguments. On
+// Linux it reads /proc (procparents_darwin.go and procparents_windows.go
+// ask those systems).
 func procParents() []string {
 	var out []string
 	pid := os.Getppid()
