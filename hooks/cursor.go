@@ -21,14 +21,23 @@ const (
 	cursorSubagentEvent = "subagentStart"
 )
 
-// cursorAliases are the Claude Code event names Cursor maps onto its own
-// when it runs the hooks of Claude Code's settings files (third-party
-// hooks, cursor.com/docs/reference/third-party-hooks).
-var cursorAliases = map[string]string{
-	"SessionStart":  "sessionStart",
-	"PostToolUse":   "postToolUse",
-	"PreCompact":    "preCompact",
-	"SubagentStart": cursorSubagentEvent,
+// cursorAlias is Cursor's name for a Claude Code event name Cursor maps
+// onto its own when it runs the hooks of Claude Code's settings files
+// (third-party hooks, cursor.com/docs/reference/third-party-hooks), or ""
+// for another name. A switch, not a map: a map is built at every process's
+// start (see cmd/lineage's init budget).
+func cursorAlias(name string) string {
+	switch name {
+	case "SessionStart":
+		return "sessionStart"
+	case "PostToolUse":
+		return "postToolUse"
+	case "PreCompact":
+		return "preCompact"
+	case "SubagentStart":
+		return cursorSubagentEvent
+	}
+	return ""
 }
 
 // cursorWire is what a Cursor event adds to the fields the other
@@ -60,7 +69,7 @@ func IsCursorEvent(data []byte) bool {
 func cursorEvent(data []byte, w *wireEvent) (sub string) {
 	var c cursorWire
 	_ = json.Unmarshal(data, &c, json.RejectUnknownMembers(false))
-	if name, ok := cursorAliases[w.Name]; ok {
+	if name := cursorAlias(w.Name); name != "" {
 		w.Name = name
 	}
 	if c.ConversationID != "" {
