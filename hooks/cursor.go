@@ -21,14 +21,22 @@ const (
 	cursorSubagentEvent = "subagentStart"
 )
 
-// cursorAliases are the Claude Code event names Cursor maps onto its own
-// when it runs the hooks of Claude Code's settings files (third-party
-// hooks, cursor.com/docs/reference/third-party-hooks).
-var cursorAliases = map[string]string{
-	"SessionStart":  "sessionStart",
-	"PostToolUse":   "postToolUse",
-	"PreCompact":    "preCompact",
-	"SubagentStart": cursorSubagentEvent,
+// cursorName is Cursor's name for a Claude Code event name Cursor maps
+// onto its own when it runs the hooks of Claude Code's settings files
+// (third-party hooks, cursor.com/docs/reference/third-party-hooks); any
+// other name as it is. (A switch, not a map: nothing allocated at init.)
+func cursorName(name string) string {
+	switch name {
+	case "SessionStart":
+		return "sessionStart"
+	case "PostToolUse":
+		return "postToolUse"
+	case "PreCompact":
+		return "preCompact"
+	case "SubagentStart":
+		return cursorSubagentEvent
+	}
+	return name
 }
 
 // cursorWire is what a Cursor event adds to the fields the other
@@ -60,9 +68,7 @@ func IsCursorEvent(data []byte) bool {
 func cursorEvent(data []byte, w *wireEvent) (sub string) {
 	var c cursorWire
 	_ = json.Unmarshal(data, &c, json.RejectUnknownMembers(false))
-	if name, ok := cursorAliases[w.Name]; ok {
-		w.Name = name
-	}
+	w.Name = cursorName(w.Name)
 	if c.ConversationID != "" {
 		w.SessionID = c.ConversationID
 	}
