@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,9 +47,6 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			if !ok || ref == "" || at == "" {
 				return clienv.UsageError("%q: want SESSION@TURN (the turn the fork starts from)", args[0])
 			}
-			if err := pf.Check(); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
 			repo, done, err := sf.open(ctx, env, true)
 			if err != nil {
@@ -70,14 +68,10 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			prune, err := pf.Resolve(ctx, repo, info.Tract)
+			forked, err := forkWith(ctx, &pf, handoff.Options{Repo: repo, Session: info, At: at, Summary: strings.TrimSpace(summary),
+				Budget: budget, To: target, Instructions: iopts})
 			if err != nil {
 				return err
-			}
-			forked, err := handoff.Fork(ctx, handoff.Options{Repo: repo, Session: info, At: at, Summary: strings.TrimSpace(summary),
-				Budget: budget, To: target, Instructions: iopts, Prune: prune})
-			if err != nil {
-				return clienv.ComposeErr(err)
 			}
 			res := forked.Handoff
 			out := struct {
@@ -94,10 +88,7 @@ func forkCmd(env *clienv.Env) *cobra.Command {
 			if asJSON.Set {
 				return clienv.WriteJSON(env.Stdout, out)
 			}
-			fmt.Fprintf(env.Stdout, "forked %s at %s: branch %s, handoff %s (%d tokens)\n", res.Session, res.At.Short(), forked.Branch, res.Tract, res.Context.Tokens)
-			if out.Command != "" {
-				fmt.Fprintln(env.Stdout, out.Command)
-			}
+			fmt.Fprintf(env.Stdout, "forked %s at %s: branch %s, handoff %s (%d tokens)\n%s", res.Session, res.At.Short(), forked.Branch, res.Tract, res.Context.Tokens, lineOf(out.Command))
 			return nil
 		},
 	}
@@ -130,4 +121,27 @@ func leavePending(env *clienv.Env, res handoff.Result, project string) (*handoff
 	}
 	p := handoff.PendingOf(res, project, clock())
 	return &p, handoff.Dir(env.Host().StatePath("handoffs")).Leave(p)
+}
+
+// forkWith forks as o says, with the prune policy the flags and the
+// session tract's setting give.
+func forkWith(ctx context.Context, pf *clienv.PruneFlags, o handoff.Options) (handoff.Forked, error) {
+	prune, err := pf.Resolve(ctx, o.Repo, o.Session.Tract)
+	if err != nil {
+		return handoff.Forked{}, err
+	}
+	o.Prune = prune
+	forked, err := handoff.Fork(ctx, o)
+	if err != nil {
+		return forked, clienv.ComposeErr(err)
+	}
+	return forked, nil
+}
+
+// lineOf is s as a line of its own, "" for none.
+func lineOf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s + "\n"
 }
