@@ -21,12 +21,11 @@ const (
 	cursorSubagentEvent = "subagentStart"
 )
 
-// cursorAlias is Cursor's name for a Claude Code event name Cursor maps
+// cursorName is Cursor's name for a Claude Code event name Cursor maps
 // onto its own when it runs the hooks of Claude Code's settings files
-// (third-party hooks, cursor.com/docs/reference/third-party-hooks), or ""
-// for another name. A switch, not a map: a map is built at every process's
-// start (see cmd/lineage's init budget).
-func cursorAlias(name string) string {
+// (third-party hooks, cursor.com/docs/reference/third-party-hooks); any
+// other name as it is. (A switch, not a map: nothing allocated at init.)
+func cursorName(name string) string {
 	switch name {
 	case "SessionStart":
 		return "sessionStart"
@@ -37,7 +36,7 @@ func cursorAlias(name string) string {
 	case "SubagentStart":
 		return cursorSubagentEvent
 	}
-	return ""
+	return name
 }
 
 // cursorWire is what a Cursor event adds to the fields the other
@@ -69,9 +68,7 @@ func IsCursorEvent(data []byte) bool {
 func cursorEvent(data []byte, w *wireEvent) (sub string) {
 	var c cursorWire
 	_ = json.Unmarshal(data, &c, json.RejectUnknownMembers(false))
-	if name := cursorAlias(w.Name); name != "" {
-		w.Name = name
-	}
+	w.Name = cursorName(w.Name)
 	if c.ConversationID != "" {
 		w.SessionID = c.ConversationID
 	}

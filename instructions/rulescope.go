@@ -13,11 +13,16 @@ import (
 // globs loads when a touched path matches them; one that says nothing of
 // its scope loads with the chain — except a .mdc file, which Cursor
 // applies only with "alwaysApply: true".
-var (
-	scopeKeys = []string{"paths", "globs", "applyTo", "alwaysApply"}
-	// plainKeys describe a rule without scoping it.
-	plainKeys = []string{"description", "name", "title", "tags", "excludeAgent"}
-)
+// knownRuleKey reports whether k is a front matter key lineage reads:
+// paths, globs, applyTo and alwaysApply scope a rule; description, name,
+// title, tags and excludeAgent describe it.
+func knownRuleKey(k string) bool {
+	switch k {
+	case "paths", "globs", "applyTo", "alwaysApply", "description", "name", "title", "tags", "excludeAgent":
+		return true
+	}
+	return false
+}
 
 // scope is what a rule's front matter says about when it applies.
 type scope struct {
@@ -39,7 +44,7 @@ func ruleScope(fm map[string]any, mdc bool) (scope, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if !slices.Contains(scopeKeys, k) && !slices.Contains(plainKeys, k) {
+		if !knownRuleKey(k) {
 			return scope{}, fmt.Errorf("front matter: unknown key %q (lineage reads paths, globs, applyTo and alwaysApply): the rule is not loaded, since it may scope the rule", k)
 		}
 	}

@@ -6,8 +6,8 @@ import "slices"
 // the project and in the home directory (their documentation; see
 // docs/skills.md): Claude Code .claude/skills, Gemini CLI .gemini/skills
 // and .agents/skills, Codex CLI .agents/skills and .codex/skills, Cursor
-// .cursor/skills. A switch, not a map: a map is built at every process's
-// start (see cmd/lineage's init budget).
+// .cursor/skills.
+// (A switch, not a map: nothing allocated at init.)
 func harnessFolders(harness string) []string {
 	switch harness {
 	case "claude":
