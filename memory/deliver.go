@@ -86,8 +86,8 @@ func Deliver(c Candidates, o DeliverOptions) (Delivery, error) {
 	slices.SortStableFunc(pool, func(a, b Memory) int {
 		return cmp.Or(cmp.Compare(relevance(b, o.Where.Cwd), relevance(a, o.Where.Cwd)), b.Newest().Compare(a.Newest()))
 	})
-	const head = "<lineage_memory>\nWhat lineage remembers for this user, project and agent, most relevant and newest first; each names where it came from:\n"
-	const tail = "</lineage_memory>"
+	const head = BlockOpen + "\nWhat lineage remembers for this user, project and agent, most relevant and newest first; each names where it came from:\n"
+	const tail = BlockClose
 	var b strings.Builder
 	size := len(head) + len(tail)
 	for _, m := range pool {
@@ -105,6 +105,29 @@ func Deliver(c Candidates, o DeliverOptions) (Delivery, error) {
 		d.Text = head + b.String() + tail
 	}
 	return d, nil
+}
+
+// BlockOpen and BlockClose frame the memories a session start gets.
+const (
+	BlockOpen  = "<lineage_memory>"
+	BlockClose = "</lineage_memory>"
+)
+
+// Delivered is the memories, one [Line] each, of every memory block in
+// text (a hook's answer as the harness kept it), in order.
+func Delivered(text string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(text, BlockOpen)
+		if !ok {
+			return out
+		}
+		block, after, _ := strings.Cut(rest, BlockClose)
+		text = after
+		for _, item := range strings.Split(block, "\n- ")[1:] {
+			out = append(out, "- "+strings.TrimRight(item, "\n"))
+		}
+	}
 }
 
 // relevance ranks a memory for a folder: saved in it or above it (3),

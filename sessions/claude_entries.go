@@ -347,7 +347,7 @@ func attachmentText(content jsontext.Value, text string) []string {
 }
 
 // lineageMarkers are strings only lineage's hooks write.
-var lineageMarkers = []string{"<agents_context", "agents.resolve.paths", "AGENTS.md in this session:", "session.resume.diff"}
+var lineageMarkers = []string{"<agents_context", "agents.resolve.paths", "AGENTS.md in this session:", "session.resume.diff", "<lineage_memory>"}
 
 // isLineageText reports whether text is lineage's own hook answer.
 func isLineageText(text string) bool {

@@ -6,7 +6,11 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/agentlineage/lineage/handoff"
+	"github.com/agentlineage/lineage/memory"
 	"github.com/agentlineage/lineage/sessions"
 	"github.com/agentlineage/lineage/tract"
 )
@@ -40,6 +44,9 @@ type turnView struct {
 	Tokens       int
 	Messages     int
 	Instructions []tract.Message
+	// Memory are the memories lineage's hook delivered by then (its own
+	// text is kept but never compiled, so the history is read for it).
+	Memory       []deliveredMemory
 	Pruned       []tract.Pruned
 	PrunedTokens int
 	Tail         []tract.Message // the newest messages, at most maxTail
@@ -146,6 +153,9 @@ func (s *Server) turnView(ctx context.Context, info sessions.Info, row turnRow) 
 			v.Instructions = append(v.Instructions, m)
 		}
 	}
+	if v.Memory, err = s.deliveredMemory(ctx, info.Tract, row.Commit); err != nil {
+		return nil, err
+	}
 	for _, p := range res.Pruned {
 		v.PrunedTokens += p.Tokens
 	}
@@ -205,4 +215,49 @@ func (s *Server) handoffPreview(ctx context.Context, r *http.Request) (string, p
 // turnURL is the stable URL of what the model saw at turn n.
 func turnURL(name string, n int) string {
 	return tractURL(name, "turns") + "?" + url.Values{"turn": {strconv.Itoa(n)}}.Encode()
+}
+
+// deliveredMemory is one memory a session start got: the line as the
+// model read it, and the commit that holds the hook's answer.
+type deliveredMemory struct {
+	Commit tract.Hash
+	Line   string
+}
+
+// deliveredMemory reads the memory blocks of lineage's own injected
+// context in the history up to commit, oldest first, at most maxListed.
+func (s *Server) deliveredMemory(ctx context.Context, name string, commit tract.Hash) ([]deliveredMemory, error) {
+	entries, err := s.o.Repo.Log(ctx, name, tract.LogOptions{From: string(commit)})
+	if err != nil {
+		return nil, err
+	}
+	var out []deliveredMemory
+	for i := len(entries) - 1; i >= 0 && len(out) < maxListed; i-- {
+		e := entries[i]
+		if e.Type != tract.TypeInstruction || !lineageInjected(e.Meta) {
+			continue
+		}
+		shown, err := s.o.Repo.Show(ctx, name, string(e.Hash))
+		if err != nil {
+			return nil, err
+		}
+		if shown.Content == nil {
+			continue
+		}
+		for _, line := range memory.Delivered(shown.Content.Text) {
+			if len(out) < maxListed {
+				out = append(out, deliveredMemory{Commit: e.Hash, Line: line})
+			}
+		}
+	}
+	return out, nil
+}
+
+// lineageInjected reports whether a session commit's metadata marks its
+// text as lineage's own hook answer.
+func lineageInjected(meta jsontext.Value) bool {
+	var m struct {
+		Injected *sessions.Injected `json:"injected"`
+	}
+	return len(meta) > 0 && json.Unmarshal(meta, &m, json.RejectUnknownMembers(false)) == nil && m.Injected != nil && m.Injected.Lineage
 }
