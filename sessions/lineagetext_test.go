@@ -7,7 +7,7 @@ import "testing"
 // included; a user's words about lineage are not.
 func TestLineageTextIsRecognised(t *testing.T) {
 	for text, want := range map[string]bool{
-		"<agents_context>\n…":                        true,
+		"<agents_context>\n…":                         true,
 		"AGENTS.md in this session:\n- /r/AGENTS.md":  true,
 		"<lineage_memory>\nWhat lineage remembers…\n": true,
 		"please run lineage memory add":               false,
