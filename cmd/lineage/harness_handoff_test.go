@@ -50,16 +50,7 @@ func TestHarnessHandoff(t *testing.T) {
 
 	t.Run("codex", func(t *testing.T) {
 		srv := newModelServer(t, responsesHandler)
-		codexHome := filepath.Join(home, ".codex")
-		platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "` + srv.url + `/v1"
-wire_api = "responses"
-env_key = "FAKE_API_KEY"
-`})
+		codexHome := fakeCodexHome(t, home, srv.url)
 		env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake")
 		runHarness(t, home, env, lineage, "hook", "install", "codex")
 		out := lineageIn(t, repo, env, lineage, "handoff", session, "--to", "codex", "--summary", summary)

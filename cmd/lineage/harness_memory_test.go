@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
 // TestHarnessMemory runs the issue's memory end to end with the real
@@ -53,16 +51,7 @@ func TestHarnessMemory(t *testing.T) {
 
 	// Codex CLI's next session in the project starts with it, once.
 	srv := newModelServer(t, responsesHandler)
-	codexHome := filepath.Join(home, ".codex")
-	platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "` + srv.url + `/v1"
-wire_api = "responses"
-env_key = "FAKE_API_KEY"
-`})
+	codexHome := fakeCodexHome(t, home, srv.url)
 	env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
 	runHarness(t, home, env, lineage, "hook", "install", "codex")
 	codex := filepath.Join(modules, "@openai", "codex", "bin", "codex.js")

@@ -583,16 +583,7 @@ func TestHarnessCodex(t *testing.T) {
 	lineage := lineageBinary(t)
 	srv := newModelServer(t, responsesHandler)
 	home := t.TempDir()
-	codexHome := filepath.Join(home, ".codex")
-	platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "` + srv.url + `/v1"
-wire_api = "responses"
-env_key = "FAKE_API_KEY"
-`})
+	codexHome := fakeCodexHome(t, home, srv.url)
 	env := baseEnv(home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=sk-fake")
 	codex := filepath.Join(modules, "@openai", "codex", "bin", "codex.js")
 	runHarness(t, home, env, lineage, "hook", "install", "codex", "--record")
@@ -763,4 +754,22 @@ func TestHarnessGemini(t *testing.T) {
 			checkRecorded(t, repo, env, lineage, "gemini", "LINEAGE-READ "+app, "message/user: LINEAGE-READ", "tool_call/assistant: read_file(")
 		})
 	}
+}
+
+// fakeCodexHome writes Codex CLI's config under home/.codex: the fake
+// model server at url as its only provider (FAKE_API_KEY its key), and
+// returns that folder for CODEX_HOME.
+func fakeCodexHome(t *testing.T, home, url string) string {
+	t.Helper()
+	codexHome := filepath.Join(home, ".codex")
+	platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "` + url + `/v1"
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+`})
+	return codexHome
 }

@@ -1,6 +1,7 @@
 package memorycmd
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentlineage/lineage/internal/cli/clienv"
 	"github.com/agentlineage/lineage/internal/fsx"
 	"github.com/agentlineage/lineage/memory"
+	"github.com/agentlineage/lineage/tract"
 )
 
 func addCmd(env *clienv.Env) *cobra.Command {
@@ -56,20 +58,10 @@ and --harness record where it was said; they show in every delivery of it.`,
 			if err := memory.ValidateText(strings.TrimSpace(text)); err != nil {
 				return memErr(err)
 			}
-			st, err := clienv.OpenSessions(cmd.Context(), env, wf.store, true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			m, err := memory.Add(cmd.Context(), st.Repo, memory.AddOptions{Where: w, Kind: kind, Text: text, Session: session, Harness: harness})
-			if err != nil {
-				return memErr(err)
-			}
-			if asJSON.Set {
-				return clienv.WriteJSON(env.Stdout, m)
-			}
-			_, err = fmt.Fprintf(env.Stdout, "added %s memory %s\n", m.Scope, m.ID)
-			return err
+			m, err := wf.apply(cmd.Context(), env, true, func(ctx context.Context, repo *tract.Repo) (memory.Memory, error) {
+				return memory.Add(ctx, repo, memory.AddOptions{Where: w, Kind: kind, Text: text, Session: session, Harness: harness})
+			})
+			return done(env, asJSON, m, err, "added %s memory %s\n", m.Scope, m.ID)
 		},
 	}
 	wf.add(cmd)
@@ -173,17 +165,11 @@ func showCmd(env *clienv.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := clienv.OpenSessions(cmd.Context(), env, wf.store, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			m, err := memory.Get(cmd.Context(), st.Repo, w, args[0])
-			if err != nil {
-				return memErr(err)
-			}
-			if asJSON.Set {
-				return clienv.WriteJSON(env.Stdout, m)
+			m, err := wf.apply(cmd.Context(), env, false, func(ctx context.Context, repo *tract.Repo) (memory.Memory, error) {
+				return memory.Get(ctx, repo, w, args[0])
+			})
+			if err != nil || asJSON.Set {
+				return done(env, asJSON, m, err, "")
 			}
 			return printShow(env, m, wf.storeName(env))
 		},
@@ -243,20 +229,10 @@ func editCmd(env *clienv.Env) *cobra.Command {
 			if err := memory.ValidateText(strings.TrimSpace(text)); err != nil {
 				return memErr(err)
 			}
-			st, err := clienv.OpenSessions(cmd.Context(), env, wf.store, true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			m, err := memory.Edit(cmd.Context(), st.Repo, w, args[0], text)
-			if err != nil {
-				return memErr(err)
-			}
-			if asJSON.Set {
-				return clienv.WriteJSON(env.Stdout, m)
-			}
-			_, err = fmt.Fprintf(env.Stdout, "edited %s memory %s\n", m.Scope, m.ID)
-			return err
+			m, err := wf.apply(cmd.Context(), env, true, func(ctx context.Context, repo *tract.Repo) (memory.Memory, error) {
+				return memory.Edit(ctx, repo, w, args[0], text)
+			})
+			return done(env, asJSON, m, err, "edited %s memory %s\n", m.Scope, m.ID)
 		},
 	}
 	wf.add(cmd)
@@ -278,20 +254,10 @@ func forgetCmd(env *clienv.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := clienv.OpenSessions(cmd.Context(), env, wf.store, true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			m, err := memory.Forget(cmd.Context(), st.Repo, w, args[0])
-			if err != nil {
-				return memErr(err)
-			}
-			if asJSON.Set {
-				return clienv.WriteJSON(env.Stdout, m)
-			}
-			_, err = fmt.Fprintf(env.Stdout, "forgot %s memory %s (lineage tract annotate %s normal --tract %s brings it back)\n", m.Scope, m.ID, m.ID, m.Tract)
-			return err
+			m, err := wf.apply(cmd.Context(), env, true, func(ctx context.Context, repo *tract.Repo) (memory.Memory, error) {
+				return memory.Forget(ctx, repo, w, args[0])
+			})
+			return done(env, asJSON, m, err, "forgot %s memory %s (lineage tract annotate %s normal --tract %s brings it back)\n", m.Scope, m.ID, m.ID, m.Tract)
 		},
 	}
 	wf.add(cmd)
@@ -309,4 +275,32 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(fsx.LineSafe(s), "'", `'\''`) + "'"
+}
+
+// apply opens the sessions store (for writing when write) and runs op on
+// it: what add, show, edit and forget share once their input is checked.
+func (f *whereFlags) apply(ctx context.Context, env *clienv.Env, write bool, op func(context.Context, *tract.Repo) (memory.Memory, error)) (memory.Memory, error) {
+	st, err := clienv.OpenSessions(ctx, env, f.store, write)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	defer st.Close()
+	m, err := op(ctx, st.Repo)
+	if err != nil {
+		return memory.Memory{}, memErr(err)
+	}
+	return m, nil
+}
+
+// done prints a verb's result: the memory as JSON with --json, else the
+// line format makes of args; an error from the verb is returned as it is.
+func done(env *clienv.Env, asJSON clienv.JSONFlag, m memory.Memory, err error, format string, args ...any) error {
+	switch {
+	case err != nil:
+		return err
+	case asJSON.Set:
+		return clienv.WriteJSON(env.Stdout, m)
+	}
+	_, err = fmt.Fprintf(env.Stdout, format, args...)
+	return err
 }
