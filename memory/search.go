@@ -67,7 +67,7 @@ func Search(ctx context.Context, repo *tract.Repo, w Where, query string, limit 
 		if !found[m.Commit] {
 			continue
 		}
-		if n := score(m.Text, words); n > 0 && holdsAll(m.Text, words) {
+		if n := tract.CountWords(m.Text, words); n > 0 && holdsAll(m.Text, words) {
 			hits = append(hits, Hit{Memory: m, Score: n})
 		}
 	}
@@ -78,21 +78,6 @@ func Search(ctx context.Context, repo *tract.Repo, w Where, query string, limit 
 		hits = hits[:limit]
 	}
 	return hits, nil
-}
-
-// score counts the query's words among the text's words.
-func score(text string, words []string) int {
-	want := map[string]bool{}
-	for _, w := range words {
-		want[w] = true
-	}
-	n := 0
-	for _, w := range tract.Words(text) {
-		if want[w] {
-			n++
-		}
-	}
-	return n
 }
 
 func holdsAll(text string, words []string) bool {

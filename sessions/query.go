@@ -220,7 +220,7 @@ func Find(ctx context.Context, repo *tract.Repo, o FindOptions) ([]Hit, error) {
 		cm := metaOf(h.Commit.Meta)
 		hit := Hit{Session: s, Commit: h.Commit.Hash, Key: firstKey(cm.Keys), Type: c.Type, Role: c.Role, Text: c.RenderedText()}
 		hit.Time, _ = time.Parse(time.RFC3339Nano, cm.Time)
-		hit.Score = score(hit.Text, words)
+		hit.Score = tract.CountWords(hit.Text, words)
 		hits = append(hits, hit)
 	}
 	slices.SortFunc(hits, func(a, b Hit) int {
@@ -256,21 +256,6 @@ func foundSessions(ctx context.Context, rd tract.Finder, found []tract.HistoryCo
 		return nil, err
 	}
 	return infos(ts, meta, o), nil
-}
-
-// score counts the query's words among the text's words.
-func score(text string, words []string) int {
-	want := map[string]bool{}
-	for _, w := range words {
-		want[w] = true
-	}
-	n := 0
-	for _, w := range tract.Words(text) {
-		if want[w] {
-			n++
-		}
-	}
-	return n
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

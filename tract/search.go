@@ -23,6 +23,22 @@ const (
 	maxIndexBytes = 256 << 10
 )
 
+// CountWords counts how many of the text's distinct [Words] are among
+// words: the score a search ranks a hit by.
+func CountWords(text string, words []string) int {
+	want := map[string]bool{}
+	for _, w := range words {
+		want[w] = true
+	}
+	n := 0
+	for _, w := range Words(text) {
+		if want[w] {
+			n++
+		}
+	}
+	return n
+}
+
 // Words cuts text into its distinct search words, sorted.
 //
 // It is strings.FieldsFunc(strings.ToLower(text), notWordRune) without
