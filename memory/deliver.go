@@ -233,12 +233,25 @@ func stateName(o DeliverOptions) string {
 	return o.Harness + "-" + hex.EncodeToString(sum[:8]) + ".json"
 }
 
+// maxStateBytes bounds a session's state file (its sent keys).
+const maxStateBytes = 4 << 20
+
 func readSent(o DeliverOptions) (map[string]bool, error) {
 	set := map[string]bool{}
 	if o.StateDir == "" || o.Session == "" {
 		return set, nil
 	}
-	data, err := os.ReadFile(filepath.Join(o.StateDir, stateName(o)))
+	root, err := os.OpenRoot(o.StateDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return set, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memory state: %w", err)
+	}
+	defer root.Close()
+	// Through the root and regular only: a FIFO or a huge file put there
+	// must fail the delivery, never hang the hook.
+	data, _, err := fsx.ReadRegularIn(root, stateName(o), maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return set, nil
 	}
