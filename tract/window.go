@@ -35,6 +35,13 @@ type WindowOptions struct {
 	// Hashes gives the messages handed to Head their Commit and
 	// Summarizes (valid, like their strings, only during the call).
 	Hashes bool
+	// Whole, when set, is called before the compile is built whole (no
+	// stored checkpoint serves it): the costly case, a whole history in
+	// memory. It may wait for a turn (an error it returns is the
+	// window's); done is called when the compile is built. The stored
+	// checkpoint is tried again once it returns, since a whole compile
+	// that held the turn before may have stored it.
+	Whole func(ctx context.Context) (done func(), err error)
 }
 
 // WindowResult is a compile window.
@@ -55,24 +62,44 @@ func (r *Repo) CompileWindow(ctx context.Context, tractName string, o CompileOpt
 		return WindowResult{}, err
 	}
 	lk := &lookup{}
-	if !r.noCheckpoints && head != "" {
-		res, ok, err := r.windowStored(ctx, lk, t, counter, head, o.Budget, w)
+	res, ok, err := r.windowStoredOf(ctx, lk, t, counter, head, o, w)
+	if err != nil || ok {
+		return res, err
+	}
+	if w.Whole != nil {
+		done, err := w.Whole(ctx)
 		if err != nil {
 			return WindowResult{}, err
 		}
-		if ok {
-			res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
-			if t.Spawn != nil {
-				res.SpawnParent = t.Spawn.Parent
-			}
-			return res, nil
+		defer done()
+		lk = &lookup{}
+		if res, ok, err := r.windowStoredOf(ctx, lk, t, counter, head, o, w); err != nil || ok {
+			return res, err
 		}
 	}
-	res, err := r.compileAt(ctx, lk, t, counter, head, o, false)
+	whole, err := r.compileAt(ctx, lk, t, counter, head, o, false)
 	if err != nil {
 		return WindowResult{}, err
 	}
-	return windowOf(res, w), nil
+	return windowOf(whole, w), nil
+}
+
+// windowStoredOf is the window of t's compile at head under o read from
+// the stored checkpoint (windowStored); ok is false when the checkpoint
+// does not serve it. lk learns what the look-up found.
+func (r *Repo) windowStoredOf(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, o CompileOptions, w WindowOptions) (WindowResult, bool, error) {
+	if r.noCheckpoints || head == "" {
+		return WindowResult{}, false, nil
+	}
+	res, ok, err := r.windowStored(ctx, lk, t, counter, head, o.Budget, w)
+	if err != nil || !ok {
+		return WindowResult{}, false, err
+	}
+	res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
+	if t.Spawn != nil {
+		res.SpawnParent = t.Spawn.Parent
+	}
+	return res, true, nil
 }
 
 // windowOf cuts the window w asks for from a whole compile.

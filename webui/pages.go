@@ -270,7 +270,7 @@ func (s *Server) inCompile(ctx context.Context, name string, h tract.Hash) ([]tr
 	var found []tract.Message
 	var at []int
 	i := 0
-	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Head: func(m *tract.Message) bool {
+	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Whole: s.wholeTurn, Head: func(m *tract.Message) bool {
 		if m.Commit == h || slices.Contains(m.Summarizes, h) {
 			found, at = append(found, m.Clone()), append(at, i)
 		}
@@ -354,7 +354,7 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 		return "", pageData{}, err
 	}
 	pre := &prefixer{f: f, open: map[string]bool{}}
-	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add})
+	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add, Whole: s.wholeTurn})
 	if err != nil {
 		return "", pageData{}, err
 	}
