@@ -95,3 +95,75 @@ func TestBusyIsRetryAfter(t *testing.T) {
 	close(release)
 	<-done
 }
+
+// TestCompilePageAppliesThePrunePolicy: the compile page applies the
+// tract's prune policy (`tract config prune`) as `tract compile` does,
+// lists what it left out, and still reads its window from the stored
+// checkpoint: the rows it reads are the same over 60 turns as over 300.
+// ?prune=none shows the tract unpruned.
+func TestCompilePageAppliesThePrunePolicy(t *testing.T) {
+	page := func(turns int, query string) (string, int64) {
+		counting := storetest.NewCounting(sqliteStore(t))
+		r := tract.New(counting, tract.Options{})
+		ctx := context.Background()
+		if _, _, err := r.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var reqs []tract.CommitRequest
+		for i := range turns {
+			id := fmt.Sprintf("call%d", i)
+			reqs = append(reqs,
+				tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("turn %d", i)}},
+				tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "sh", Arguments: `{}`}}}},
+				tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: fmt.Sprintf("output %d", i)}})
+		}
+		if _, err := r.Import(ctx, "main", reqs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.SetConfig(ctx, "main", "prune", "tool-results older-than=2"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := New(Options{Repo: tract.New(counting, tract.Options{}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counting.Rows()
+		rec := httptest.NewRecorder()
+		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost/tract/main/compile"+query, nil))
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d %s", query, rec.Code, rec.Body.String())
+		}
+		return rec.Body.String(), counting.Rows()
+	}
+	body, small := page(60, "")
+	// The newest two turns keep their results: 58 pruned, 3×60-58 shown.
+	if !strings.Contains(body, `<p id="pruned" data-count="58">The prune policy <code>tool-results older-than=2</code> left out 58 message(s)`) ||
+		!strings.Contains(body, "in 122 messages") || count(body, `<tr id="m`) != 122 {
+		t.Errorf("pruned page: %d rows\n%s", count(body, `<tr id="m`), body)
+	}
+	if strings.Contains(body, ">output 57<") || !strings.Contains(body, ">output 58<") || !strings.Contains(body, ">output 59<") {
+		t.Error("the page shows a pruned result or hides a kept one")
+	}
+	if n := count(body, `<td>tool-results</td>`); n != 58 {
+		t.Errorf("%d pruned rows listed, want 58", n)
+	}
+	body, _ = page(60, "?prune=none")
+	if strings.Contains(body, `id="pruned"`) || !strings.Contains(body, "in 180 messages") || !strings.Contains(body, ">output 0<") {
+		t.Errorf("prune=none: the page is pruned")
+	}
+	if code, _ := func() (int, string) {
+		srv, _ := New(Options{Repo: tract.New(sqliteStore(t), tract.Options{}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+		rec := httptest.NewRecorder()
+		srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost/tract/main/compile?prune=results", nil))
+		return rec.Code, rec.Body.String()
+	}(); code != http.StatusBadRequest {
+		t.Errorf("prune=results: %d, want 400", code)
+	}
+	_, large := page(300, "")
+	if small != large {
+		t.Errorf("a pruned compile page read %d rows over 60 turns, %d over 300: not the checkpoint's window", small, large)
+	}
+}
