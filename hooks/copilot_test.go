@@ -127,7 +127,9 @@ func TestCopilotInstall(t *testing.T) {
 			t.Errorf("%s scope: %s, %v; want %s", scope, got, err, want)
 		}
 	}
-	env.Lookup = func(k string) (string, bool) { return map[string]string{"COPILOT_HOME": abs("/c")}[k], k == "COPILOT_HOME" }
+	env.Lookup = func(k string) (string, bool) {
+		return map[string]string{"COPILOT_HOME": abs("/c")}[k], k == "COPILOT_HOME"
+	}
 	if got, _ := Copilot.SettingsPath(ScopeUser, env, ""); got != filepath.Join(abs("/c"), "hooks", "lineage.json") {
 		t.Errorf("COPILOT_HOME not followed: %s", got)
 	}
