@@ -66,6 +66,8 @@ func packagePrefix(h *Harness) string {
 		return "@openai/codex"
 	case Gemini:
 		return "@google/gemini-cli"
+	case Copilot:
+		return "@github/copilot"
 	}
 	return "\x00"
 }
