@@ -218,7 +218,7 @@ func truncateUTF8(s string, n int) string {
 // records the harness kept verbatim are pinned. A metadata commit after
 // the summary carries the record's keys.
 func (m *sessionMapper) compaction(r *Record, parent *node) error {
-	if parent.id() != m.tip.id() {
+	if !same(parent, m.tip) {
 		if err := m.moveMain(parent); err != nil {
 			return err
 		}
