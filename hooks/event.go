@@ -68,10 +68,14 @@ var (
 	// tool event is answered as its start.
 	Cursor = &Harness{Name: "cursor", Title: "Cursor", StartEvent: "sessionStart", ToolEvent: "postToolUse", SubagentEvent: cursorSubagentEvent,
 		CompactEvents: []string{"preCompact"}, StartOnce: true, Flat: true, toolPaths: cursorPaths}
+	// opencode runs lineage from the plugin `hook install opencode` writes
+	// (opencode.go): its events are the plugin's.
+	Opencode = &Harness{Name: "opencode", Title: "opencode", StartEvent: opencodeStartEvent, ToolEvent: opencodeToolEvent,
+		CompactEvents: []string{opencodeCompactEvent}, toolPaths: opencodePaths}
 )
 
 // Harnesses lists the supported harnesses.
-func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor} }
+func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor, Opencode} }
 
 // HarnessNamed returns the harness called name, or nil.
 func HarnessNamed(name string) *Harness {
@@ -315,6 +319,9 @@ func jsonKind(v any) string {
 func (h *Harness) Output(ev Event, context string) ([]byte, error) {
 	if h == Cursor {
 		return cursorOutput(ev, context)
+	}
+	if h == Opencode {
+		return opencodeOutput(context)
 	}
 	if context == "" {
 		return nil, nil

@@ -264,6 +264,8 @@ func NativeView(h *Harness, cwd string, env Env) Native {
 		return geminiNative(cwd, env)
 	case Cursor:
 		return cursorNative(cwd)
+	case Opencode:
+		return opencodeNative(cwd, env)
 	}
 	return Native{Harness: h}
 }

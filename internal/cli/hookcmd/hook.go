@@ -19,7 +19,7 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-const Short = "Answer Claude Code, Gemini CLI, Codex CLI and Cursor hooks with AGENTS.md context"
+const Short = "Answer Claude Code, Gemini CLI, Codex CLI, Cursor and opencode hooks with AGENTS.md context"
 
 func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("hook", Short,
@@ -41,7 +41,7 @@ See docs/hooks.md.`)
 	// harness would take as "block" (see [hookRun]).
 	cmd.Args = func(_ *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return hookFailure(fmt.Errorf("unknown harness %q (want claude, gemini, codex or cursor)", args[0]))
+			return hookFailure(fmt.Errorf("unknown harness %q (want %s)", args[0], harnessChoice()))
 		}
 		return nil
 	}
@@ -219,7 +219,7 @@ func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex|cursor [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
+		Use:   verb + " " + harnessAlts() + " [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
@@ -244,14 +244,18 @@ Files: claude $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 (user), .claude/settings.json (project), .claude/settings.local.json (local);
 gemini $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json,
 and .gemini/settings.json; codex $CODEX_HOME/hooks.json, else
-~/.codex/hooks.json, and .codex/hooks.json. Project and local paths are under
+~/.codex/hooks.json, and .codex/hooks.json; opencode (a plugin, not a settings
+entry) $XDG_CONFIG_HOME/opencode/plugins/lineage.js, else
+~/.config/opencode/plugins/lineage.js, and .opencode/plugins/lineage.js: install
+refuses to replace a file there that lineage did not write, uninstall removes
+lineage's. Project and local paths are under
 --cwd (default: the current directory). Codex CLI runs a new or changed hook
 only after you trust it: install prints the step.`,
 		Args: clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			h := hooks.HarnessNamed(args[0])
 			if h == nil {
-				return clienv.UsageError("unknown harness %q (want claude, gemini, codex or cursor)", args[0])
+				return clienv.UsageError("unknown harness %q (want %s)", args[0], harnessChoice())
 			}
 			if err := installedFlags(env, &f, scope, fsx.Abs(env.Dir, cwd)); err != nil {
 				return err
@@ -337,6 +341,9 @@ func sharedProgramNote(command string) string {
 }
 
 func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path string, install bool, program string, f hooks.Flags, dryRun bool) error {
+	if h == hooks.Opencode && !install {
+		return removePlugin(env, h, path, dryRun)
+	}
 	res, done, err := clienv.EditHarnessFile(ctx, env, path, install, dryRun,
 		func(before []byte) ([]byte, error) { return h.Install(before, program, f) },
 		func(before []byte) ([]byte, error) { return h.Uninstall(before, program) })
@@ -370,7 +377,7 @@ func newHookStatusCmd(env *clienv.Env) *cobra.Command {
 	var asJSON bool
 	var cwd string
 	cmd := &cobra.Command{
-		Use:   "status [claude|gemini|codex|cursor] [--json] [--cwd DIR]",
+		Use:   "status [" + harnessAlts() + "] [--json] [--cwd DIR]",
 		Short: "Say where lineage's hooks are installed and whether each harness will run them",
 		Long: `For each harness (or the one named): where lineage's hook is installed (user,
 project and local scope of --cwd), with which command and file names, whether
@@ -386,7 +393,7 @@ installed).`,
 			if len(args) == 1 {
 				h := hooks.HarnessNamed(args[0])
 				if h == nil {
-					return clienv.UsageError("unknown harness %q (want claude, gemini, codex or cursor)", args[0])
+					return clienv.UsageError("unknown harness %q (want %s)", args[0], harnessChoice())
 				}
 				hs = []*hooks.Harness{h}
 			}
@@ -463,4 +470,24 @@ func orNone(names []string) string {
 		return "no instruction file"
 	}
 	return strings.Join(names, ", ")
+}
+
+// harnessChoice names the harnesses for a message: "claude, gemini, … or
+// opencode".
+func harnessChoice() string {
+	hs := hooks.Harnesses()
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// harnessAlts is the harnesses as a usage line's alternatives.
+func harnessAlts() string {
+	var names []string
+	for _, h := range hooks.Harnesses() {
+		names = append(names, h.Name)
+	}
+	return strings.Join(names, "|")
 }
