@@ -19,7 +19,7 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-const Short = "Answer Claude Code, Gemini CLI, Codex CLI, Cursor and opencode hooks with AGENTS.md context"
+const Short = "Answer Claude Code, Gemini CLI, Codex CLI, Cursor, Copilot CLI and opencode hooks with AGENTS.md context"
 
 func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("hook", Short,
@@ -244,7 +244,10 @@ Files: claude $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 (user), .claude/settings.json (project), .claude/settings.local.json (local);
 gemini $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json,
 and .gemini/settings.json; codex $CODEX_HOME/hooks.json, else
-~/.codex/hooks.json, and .codex/hooks.json; opencode (a plugin, not a settings
+~/.codex/hooks.json, and .codex/hooks.json; cursor ~/.cursor/hooks.json and
+.cursor/hooks.json; copilot $COPILOT_HOME/hooks/lineage.json, else
+~/.copilot/hooks/lineage.json, and .github/hooks/lineage.json (a file of
+lineage's own in Copilot CLI's hooks folder); opencode (a plugin, not a settings
 entry) $XDG_CONFIG_HOME/opencode/plugins/lineage.js, else
 ~/.config/opencode/plugins/lineage.js, and .opencode/plugins/lineage.js: install
 refuses to replace a file there that lineage did not write, uninstall removes
@@ -257,6 +260,9 @@ only after you trust it: install prints the step.`,
 			if h == nil {
 				return clienv.UsageError("unknown harness %q (want %s)", args[0], harnessChoice())
 			}
+			if f.Record && len(h.RecordEvents) == 0 {
+				return clienv.UsageError("--record: lineage does not read %s's transcripts yet, so its sessions cannot be recorded", h.Title)
+			}
 			if err := installedFlags(env, &f, scope, fsx.Abs(env.Dir, cwd)); err != nil {
 				return err
 			}
@@ -268,7 +274,7 @@ only after you trust it: install prints the step.`,
 			if err != nil {
 				return err
 			}
-			if err := editSettings(cmd.Context(), env, h, path, install, program, f, dryRun); err != nil || !install || dryRun {
+			if err := editSettings(cmd.Context(), env, h, path, scope, install, program, f, dryRun); err != nil || !install || dryRun {
 				return err
 			}
 			if scope == hooks.ScopeProject {
@@ -340,7 +346,7 @@ func sharedProgramNote(command string) string {
 	return "lineage is found on each teammate's PATH; --command sets another program"
 }
 
-func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path string, install bool, program string, f hooks.Flags, dryRun bool) error {
+func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path, scope string, install bool, program string, f hooks.Flags, dryRun bool) error {
 	if h == hooks.Opencode && !install {
 		return removePlugin(env, h, path, dryRun)
 	}
@@ -352,23 +358,23 @@ func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path s
 	}
 	if !res.Written {
 		fmt.Fprintf(env.Stderr, "lineage: %s already up to date\n", path)
-		trustStep(env, h, install)
+		trustStep(env, h, install, scope)
 		return nil
 	}
 	if res.Target != path {
 		fmt.Fprintf(env.Stderr, "lineage: updated %s (through the symbolic link %s)\n", res.Target, path)
-		trustStep(env, h, install)
+		trustStep(env, h, install, scope)
 		return nil
 	}
 	fmt.Fprintf(env.Stderr, "lineage: updated %s\n", path)
-	trustStep(env, h, install)
+	trustStep(env, h, install, scope)
 	return nil
 }
 
 // trustStep prints the approval a harness needs before it runs a new or
 // changed hook; lineage never writes the approval itself.
-func trustStep(env *clienv.Env, h *hooks.Harness, install bool) {
-	if step := h.TrustStep(); install && step != "" {
+func trustStep(env *clienv.Env, h *hooks.Harness, install bool, scope string) {
+	if step := h.TrustStep(scope); install && step != "" {
 		fmt.Fprintln(env.Stderr, "lineage: "+step)
 	}
 }
