@@ -43,8 +43,14 @@ type Harness struct {
 	// start must not send the instructions again).
 	StartOnce bool
 	// Flat: the settings file holds one entry per command under each
-	// event ({"command", "matcher"}), not matcher groups (Cursor).
+	// event ({"command", "matcher"}), not matcher groups (Cursor, Copilot
+	// CLI).
 	Flat bool
+	// PromptEvent, when set, is the event of a user's prompt: answered as
+	// a start only when lineage has no state for the session (hooks
+	// installed mid-session, or after a compaction dropped it), so the
+	// rules come back with the next prompt.
+	PromptEvent string
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -68,10 +74,18 @@ var (
 	// tool event is answered as its start.
 	Cursor = &Harness{Name: "cursor", Title: "Cursor", StartEvent: "sessionStart", ToolEvent: "postToolUse", SubagentEvent: cursorSubagentEvent,
 		CompactEvents: []string{"preCompact"}, StartOnce: true, Flat: true, toolPaths: cursorPaths}
+	// Copilot CLI is wired by its PascalCase event names, whose payloads
+	// carry hook_event_name and snake_case fields (see copilot.go).
+	Copilot = &Harness{Name: "copilot", Title: "Copilot CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: copilotSubagentEvent,
+		PromptEvent: copilotPromptEvent, CompactEvents: []string{"PreCompact"}, Flat: true, toolPaths: copilotPaths}
+	// opencode runs lineage from the plugin `hook install opencode` writes
+	// (opencode.go): its events are the plugin's.
+	Opencode = &Harness{Name: "opencode", Title: "opencode", StartEvent: opencodeStartEvent, ToolEvent: opencodeToolEvent,
+		CompactEvents: []string{opencodeCompactEvent}, toolPaths: opencodePaths}
 )
 
 // Harnesses lists the supported harnesses.
-func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor} }
+func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor, Copilot, Opencode} }
 
 // HarnessNamed returns the harness called name, or nil.
 func HarnessNamed(name string) *Harness {
@@ -102,6 +116,9 @@ const (
 	SubagentEnd
 	// Compact: the harness compacted the conversation.
 	Compact
+	// Prompt: the user sent a prompt ([Harness.PromptEvent]); a start
+	// when the session has no state, else nothing.
+	Prompt
 )
 
 // GeminiSubagent is the agent id lineage gives the subagents Gemini CLI's
@@ -190,8 +207,11 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		return Event{}, fmt.Errorf("%s hook event: %w", h.Title, describeJSON(data, 0, err))
 	}
 	cursorSub := ""
-	if h == Cursor {
+	switch h {
+	case Cursor:
 		cursorSub = cursorEvent(data, &w)
+	case Copilot:
+		copilotEvent(data, &w)
 	}
 	switch {
 	case w.Name == "":
@@ -252,6 +272,8 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		if w.Source == "resume" {
 			ev.Kind = Resume
 		}
+	case h.PromptEvent:
+		ev.Kind = Prompt
 	case h.ToolEvent:
 		paths, err := h.toolPaths(w.ToolName, w.ToolInput)
 		if err != nil {
@@ -313,8 +335,14 @@ func jsonKind(v any) string {
 // hookSpecificOutput object naming the event, or nil when context is
 // empty (the hook then prints nothing at all).
 func (h *Harness) Output(ev Event, context string) ([]byte, error) {
-	if h == Cursor {
+	switch h {
+	case Cursor:
 		return cursorOutput(ev, context)
+	case Copilot:
+		return copilotOutput(context)
+	}
+	if h == Opencode {
+		return opencodeOutput(context)
 	}
 	if context == "" {
 		return nil, nil

@@ -264,6 +264,10 @@ func NativeView(h *Harness, cwd string, env Env) Native {
 		return geminiNative(cwd, env)
 	case Cursor:
 		return cursorNative(cwd)
+	case Copilot:
+		return copilotNative(cwd, env)
+	case Opencode:
+		return opencodeNative(cwd, env)
 	}
 	return Native{Harness: h}
 }

@@ -30,9 +30,17 @@ const (
 // home directory), CODEX_HOME (else ~/.codex). Gemini CLI and Codex CLI
 // have no local scope.
 func (h *Harness) SettingsPath(scope string, env Env, project string) (string, error) {
+	if h == Opencode {
+		return opencodePluginPath(scope, env, project)
+	}
 	dir, file := "."+h.Name, "settings.json"
-	if h == Codex || h == Cursor {
+	switch h {
+	case Codex, Cursor:
 		file = "hooks.json"
+	case Copilot:
+		// Copilot CLI reads every .json file of its hooks folders: lineage
+		// keeps its own, so no file of the user's is ever rewritten.
+		dir, file = filepath.Join(".github", "hooks"), "lineage.json"
 	}
 	switch scope {
 	case ScopeUser:
@@ -64,6 +72,8 @@ func (h *Harness) ConfigDirVar() string {
 		return "GEMINI_CLI_HOME"
 	case Codex:
 		return "CODEX_HOME"
+	case Copilot:
+		return "COPILOT_HOME"
 	}
 	return ""
 }
@@ -78,6 +88,8 @@ func (h *Harness) ProjectDirVar() string {
 		return "CLAUDE_PROJECT_DIR"
 	case Gemini:
 		return "GEMINI_PROJECT_DIR"
+	case Copilot:
+		return "COPILOT_PROJECT_DIR"
 	}
 	return ""
 }
@@ -93,6 +105,10 @@ func (h *Harness) UserDir(env Env) string {
 		return CodexHome(env)
 	case Cursor:
 		return filepath.Join(env.Home, ".cursor")
+	case Copilot:
+		return filepath.Join(CopilotHome(env), "hooks")
+	case Opencode:
+		return opencodeConfigDir(env)
 	}
 	return ""
 }
@@ -258,6 +274,8 @@ func (h *Harness) groups(program string, f Flags) []struct {
 		tool = "apply_patch"
 	case Cursor:
 		tool = "Read|Write|Edit|StrReplace|Delete|Grep|Glob|LS"
+	case Copilot:
+		tool = copilotTools
 	}
 	out := []struct {
 		event string
@@ -285,6 +303,12 @@ func (h *Harness) groups(program string, f Flags) []struct {
 		event string
 		group hookGroup
 	}{h.ToolEvent, hookGroup{Matcher: tool, Hooks: []hookCommand{cmd}}})
+	if h.PromptEvent != "" {
+		out = append(out, struct {
+			event string
+			group hookGroup
+		}{h.PromptEvent, hookGroup{Hooks: []hookCommand{cmd}}})
+	}
 	for _, e := range h.CompactEvents {
 		if !f.Record || !slices.Contains(h.RecordEvents, e) {
 			out = append(out, struct {
@@ -311,6 +335,9 @@ func (h *Harness) groups(program string, f Flags) []struct {
 // nothing; an older lineage entry for the same event (another program,
 // other flags) is replaced.
 func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) {
+	if h == Opencode {
+		return installOpencode(data, program, f)
+	}
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("{}\n")
@@ -322,7 +349,7 @@ func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) 
 	for _, g := range h.groups(program, f) {
 		var entry any = g.group
 		if h.Flat {
-			entry = flatEntry(g.group)
+			entry = h.flatEntry(g.group)
 		}
 		want, err := json.Marshal(entry)
 		if err != nil {
@@ -350,6 +377,10 @@ func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) 
 // matcher group left with no hooks goes, an event left with no groups
 // goes, and a "hooks" object left empty goes.
 func (h *Harness) Uninstall(data []byte, program string) ([]byte, error) {
+	if h == Opencode {
+		// The plugin file goes whole: nil says so (see [EditSettingsFile]).
+		return nil, uninstallOpencode(data)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return data, nil
 	}
@@ -473,10 +504,14 @@ func insertGroup(data []byte, event string, group any) ([]byte, error) {
 }
 
 // TrustStep is what the user must do before the harness runs a hook
-// install added or changed, "" when nothing: Codex CLI keeps a hash of each
-// hook it may run (hooks.state in its config.toml) and skips any other
-// without a word in `codex exec`.
-func (h *Harness) TrustStep() string {
+// install added or changed at scope, "" when nothing: Codex CLI keeps a
+// hash of each hook it may run (hooks.state in its config.toml) and skips
+// any other without a word in `codex exec`; Copilot CLI loads a
+// repository's hooks only in a folder the user trusted.
+func (h *Harness) TrustStep(scope string) string {
+	if h == Copilot && scope == ScopeProject {
+		return "Copilot CLI loads a repository's .github/hooks only in a folder you trusted: start `copilot` there and trust the folder for this and future sessions (headless: COPILOT_ALLOW_ALL=true); 'lineage hook status copilot' shows whether it is trusted."
+	}
 	if h != Codex {
 		return ""
 	}
@@ -484,8 +519,17 @@ func (h *Harness) TrustStep() string {
 }
 
 // flatEntry is a group's one command as a flat entry: Cursor's hooks.json
-// lists {"command", "matcher"} per event.
-func flatEntry(g hookGroup) any {
+// lists {"command", "matcher"} per event; Copilot CLI's hook files
+// {"type": "command", "command", "matcher"} ("command" runs under bash and
+// PowerShell both).
+func (h *Harness) flatEntry(g hookGroup) any {
+	if h == Copilot {
+		return struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Matcher string `json:"matcher,omitempty"`
+		}{"command", g.Hooks[0].Command, g.Matcher}
+	}
 	return struct {
 		Command string `json:"command"`
 		Matcher string `json:"matcher,omitempty"`

@@ -60,8 +60,8 @@ type Installed struct {
 	// Trusted is set for a harness that runs only hooks the user trusted:
 	// Codex CLI, whether its config.toml trusts lineage's command on every
 	// event it is installed for (the hash Codex keeps matches this
-	// command); Gemini CLI at project scope, whether the folder is
-	// trusted.
+	// command); Gemini CLI and Copilot CLI at project scope, whether the
+	// folder is trusted.
 	Trusted *bool `json:"trusted,omitzero"`
 	WillRun bool  `json:"willRun"`
 	// Records: the command records sessions (--record, see
@@ -102,6 +102,14 @@ func HookStatus(h *Harness, env Env, project string) Status {
 					in.WillRun = false
 				}
 			}
+			if h == Copilot && scope == ScopeProject {
+				trusted, why := copilotFolderTrusted(env, project)
+				in.Trusted = &trusted
+				if !trusted {
+					in.Problems = append(in.Problems, copilotTrustProblem(project, why))
+					in.WillRun = false
+				}
+			}
 			st.Installs = append(st.Installs, in)
 		}
 	}
@@ -133,11 +141,16 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 		return Installed{}, false
 	}
 	var doc settingsDoc
-	if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
-		return Installed{}, false
-	}
 	in := Installed{File: path, HooksEnabled: true, Events: []string{}, FileNames: []string{"AGENTS.md"}, Problems: []string{}}
-	in.Command, in.Events = h.ourCommand(doc)
+	if h == Opencode {
+		// A plugin file, not a settings file: lineage's when it holds the
+		// marker; it runs on the plugin hooks it defines.
+		in.Command, in.Events = opencodeInstalled(data), slices.Clone(opencodeEvents)
+	} else if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
+		return Installed{}, false
+	} else {
+		in.Command, in.Events = h.ourCommand(doc)
+	}
 	if in.Command == "" {
 		return Installed{}, false
 	}
@@ -148,7 +161,7 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 	}
 	in.Records = slices.Contains(strings.Fields(in.Command), "--record")
 	switch h {
-	case Claude:
+	case Claude, Copilot:
 		in.HooksEnabled = !doc.DisableAllHooks
 	case Gemini:
 		in.HooksEnabled = doc.HooksConfig.Enabled == nil || *doc.HooksConfig.Enabled

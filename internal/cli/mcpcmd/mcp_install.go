@@ -39,7 +39,7 @@ else ~/.gemini/; project: .gemini/); codex $CODEX_HOME/config.toml, else
 		Args: clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h := hooks.HarnessNamed(args[0])
-			if h == nil || h == hooks.Cursor {
+			if h == nil || h == hooks.Cursor || h == hooks.Copilot {
 				return clienv.UsageError("unknown harness %q (want claude, gemini or codex)", args[0])
 			}
 			path, err := h.MCPConfigPath(scope, hooks.Env{Lookup: env.Host().Lookup, Home: env.Host().Home}, fsx.Abs(env.Dir, cwd))

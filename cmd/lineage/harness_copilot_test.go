@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlineage/lineage/internal/platformtest"
+)
+
+// ---- OpenAI Chat Completions API (GitHub Copilot CLI with BYOK) ----
+
+type completionsRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// userText is the text of the conversation's user messages, joined.
+func (r completionsRequest) userText() string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			b.WriteString(s + "\n")
+			continue
+		}
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		json.Unmarshal(m.Content, &parts)
+		for _, p := range parts {
+			b.WriteString(p.Text + "\n")
+		}
+	}
+	return b.String()
+}
+
+func (r completionsRequest) count(role string) int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+func (r completionsRequest) hasTool(name string) bool {
+	for _, t := range r.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// completionsHandler plays the model for Copilot CLI: a conversation whose
+// user turns say "LINEAGE-READ <path>" views path; one that also says
+// "LINEAGE-TASK <path>" then runs a subagent (its task tool) told to view
+// path; then "Done.". Requests without tools (titles) get "Done.".
+func completionsHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[]}`)
+		return
+	}
+	var req completionsRequest
+	json.Unmarshal(body, &req)
+	text, done := req.userText(), req.count("tool")
+	read, task := wordAfter(text, "LINEAGE-READ "), wordAfter(text, "LINEAGE-TASK ")
+	var call map[string]any
+	switch {
+	case read != "" && done == 0 && req.hasTool("view"):
+		call = map[string]any{"name": "view", "arguments": jsonString(map[string]any{"path": read})}
+	case task != "" && done == 1 && req.hasTool("task"):
+		call = map[string]any{"name": "task", "arguments": jsonString(map[string]any{
+			"description": "Read a file", "prompt": "LINEAGE-READ " + task, "agent_type": "general-purpose", "name": "reader"})}
+	}
+	delta, finish := map[string]any{"role": "assistant", "content": "Done."}, "stop"
+	if call != nil {
+		delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", done), "type": "function", "function": call}}}
+		finish = "tool_calls"
+	}
+	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	if !req.Stream {
+		msg := map[string]any{"role": "assistant", "content": delta["content"], "tool_calls": delta["tool_calls"]}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, jsonString(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage}))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, finish any, usage any) {
+		fmt.Fprintf(w, "data: %s\n\n", jsonString(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}, "usage": usage}))
+	}
+	chunk(delta, nil, nil)
+	chunk(map[string]any{}, finish, usage)
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+// TestHarnessCopilot runs GitHub Copilot CLI with its own model provider
+// (BYOK: the fake server, offline, no GitHub login) in a trusted folder
+// whose .github/hooks/lineage.json is lineage's project install: the root
+// AGENTS.md reaches the model once (Copilot CLI loads it; lineage's rules
+// say so), the nested one once after a view in web/ (Copilot CLI attaches
+// it; lineage names nothing), and a subagent gets lineage's start ahead
+// of its prompt.
+func TestHarnessCopilot(t *testing.T) {
+	modules := harnessModules(t)
+	loader := filepath.Join(modules, "@github", "copilot", "npm-loader.js")
+	if _, err := os.Stat(loader); err != nil {
+		t.Skipf("@github/copilot is not installed in LINEAGE_HARNESSES (%v): npm ci hooks/testdata/harnesses again", err)
+	}
+	lineage := lineageBinary(t)
+	srv := newModelServer(t, completionsHandler)
+	home := t.TempDir()
+	repo := hookRepo(t, "AGENTS.md")
+	copilotHome := filepath.Join(home, ".copilot")
+	platformtest.WriteTree(t, copilotHome, map[string]string{"config.json": jsonString(map[string]any{"trustedFolders": []string{repo}}) + "\n"})
+	env := baseEnv(home, "COPILOT_HOME="+copilotHome, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+		"COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1", "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_MODEL=gpt-4.1")
+	runHarness(t, home, env, lineage, "hook", "install", "copilot", "--scope", "project", "--cwd", repo, "--command", lineage)
+	if out := runHarness(t, home, env, lineage, "hook", "status", "copilot", "--cwd", repo); !strings.Contains(out, "lineage.json: will run") {
+		t.Errorf("hook status of a project install in a trusted folder:\n%s", out)
+	}
+	app := filepath.Join(repo, "web", "src", "app.ts")
+	out := runHarness(t, repo, env, "node", loader, "-p", "LINEAGE-READ "+app+" LINEAGE-TASK "+app, "--allow-all-tools")
+	var main, sub []string
+	for _, b := range srv.requests("/chat/completions") {
+		var req completionsRequest
+		if json.Unmarshal([]byte(b), &req) != nil || !req.hasTool("view") {
+			continue
+		}
+		switch text := req.userText(); {
+		case strings.Contains(text, "LINEAGE-TASK"):
+			main = append(main, b)
+		case strings.Contains(text, "LINEAGE-READ"):
+			sub = append(sub, b)
+		}
+	}
+	if len(main) < 3 || len(sub) < 2 {
+		t.Fatalf("Copilot CLI made %d main and %d subagent requests, want the view, the task and their results\n%s", len(main), len(sub), out)
+	}
+	for i, b := range append(main, sub...) {
+		if n := strings.Count(b, "ROOTMARK-AGENTS.md"); n != 1 {
+			t.Errorf("request %d holds the root AGENTS.md text %d times, want once (Copilot CLI loads it itself)", i, n)
+		}
+	}
+	loaded := "Copilot CLI loaded " + filepath.Join(repo, "AGENTS.md") + " itself"
+	if !strings.Contains(main[0], jsonText(loaded)) || strings.Contains(main[0], "Instructions from: ") {
+		t.Errorf("the start does not say Copilot CLI loaded the root AGENTS.md, or sends a body:\n%.3000s", main[0])
+	}
+	web := filepath.Join(repo, "web", "AGENTS.md") + " (mtime: "
+	if strings.Contains(main[0], jsonText(web)) {
+		t.Errorf("web/AGENTS.md named before any tool touched web/")
+	}
+	// After the view in web/, web/AGENTS.md reached the model once:
+	// Copilot CLI attached it, lineage did not name it.
+	for _, b := range []string{main[1], sub[len(sub)-1]} {
+		if n := strings.Count(b, "WEBMARK-AGENTS.md") + strings.Count(b, jsonText(web)); n != 1 {
+			t.Errorf("after the view in web/, web/AGENTS.md's text plus lineage's naming of it appear %d times, want once:\n%.3000s", n, b)
+		}
+	}
+	// The subagent's prompt starts with lineage's start.
+	if !strings.Contains(sub[0], jsonText("AGENTS.md in this session:")) || !strings.Contains(sub[0], jsonText(loaded)) {
+		t.Errorf("the subagent did not get lineage's start:\n%.3000s", sub[0])
+	}
+	if n := strings.Count(main[len(main)-1], jsonText("AGENTS.md in this session:")); n != 1 {
+		t.Errorf("the main conversation holds lineage's start %d times, want once", n)
+	}
+}
+
+// jsonText is s as it appears inside a JSON string.
+func jsonText(s string) string {
+	q := jsonString(s)
+	return q[1 : len(q)-1]
+}
