@@ -117,9 +117,16 @@ func opencodeHome(t *testing.T, url string) string {
 
 func TestHarnessOpencode(t *testing.T) {
 	modules := harnessModules(t)
-	bin := filepath.Join(modules, "opencode-ai", "bin", "opencode.exe")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("LINEAGE_HARNESSES has no opencode-ai (npm ci hooks/testdata/harnesses again): %v", err)
+	// The harness set pins opencode's Linux x64 program package (what
+	// opencode-ai installs there); an install of opencode-ai has it too.
+	bin := ""
+	for _, p := range []string{filepath.Join(modules, "opencode-linux-x64", "bin", "opencode"), filepath.Join(modules, "opencode-ai", "bin", "opencode.exe")} {
+		if _, err := os.Stat(p); err == nil && bin == "" {
+			bin = p
+		}
+	}
+	if bin == "" {
+		t.Skip("LINEAGE_HARNESSES has no opencode program (opencode-linux-x64: npm ci hooks/testdata/harnesses again, on Linux x64)")
 	}
 	lineage := lineageBinary(t)
 	srv := newModelServer(t, chatHandler)
