@@ -78,10 +78,14 @@ var (
 	// carry hook_event_name and snake_case fields (see copilot.go).
 	Copilot = &Harness{Name: "copilot", Title: "Copilot CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: copilotSubagentEvent,
 		PromptEvent: copilotPromptEvent, CompactEvents: []string{"PreCompact"}, Flat: true, toolPaths: copilotPaths}
+	// opencode runs lineage from the plugin `hook install opencode` writes
+	// (opencode.go): its events are the plugin's.
+	Opencode = &Harness{Name: "opencode", Title: "opencode", StartEvent: opencodeStartEvent, ToolEvent: opencodeToolEvent,
+		CompactEvents: []string{opencodeCompactEvent}, toolPaths: opencodePaths}
 )
 
 // Harnesses lists the supported harnesses.
-func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor, Copilot} }
+func Harnesses() []*Harness { return []*Harness{Claude, Gemini, Codex, Cursor, Copilot, Opencode} }
 
 // HarnessNamed returns the harness called name, or nil.
 func HarnessNamed(name string) *Harness {
@@ -336,6 +340,9 @@ func (h *Harness) Output(ev Event, context string) ([]byte, error) {
 		return cursorOutput(ev, context)
 	case Copilot:
 		return copilotOutput(context)
+	}
+	if h == Opencode {
+		return opencodeOutput(context)
 	}
 	if context == "" {
 		return nil, nil

@@ -266,6 +266,8 @@ func NativeView(h *Harness, cwd string, env Env) Native {
 		return cursorNative(cwd)
 	case Copilot:
 		return copilotNative(cwd, env)
+	case Opencode:
+		return opencodeNative(cwd, env)
 	}
 	return Native{Harness: h}
 }

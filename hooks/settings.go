@@ -30,6 +30,9 @@ const (
 // home directory), CODEX_HOME (else ~/.codex). Gemini CLI and Codex CLI
 // have no local scope.
 func (h *Harness) SettingsPath(scope string, env Env, project string) (string, error) {
+	if h == Opencode {
+		return opencodePluginPath(scope, env, project)
+	}
 	dir, file := "."+h.Name, "settings.json"
 	switch h {
 	case Codex, Cursor:
@@ -104,6 +107,8 @@ func (h *Harness) UserDir(env Env) string {
 		return filepath.Join(env.Home, ".cursor")
 	case Copilot:
 		return filepath.Join(CopilotHome(env), "hooks")
+	case Opencode:
+		return opencodeConfigDir(env)
 	}
 	return ""
 }
@@ -330,6 +335,9 @@ func (h *Harness) groups(program string, f Flags) []struct {
 // nothing; an older lineage entry for the same event (another program,
 // other flags) is replaced.
 func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) {
+	if h == Opencode {
+		return installOpencode(data, program, f)
+	}
 	out := bytes.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		out = []byte("{}\n")
@@ -369,6 +377,10 @@ func (h *Harness) Install(data []byte, program string, f Flags) ([]byte, error) 
 // matcher group left with no hooks goes, an event left with no groups
 // goes, and a "hooks" object left empty goes.
 func (h *Harness) Uninstall(data []byte, program string) ([]byte, error) {
+	if h == Opencode {
+		// The plugin file goes whole: nil says so (see [EditSettingsFile]).
+		return nil, uninstallOpencode(data)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return data, nil
 	}

@@ -141,11 +141,16 @@ func (h *Harness) installedIn(path string, env Env) (Installed, bool) {
 		return Installed{}, false
 	}
 	var doc settingsDoc
-	if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
-		return Installed{}, false
-	}
 	in := Installed{File: path, HooksEnabled: true, Events: []string{}, FileNames: []string{"AGENTS.md"}, Problems: []string{}}
-	in.Command, in.Events = h.ourCommand(doc)
+	if h == Opencode {
+		// A plugin file, not a settings file: lineage's when it holds the
+		// marker; it runs on the plugin hooks it defines.
+		in.Command, in.Events = opencodeInstalled(data), slices.Clone(opencodeEvents)
+	} else if json.Unmarshal(data, &doc, json.RejectUnknownMembers(false), jsontext.AllowDuplicateNames(true), json.MatchCaseInsensitiveNames(true)) != nil {
+		return Installed{}, false
+	} else {
+		in.Command, in.Events = h.ourCommand(doc)
+	}
 	if in.Command == "" {
 		return Installed{}, false
 	}

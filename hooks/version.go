@@ -68,6 +68,10 @@ func packagePrefix(h *Harness) string {
 		return "@google/gemini-cli"
 	case Copilot:
 		return "@github/copilot"
+	case Opencode:
+		// opencode-ai, or the platform package holding its program
+		// (opencode-linux-x64, ...).
+		return "opencode-"
 	}
 	return "\x00"
 }

@@ -149,8 +149,9 @@ func (im *Importer) Import(ctx context.Context, srcs []Source) (Report, error) {
 		srcs = append(srcs, p.batch.Related...)
 	}
 	var rep Report
+	mapped := map[string]map[string]*node{}
 	for _, p := range orderByOrigin(pending) {
-		sr, err := im.mapSource(ctx, p)
+		sr, err := im.mapSource(ctx, p, mapped)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", p.src.Path, err)
 		}

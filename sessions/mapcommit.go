@@ -13,36 +13,86 @@ import (
 	"github.com/agentlineage/lineage/tract"
 )
 
-// commitMeta is what each commit's meta says about its source record.
+// commitMeta is what each commit's meta says about its source record. Its
+// members (and those of the types it holds) are in the order RFC 8785 sorts
+// them, so what json.Marshal writes is already canonical and tract keeps it
+// without parsing it again (Extra aside, which is the harness's own JSON).
 type commitMeta struct {
-	Harness    Harness         `json:"harness"`
-	Session    string          `json:"session"`
-	Keys       []string        `json:"keys"`
-	Parent     string          `json:"parent,omitempty"`
-	Kind       Kind            `json:"kind"`
-	Type       string          `json:"type,omitempty"`
-	Time       string          `json:"time,omitempty"`
 	Calls      []string        `json:"calls,omitempty"`
-	IsError    bool            `json:"isError,omitempty"`
-	Injected   *Injected       `json:"injected,omitempty"`
-	Image      *Image          `json:"image,omitempty"`
-	Turn       *Turn           `json:"turn,omitempty"`
 	Compaction *compactionMeta `json:"compaction,omitempty"`
 	// Extra is the record's Raw for kinds whose text is elsewhere
 	// (a thinking block's signature).
-	Extra jsontext.Value `json:"extra,omitzero"`
+	Extra    jsontext.Value `json:"extra,omitzero"`
+	Harness  Harness        `json:"harness"`
+	Image    *imageMeta     `json:"image,omitempty"`
+	Injected *injectedMeta  `json:"injected,omitempty"`
+	IsError  bool           `json:"isError,omitempty"`
+	Keys     []string       `json:"keys"`
+	Kind     Kind           `json:"kind"`
+	Parent   string         `json:"parent,omitempty"`
+	Session  string         `json:"session"`
+	Time     string         `json:"time,omitempty"`
 	// Truncated says the stored text is the first MaxContentBytes of a
 	// longer one.
-	Truncated int `json:"truncated,omitempty"`
+	Truncated int       `json:"truncated,omitempty"`
+	Turn      *turnMeta `json:"turn,omitempty"`
+	Type      string    `json:"type,omitempty"`
 }
 
 type compactionMeta struct {
-	Trigger string   `json:"trigger,omitempty"`
-	To      string   `json:"to,omitempty"`
-	Kept    []string `json:"kept,omitempty"`
 	// Compressed is false when tract could not compress the range (the
 	// summary is then a plain message).
-	Compressed bool `json:"compressed"`
+	Compressed bool     `json:"compressed"`
+	Kept       []string `json:"kept,omitempty"`
+	To         string   `json:"to,omitempty"`
+	Trigger    string   `json:"trigger,omitempty"`
+}
+
+// imageMeta, injectedMeta and turnMeta are Image, Injected and Turn with
+// their members in canonical order (the same names and values).
+type imageMeta struct {
+	MediaType string `json:"mediaType"`
+	Ref       string `json:"ref,omitempty"`
+	SHA256    string `json:"sha256"`
+	Size      int64  `json:"size"`
+}
+
+type injectedMeta struct {
+	Lineage bool   `json:"lineage,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Source  string `json:"source"`
+}
+
+type turnMeta struct {
+	CacheRead  int64  `json:"cacheRead,omitempty"`
+	CacheWrite int64  `json:"cacheWrite,omitempty"`
+	Input      int64  `json:"input,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Output     int64  `json:"output,omitempty"`
+	ResponseID string `json:"responseId,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+}
+
+func imageMetaOf(i *Image) *imageMeta {
+	if i == nil {
+		return nil
+	}
+	return &imageMeta{MediaType: i.MediaType, Ref: i.Ref, SHA256: i.SHA256, Size: i.Size}
+}
+
+func injectedMetaOf(i *Injected) *injectedMeta {
+	if i == nil {
+		return nil
+	}
+	return &injectedMeta{Lineage: i.Lineage, Name: i.Name, Source: i.Source}
+}
+
+func turnMetaOf(t *Turn) *turnMeta {
+	if t == nil {
+		return nil
+	}
+	return &turnMeta{CacheRead: t.CacheRead, CacheWrite: t.CacheWrite, Input: t.Input, Model: t.Model, Output: t.Output,
+		ResponseID: t.ResponseID, StopReason: t.StopReason}
 }
 
 // maxText leaves room in a content blob for its JSON around the text.
@@ -51,7 +101,7 @@ const maxText = tract.MaxContentBytes - 4096
 // request builds the commit request of a record.
 func (m *sessionMapper) request(r *Record) (tract.CommitRequest, error) {
 	meta := commitMeta{Harness: m.b.Session.Harness, Session: m.b.Session.ID, Keys: r.Keys, Parent: r.Parent,
-		Kind: r.Kind, Type: r.Type, IsError: r.IsError, Injected: r.Injected, Image: r.Image, Turn: r.Turn}
+		Kind: r.Kind, Type: r.Type, IsError: r.IsError, Injected: injectedMetaOf(r.Injected), Image: imageMetaOf(r.Image), Turn: turnMetaOf(r.Turn)}
 	if !r.Time.IsZero() {
 		meta.Time = r.Time.Format(time.RFC3339Nano)
 	}
@@ -168,7 +218,7 @@ func truncateUTF8(s string, n int) string {
 // records the harness kept verbatim are pinned. A metadata commit after
 // the summary carries the record's keys.
 func (m *sessionMapper) compaction(r *Record, parent *node) error {
-	if parent.id() != m.tip.id() {
+	if !same(parent, m.tip) {
 		if err := m.moveMain(parent); err != nil {
 			return err
 		}

@@ -27,21 +27,27 @@ type node struct {
 	own bool
 }
 
-func (n *node) id() string {
-	if n == nil {
-		return ""
+// same reports whether a and b are one place: the same stored commit, or
+// the same append waiting for the flush (nil is no place).
+func same(a, b *node) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == b
+	case a.commit != "" || b.commit != "":
+		return a.commit == b.commit
 	}
-	if n.commit != "" {
-		return string(n.commit)
-	}
-	return fmt.Sprintf("pending:%p", n)
+	return a == b
 }
 
-func (n *node) parentID() string {
+// follows reports whether n's parent is p.
+func (n *node) follows(p *node) bool {
 	if n.parent != nil {
-		return n.parent.id()
+		return same(n.parent, p)
 	}
-	return string(n.parentHash)
+	if p == nil {
+		return n.parentHash == ""
+	}
+	return p.commit != "" && p.commit == n.parentHash
 }
 
 // pendingAppend is a record's commit waiting for the flush.
@@ -78,6 +84,10 @@ type sessionMapper struct {
 	first  string
 	// meta is the tract metadata finish leaves for saveCursor to write.
 	meta map[string]string
+	// mapped holds the nodes of the files this import mapped before, by
+	// tract: a subagent finds the tool call that started it there
+	// instead of reading its parent's history again.
+	mapped map[string]map[string]*node
 }
 
 type forkState struct {
@@ -86,10 +96,10 @@ type forkState struct {
 }
 
 // mapSource maps one read file.
-func (im *Importer) mapSource(ctx context.Context, p *pendingSource) (SessionReport, error) {
+func (im *Importer) mapSource(ctx context.Context, p *pendingSource, mapped map[string]map[string]*node) (SessionReport, error) {
 	s := p.batch.Session
 	m := &sessionMapper{im: im, ctx: ctx, b: p.batch, st: p.st(), tract: TractName(s.Harness, s.ID),
-		idx: map[string]*node{}, sessions: map[string]bool{s.ID: true}}
+		idx: map[string]*node{}, sessions: map[string]bool{s.ID: true}, mapped: mapped}
 	if o := s.Origin; o != nil && (o.Kind == LinkResume || o.Kind == LinkRewind) {
 		// Another file of the same conversation: its records go on the
 		// origin's tract, the first after the record the link names.
@@ -110,6 +120,9 @@ func (im *Importer) mapSource(ctx context.Context, p *pendingSource) (SessionRep
 	}
 	if err := m.finish(); err != nil {
 		return *m.rep, err
+	}
+	if mapped != nil && mapped[m.tract] == nil {
+		mapped[m.tract] = m.idx
 	}
 	st := m.st
 	st.Tract, st.Cursor = m.tract, p.batch.Next
@@ -235,11 +248,15 @@ func (m *sessionMapper) create(at *node) error {
 // spawnSubagent creates a subagent's tract, spawned empty at the parent's
 // tool call that started it; without that call, at the parent's head.
 func (m *sessionMapper) spawnSubagent(parent string, o *Link) error {
-	if err := m.loadIndex(parent); err != nil {
-		return err
+	call := m.mapped[parent]["call:"+o.Key]
+	if call == nil || call.commit == "" {
+		if err := m.loadIndex(parent); err != nil {
+			return err
+		}
+		call = m.idx["call:"+o.Key]
 	}
 	at := ""
-	if n := m.idx["call:"+o.Key]; n != nil && n.commit != "" {
+	if n := call; n != nil && n.commit != "" {
 		at = string(n.commit)
 	} else {
 		m.warn("the tool call %s that started the subagent is not in %s: spawned at its head", o.Key, parent)
@@ -285,7 +302,7 @@ func (m *sessionMapper) record(r *Record) error {
 	if err != nil {
 		return err
 	}
-	if n := m.idx[r.Key()]; n != nil && (r.Parent == "" || n.parentID() == parent.id()) {
+	if n := m.idx[r.Key()]; n != nil && (r.Parent == "" || n.follows(parent)) {
 		m.rep.Existing++
 		m.alias(r, n)
 		if m.fork != nil {
@@ -359,7 +376,7 @@ func (m *sessionMapper) appendRecord(r *Record, parent *node) error {
 	if err != nil {
 		return err
 	}
-	if parent.id() != m.tip.id() {
+	if !same(parent, m.tip) {
 		if err := m.moveMain(parent); err != nil {
 			return err
 		}

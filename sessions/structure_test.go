@@ -40,9 +40,16 @@ func compileText(t *testing.T, repo *tract.Repo, name, at string) string {
 // subagent a child spawned at its Agent call and never merged, the fork a
 // child by reference, lineage's own hook text not compiled.
 func TestClaudeSessionShape(t *testing.T) {
-	repo, _ := importFixture(t, "claude-2.1.332", &Importer{})
+	repo, rep := importFixture(t, "claude-2.1.332", &Importer{})
 	ctx := context.Background()
 	main := TractName(Claude, "11111111-2222-4333-8444-555555555555")
+	for _, s := range rep.Sessions {
+		// The subagent finds its Agent call among what the import just
+		// mapped: no stored commit is read again for it.
+		if s.Spawn != nil && s.Spawn.Kind == LinkSubagent && s.IndexReads != 0 {
+			t.Errorf("subagent %s read %d stored commits to find its call, want 0", s.Session, s.IndexReads)
+		}
+	}
 	text := compileText(t, repo, main, "")
 	for _, want := range []string{"TX-T11 rewound", "tx-summary: the user had me read main.go", "TX-T7 what did we do"} {
 		if !strings.Contains(text, want) {

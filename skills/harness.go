@@ -6,7 +6,8 @@ import "slices"
 // the project and in the home directory (their documentation; see
 // docs/skills.md): Claude Code .claude/skills, Gemini CLI .gemini/skills
 // and .agents/skills, Codex CLI .agents/skills and .codex/skills, Cursor
-// .cursor/skills.
+// .cursor/skills, opencode .opencode/skills (~/.config/opencode/skills),
+// .claude/skills and .agents/skills.
 // (A switch, not a map: nothing allocated at init.)
 func harnessFolders(harness string) []string {
 	switch harness {
@@ -18,6 +19,8 @@ func harnessFolders(harness string) []string {
 		return []string{".agents/skills", ".codex/skills"}
 	case "cursor":
 		return []string{".cursor/skills"}
+	case "opencode":
+		return []string{".opencode/skills", ".config/opencode/skills", ".claude/skills", ".agents/skills"}
 	}
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/agentlineage/lineage/internal/tokens"
 )
 
@@ -128,6 +126,8 @@ func (r *Repo) compilePruned(ctx context.Context, t Tract, counter tokens.Counte
 	}
 	out.Pruned = pruned
 	if o.Budget > 0 {
+		budget := o.Budget
+		out.Budget = &budget // as every budgeted compile says (it was null)
 		if err := applyBudget(&out, o.Budget); err != nil {
 			return Result{}, err
 		}
@@ -138,38 +138,24 @@ func (r *Repo) compilePruned(ctx context.Context, t Tract, counter tokens.Counte
 // applyPrune is res without the messages p selects (a copy: res's slices
 // belong to the compile cache), and those messages in compile order.
 func (r *Repo) applyPrune(ctx context.Context, res Result, p PrunePolicy) (Result, []Pruned, error) {
-	rule := make([]string, len(res.Messages))
-	if p.ToolResults {
-		turnsAfter, results := 0, 0
-		for i := len(res.Messages) - 1; i >= 0; i-- {
-			m := &res.Messages[i]
-			switch {
-			case m.Type == TypeMessage && m.Role == RoleUser:
-				turnsAfter++
-			case m.Type == TypeToolResult:
-				results++
-				if results <= p.KeepLast || turnsAfter < p.OlderThan || m.Tokens <= p.LargerThan || m.Priority == Pinned {
-					continue
-				}
-				rule[i] = ToolResultsRule
-			}
-		}
+	f := newPruneFacts(p, len(res.Messages))
+	for i := range res.Messages {
+		f.add(&res.Messages[i])
 	}
-	if p.FailedTurns {
-		if err := r.markFailed(ctx, res.Messages, rule); err != nil {
-			return Result{}, nil, err
-		}
+	rule, _, _, err := r.rules(ctx, f, p)
+	if err != nil {
+		return Result{}, nil, err
 	}
 	out := res
 	out.Messages = make([]Message, 0, len(res.Messages))
 	out.Dropped = []Dropped{}
 	var pruned []Pruned
 	for i, m := range res.Messages {
-		if rule[i] == "" {
+		if rule[i] == 0 {
 			out.Messages = append(out.Messages, m)
 			continue
 		}
-		pruned = append(pruned, Pruned{Dropped: Dropped{Commit: m.Commit, Tract: m.Tract, Type: m.Type, Priority: m.Priority, Tokens: m.Tokens}, Rule: rule[i]})
+		pruned = append(pruned, Pruned{Dropped: Dropped{Commit: m.Commit, Tract: m.Tract, Type: m.Type, Priority: m.Priority, Tokens: m.Tokens}, Rule: pruneRuleNames[rule[i]]})
 		out.Tokens -= m.Tokens
 	}
 	return out, pruned, nil
@@ -180,51 +166,4 @@ func (r *Repo) applyPrune(ctx context.Context, res Result, p PrunePolicy) (Resul
 // failed tool call.
 type failedMeta struct {
 	IsError bool `json:"isError"`
-}
-
-// markFailed sets rule[i] to FailedTurnsRule for each failed step: a tool
-// result whose commit's meta says isError, the tool call message that asked
-// for it when every call in it failed, and the reasoning messages right
-// before that call. Pinned messages stay.
-func (r *Repo) markFailed(ctx context.Context, ms []Message, rule []string) error {
-	failed := map[string]bool{}
-	for i := range ms {
-		m := &ms[i]
-		if m.Type != TypeToolResult || m.Priority == Pinned {
-			continue
-		}
-		c, err := r.store.Commit(ctx, m.Commit)
-		if err != nil {
-			return err
-		}
-		var meta failedMeta
-		if len(c.Meta) == 0 || json.Unmarshal(c.Meta, &meta, json.RejectUnknownMembers(false)) != nil || !meta.IsError {
-			continue
-		}
-		rule[i] = FailedTurnsRule
-		if m.ToolCallID != "" {
-			failed[m.ToolCallID] = true
-		}
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	for i := range ms {
-		m := &ms[i]
-		if m.Type != TypeToolCall || len(m.ToolCalls) == 0 || m.Priority == Pinned {
-			continue
-		}
-		all := true
-		for _, call := range m.ToolCalls {
-			all = all && failed[call.ID]
-		}
-		if !all {
-			continue
-		}
-		rule[i] = FailedTurnsRule
-		for j := i - 1; j >= 0 && ms[j].Type == TypeReasoning && ms[j].Priority != Pinned; j-- {
-			rule[j] = FailedTurnsRule
-		}
-	}
-	return nil
 }

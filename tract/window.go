@@ -35,16 +35,27 @@ type WindowOptions struct {
 	// Hashes gives the messages handed to Head their Commit and
 	// Summarizes (valid, like their strings, only during the call).
 	Hashes bool
+	// Whole, when set, is called before the compile is built whole (no
+	// stored checkpoint serves it): the costly case, a whole history in
+	// memory. It may wait for a turn (an error it returns is the
+	// window's); done is called when the compile is built. The stored
+	// checkpoint is tried again once it returns, since a whole compile
+	// that held the turn before may have stored it.
+	Whole func(ctx context.Context) (done func(), err error)
 }
 
 // WindowResult is a compile window.
 type WindowResult struct {
-	// Result is the compile's, but its Messages are the window's and its
-	// Dropped the first WindowOptions.Dropped dropped messages.
+	// Result is the compile's, but its Messages are the window's, its
+	// Dropped the first WindowOptions.Dropped dropped messages and its
+	// Pruned the first WindowOptions.Dropped pruned ones.
 	Result
 	// Count is how many messages the compile has, From the index of the
 	// window's first one and DroppedCount how many the budget dropped.
 	Count, From, DroppedCount int
+	// PrunedCount is how many messages CompileOptions.Prune left out,
+	// PrunedTokens their tokens.
+	PrunedCount, PrunedTokens int
 }
 
 // CompileWindow is CompileCold's result of tractName under o cut to the
@@ -55,24 +66,53 @@ func (r *Repo) CompileWindow(ctx context.Context, tractName string, o CompileOpt
 		return WindowResult{}, err
 	}
 	lk := &lookup{}
-	if !r.noCheckpoints && head != "" {
-		res, ok, err := r.windowStored(ctx, lk, t, counter, head, o.Budget, w)
+	res, ok, err := r.windowStoredOf(ctx, lk, t, counter, head, o, w)
+	if err != nil || ok {
+		return res, err
+	}
+	if w.Whole != nil {
+		done, err := w.Whole(ctx)
 		if err != nil {
 			return WindowResult{}, err
 		}
-		if ok {
-			res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
-			if t.Spawn != nil {
-				res.SpawnParent = t.Spawn.Parent
-			}
-			return res, nil
+		defer done()
+		lk = &lookup{}
+		if res, ok, err := r.windowStoredOf(ctx, lk, t, counter, head, o, w); err != nil || ok {
+			return res, err
 		}
 	}
-	res, err := r.compileAt(ctx, lk, t, counter, head, o, false)
+	var whole Result
+	if o.Prune != nil && o.Prune.Active() {
+		whole, err = r.compilePruned(ctx, t, counter, head, o, false)
+	} else {
+		whole, err = r.compileAt(ctx, lk, t, counter, head, o, false)
+	}
 	if err != nil {
 		return WindowResult{}, err
 	}
-	return windowOf(res, w), nil
+	return windowOf(whole, w), nil
+}
+
+// windowStoredOf is the window of t's compile at head under o read from
+// the stored checkpoint (windowStored); ok is false when the checkpoint
+// does not serve it. lk learns what the look-up found.
+func (r *Repo) windowStoredOf(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, o CompileOptions, w WindowOptions) (WindowResult, bool, error) {
+	if r.noCheckpoints || head == "" {
+		return WindowResult{}, false, nil
+	}
+	var prune PrunePolicy
+	if o.Prune != nil {
+		prune = *o.Prune
+	}
+	res, ok, err := r.windowStored(ctx, lk, t, counter, head, o.Budget, prune, w)
+	if err != nil || !ok {
+		return WindowResult{}, false, err
+	}
+	res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
+	if t.Spawn != nil {
+		res.SpawnParent = t.Spawn.Parent
+	}
+	return res, true, nil
 }
 
 // windowOf cuts the window w asks for from a whole compile.
@@ -81,6 +121,11 @@ func windowOf(res Result, w WindowOptions) WindowResult {
 	out.From = windowStart(w.From, out.Count, w.N)
 	out.Messages = res.Messages[out.From:min(out.Count, out.From+max(w.N, 0))]
 	out.Dropped = res.Dropped[:min(len(res.Dropped), max(w.Dropped, 0))]
+	out.PrunedCount = len(res.Pruned)
+	for _, p := range res.Pruned {
+		out.PrunedTokens += p.Tokens
+	}
+	out.Pruned = res.Pruned[:min(len(res.Pruned), max(w.Dropped, 0))]
 	for i := 0; w.Head != nil && i < len(res.Messages); i++ {
 		if !w.Head(&res.Messages[i]) {
 			break
@@ -101,8 +146,10 @@ func windowStart(from, count, n int) int {
 // windowStored is the window of t's compile at head read from the stored
 // checkpoint's messages part (lent by a store that lends it); ok is false
 // when the checkpoint does not serve the compile, the part does not
-// decode, or the budget cannot be met (the full compile says why).
-func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, budget int, w WindowOptions) (WindowResult, bool, error) {
+// decode, or the budget cannot be met (the full compile says why). An
+// active prune reads the part twice: once for its choice (pruneFacts, a
+// few bytes a message), once for the window.
+func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, budget int, prune PrunePolicy, w WindowOptions) (WindowResult, bool, error) {
 	l, lends := r.store.(ViewLender)
 	part := ViewMessages
 	if lends {
@@ -112,39 +159,91 @@ func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter to
 	if err != nil || !ok {
 		return WindowResult{}, false, err
 	}
-	if !lends {
-		res, ok := sc.window(t, budget, w)
-		return res, ok, nil
+	// read runs fn over the checkpoint's messages: those planned, lent
+	// or read with the header.
+	read := func(fn func(sc storedCompile)) (bool, error) {
+		if !lends {
+			fn(sc)
+			return true, nil
+		}
+		planned, ok := sc.cv, false
+		err := l.LendCompiledView(ctx, t.ID, counter.Encoding(), func(cv CompiledView) error {
+			if cv.Sum != planned.Sum {
+				return nil // replaced since it was planned
+			}
+			if err := checkView(&cv); err != nil {
+				return err
+			}
+			lent := sc
+			lent.cv, ok = cv, true
+			fn(lent)
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return false, err
+		}
+		return ok && err == nil, nil
+	}
+	var pr *windowPrune
+	if prune.Active() {
+		var f *pruneFacts
+		good := false
+		if ok, err := read(func(sc storedCompile) { f, good = sc.pruneFacts(t, prune) }); err != nil || !ok || !good {
+			return WindowResult{}, false, err
+		}
+		pr = &windowPrune{}
+		if pr.rule, pr.count, pr.tokens, err = r.rules(ctx, f, prune); err != nil {
+			return WindowResult{}, false, err
+		}
 	}
 	var res WindowResult
-	planned := sc.cv
-	ok = false
-	err = l.LendCompiledView(ctx, t.ID, counter.Encoding(), func(cv CompiledView) error {
-		if cv.Sum != planned.Sum {
-			return nil // replaced since it was planned
-		}
-		if err := checkView(&cv); err != nil {
-			return err
-		}
-		sc.cv = cv
-		res, ok = sc.window(t, budget, w)
-		return nil
-	})
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	good := false
+	if ok, err := read(func(sc storedCompile) { res, good = sc.window(t, budget, pr, w) }); err != nil || !ok {
 		return WindowResult{}, false, err
 	}
-	return res, ok && err == nil, nil
+	return res, good, nil
 }
 
-// window reads the window from sc's messages (see windowStored); what it
-// keeps never shares their memory.
-func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResult, bool) {
+// windowPrune is a prune's choice over a stored compile's messages: the
+// rule of each (pruneFacts.rules), how many it prunes and their tokens.
+type windowPrune struct {
+	rule          []uint8
+	count, tokens int
+}
+
+func (pr *windowPrune) pruned(i int) bool { return pr != nil && pr.rule[i] != 0 }
+
+// pruneFacts reads what prune chooses by from sc's messages; false when
+// the part proves damaged.
+func (sc storedCompile) pruneFacts(t Tract, prune PrunePolicy) (*pruneFacts, bool) {
+	mr, _, err := sc.open(t)
+	if err != nil {
+		return nil, false
+	}
+	stored := sc.stored(mr.size())
+	f := newPruneFacts(prune, stored+len(sc.more))
+	arena := func(int) *hexArena { return nil }
+	if prune.FailedTurns {
+		// The commits of tool results are read back (their meta).
+		scratch := &hexArena{}
+		arena = func(int) *hexArena { scratch.buf = scratch.buf[:0]; return scratch }
+	}
+	good := sc.each(t, stored, 0, arena, func(_ int, m *Message) bool { f.add(m); return true })
+	return f, good
+}
+
+// window reads the window from sc's messages (see windowStored), leaving
+// out those pr prunes; what it keeps never shares their memory.
+func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOptions) (WindowResult, bool) {
 	mr, sm, err := sc.open(t)
 	if err != nil {
 		return WindowResult{}, false
 	}
 	stored := sc.stored(mr.size())
 	n := stored + len(sc.more)
+	if pr != nil && len(pr.rule) != n {
+		return WindowResult{}, false
+	}
 	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Tools: cloneTools(sm.tools)}}
 	for _, m := range sc.more {
 		res.Tokens += m.Tokens
@@ -152,38 +251,57 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 	each := func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
 		return sc.each(t, stored, sm.slots, arena, visit)
 	}
+	kept := n
+	if pr != nil {
+		res.Tokens -= pr.tokens
+		res.PrunedCount, res.PrunedTokens, kept = pr.count, pr.tokens, n-pr.count
+	}
 	var unit []int32
 	var drop []bool
-	kept := n
 	if budget > 0 {
 		res.Budget = &budget
 		if res.Tokens > budget {
 			total, good := 0, true
 			unit, drop, total = planBudget(n, res.Tokens, budget, func(visit func(i int, m *Message)) {
-				good = each(func(int) *hexArena { return nil }, func(i int, m *Message) bool { visit(i, m); return true })
+				good = each(func(int) *hexArena { return nil }, func(i int, m *Message) bool {
+					if !pr.pruned(i) {
+						visit(i, m)
+					}
+					return true
+				})
 			})
 			if !good || total > budget {
 				return WindowResult{}, false
 			}
 			res.DroppedTokens, res.Tokens = res.Tokens-total, total
 			for i := range unit {
-				if drop[unit[i]] {
+				if !pr.pruned(i) && drop[unit[i]] {
 					kept--
 				}
 			}
 		}
 		res.Dropped = []Dropped{}
 	}
-	res.Count, res.DroppedCount = kept, n-kept
+	if pr != nil && res.Dropped == nil {
+		res.Dropped = []Dropped{} // as a pruned compile's (applyPrune)
+	}
+	dropCount := n - kept - res.PrunedCount
+	res.Count, res.DroppedCount = kept, dropCount
 	res.From = windowStart(w.From, kept, w.N)
 	end := min(kept, res.From+max(w.N, 0))
-	arena := newHexArena(min(kept, max(w.N, 0)) + min(n-kept, max(w.Dropped, 0)))
-	dropped := func(i int) bool { return drop != nil && drop[unit[i]] }
-	k, listed, head := 0, 0, w.Head != nil
+	listDropped, listPruned := min(dropCount, max(w.Dropped, 0)), min(res.PrunedCount, max(w.Dropped, 0))
+	arena := newHexArena(min(kept, max(w.N, 0)) + listDropped + listPruned)
+	dropped := func(i int) bool { return drop != nil && !pr.pruned(i) && drop[unit[i]] }
+	k, listed, prunedListed, head := 0, 0, 0, w.Head != nil
 	// scratch holds the hashes of one message handed to Head alone.
 	scratch := &hexArena{}
 	good := each(func(i int) *hexArena {
 		switch {
+		case pr.pruned(i):
+			if prunedListed < listPruned {
+				return arena
+			}
+			return nil
 		case dropped(i) && listed < w.Dropped || !dropped(i) && k >= res.From && k < end:
 			return arena
 		case head && w.Hashes && !dropped(i):
@@ -192,12 +310,18 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 		}
 		return nil
 	}, func(i int, m *Message) bool {
-		if dropped(i) {
+		switch {
+		case pr.pruned(i):
+			if prunedListed < listPruned {
+				res.Pruned = append(res.Pruned, Pruned{Dropped: Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens}, Rule: pruneRuleNames[pr.rule[i]]})
+				prunedListed++
+			}
+		case dropped(i):
 			if listed < w.Dropped {
 				res.Dropped = append(res.Dropped, Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
 				listed++
 			}
-		} else {
+		default:
 			if k >= res.From && k < end {
 				res.Messages = append(res.Messages, m.Clone())
 			}
@@ -206,7 +330,7 @@ func (sc storedCompile) window(t Tract, budget int, w WindowOptions) (WindowResu
 			}
 			k++
 		}
-		return head || k < end || listed < min(w.Dropped, n-kept)
+		return head || k < end || listed < listDropped || prunedListed < listPruned
 	})
 	return res, good
 }

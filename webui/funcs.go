@@ -24,6 +24,9 @@ var funcs = template.FuncMap{
 		if p.At != "" {
 			v.Set("at", p.At)
 		}
+		if p.PruneParam != "" {
+			v.Set("prune", p.PruneParam)
+		}
 		v.Set("from", strconv.Itoa(from))
 		return tractURL(name, "compile") + "?" + v.Encode()
 	},

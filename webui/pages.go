@@ -270,7 +270,7 @@ func (s *Server) inCompile(ctx context.Context, name string, h tract.Hash) ([]tr
 	var found []tract.Message
 	var at []int
 	i := 0
-	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Head: func(m *tract.Message) bool {
+	_, err := s.o.Repo.CompileWindow(ctx, name, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Whole: s.wholeTurn, Head: func(m *tract.Message) bool {
 		if m.Commit == h || slices.Contains(m.Summarizes, h) {
 			found, at = append(found, m.Clone()), append(at, i)
 		}
@@ -315,6 +315,31 @@ type compilePage struct {
 	Formats     []wire.Format
 	Dropped     int
 	DropToks    int
+	// Policy is the prune policy applied (the tract's, or ?prune=),
+	// PruneParam the ?prune= asked for; PrunedRows are the first
+	// maxListed messages it left out, PrunedCount and PrunedTokens
+	// the figures of all of them.
+	Policy, PruneParam        string
+	PrunedRows                []tract.Pruned
+	PrunedCount, PrunedTokens int
+}
+
+// prunePolicy is the prune policy a compile page applies: param (the
+// page's ?prune=, as `tract compile --prune`: "none" for none) when given,
+// else the tract's stored one (`tract config prune`).
+func (s *Server) prunePolicy(ctx context.Context, name, param string) (tract.PrunePolicy, error) {
+	if param != "" {
+		p, err := tract.ParsePrunePolicy(param)
+		if err != nil {
+			return tract.PrunePolicy{}, badRequest{"prune=" + param + ": " + err.Error()}
+		}
+		return p, nil
+	}
+	cfg, err := s.o.Repo.Config(ctx, name)
+	if err != nil {
+		return tract.PrunePolicy{}, err
+	}
+	return cfg.PrunePolicy(), nil
 }
 
 // messageRow is one message of a compile page with its place in the
@@ -353,14 +378,22 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 	if err := o.Validate(); err != nil {
 		return "", pageData{}, err
 	}
+	prune, err := s.prunePolicy(ctx, name, q.Get("prune"))
+	if err != nil {
+		return "", pageData{}, err
+	}
+	if prune.Active() {
+		o.Prune = &prune
+	}
 	pre := &prefixer{f: f, open: map[string]bool{}}
-	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add})
+	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add, Whole: s.wholeTurn})
 	if err != nil {
 		return "", pageData{}, err
 	}
 	res := win.Result
 	p := compilePage{Result: res, Count: win.Count, Budget: budget, Format: f, At: o.At, Dropped: win.DroppedCount,
-		DropToks: res.DroppedTokens, DroppedRows: res.Dropped,
+		DropToks: res.DroppedTokens, DroppedRows: res.Dropped, PruneParam: q.Get("prune"), Policy: prune.String(),
+		PrunedRows: res.Pruned, PrunedCount: win.PrunedCount, PrunedTokens: win.PrunedTokens,
 		Formats: []wire.Format{wire.FormatOpenAI, wire.FormatOpenAIRequest, wire.FormatAnthropic, wire.FormatText}}
 	res.Messages = pre.part
 	if p.Request, err = requestShown(res, f, pre.n == win.Count); err != nil {

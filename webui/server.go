@@ -74,8 +74,14 @@ type Server struct {
 	pages   map[string]*template.Template
 	// turns holds one token per page being rendered.
 	turns chan struct{}
+	// whole holds the token of the one page that builds a compile whole
+	// (wholeTurn).
+	whole chan struct{}
 	// rendering, when set (by tests), is called with each page's turn held.
 	rendering func()
+	// wholeWaiting, when set (by tests), is called as a page asks for the
+	// turn to build a compile whole.
+	wholeWaiting func()
 }
 
 //go:embed templates/*.html
@@ -99,7 +105,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
-	return &Server{o: o, pages: map[string]*template.Template{}, turns: make(chan struct{}, o.MaxConcurrent)}, nil
+	return &Server{o: o, pages: map[string]*template.Template{}, turns: make(chan struct{}, o.MaxConcurrent), whole: make(chan struct{}, 1)}, nil
 }
 
 // template is page name's template (templates/NAME.html and the frame),
@@ -204,6 +210,7 @@ func (s *Server) page(fn func(ctx context.Context, r *http.Request) (string, pag
 				s.rendering()
 			}
 		case <-ctx.Done():
+			w.Header().Set("Retry-After", retryAfter)
 			http.Error(w, "busy: too many pages being rendered; try again", http.StatusServiceUnavailable)
 			return
 		}
@@ -224,8 +231,32 @@ func (s *Server) page(fn func(ctx context.Context, r *http.Request) (string, pag
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", retryAfter)
+		}
 		w.WriteHeader(status)
 		w.Write(buf.Bytes())
+	}
+}
+
+// retryAfter is the Retry-After of a 503 (a page that waited its whole
+// RequestTimeout for a turn): seconds.
+const retryAfter = "5"
+
+// wholeTurn waits for the turn to build a compile whole (what a page of a
+// tract without a stored checkpoint does: the whole history in memory):
+// one page at a time, so that requests arriving together cost one such
+// compile, not one each; the first stores the checkpoint, and those that
+// waited read their window from it (tract.WindowOptions.Whole).
+func (s *Server) wholeTurn(ctx context.Context) (func(), error) {
+	if s.wholeWaiting != nil {
+		s.wholeWaiting()
+	}
+	select {
+	case s.whole <- struct{}{}:
+		return func() { <-s.whole }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

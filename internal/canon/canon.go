@@ -19,9 +19,13 @@ func Marshal(v any) ([]byte, error) {
 }
 
 // Canonicalize rewrites a JSON text in canonical form. It fails on invalid
-// JSON and on duplicate object member names.
+// JSON and on duplicate object member names. A text already canonical (of
+// the subset IsCanonical checks) is copied as it is, without a parse.
 func Canonicalize(b []byte) ([]byte, error) {
 	v := jsontext.Value(append([]byte(nil), b...))
+	if IsCanonical(b) {
+		return v, nil
+	}
 	if err := v.Canonicalize(); err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)
 	}

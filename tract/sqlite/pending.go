@@ -58,8 +58,9 @@ const (
 // deferWords keeps the new blobs with ids first, first+1, … (data their
 // bytes) out of the index when they and the pending ones stay within
 // pendingRows and pendingBytes. Otherwise it indexes the pending blobs
-// along with the new ones (texts their words): one statement, one segment.
-func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts []string) error {
+// along with the new ones (texts cuts their words): one statement, one
+// segment.
+func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts func() []string) error {
 	var rows, bytes int64
 	if err := t.queryRow(ctx, `SELECT count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&rows, &bytes); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
@@ -78,7 +79,7 @@ func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts 
 		}
 		return nil
 	}
-	words := make([]any, 0, 2*(int(rows)+len(texts)))
+	words := make([]any, 0, 2*(int(rows)+len(data)))
 	if rows > 0 {
 		pend, err := t.pendingBlobs(ctx)
 		if err != nil {
@@ -91,7 +92,7 @@ func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts 
 			return fmt.Errorf("index blobs: %w", err)
 		}
 	}
-	for i, text := range texts {
+	for i, text := range texts() {
 		words = append(words, first+int64(i), text)
 	}
 	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {

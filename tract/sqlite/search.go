@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
@@ -80,16 +81,27 @@ func (t *txn) indexBlobs(ctx context.Context, blobs []tract.Blob, texts []string
 // statements make fewer, larger index segments.
 const wordRows = 2000
 
-// blobWords cuts the words of blobs (their data) on another goroutine,
-// while SQLite stores them: wait returns them.
-func blobWords(data [][]byte) (wait func() []string) {
-	texts := make([]string, len(data))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+// blobWords cuts the words of blobs (their data): on another goroutine,
+// while SQLite stores them, for a write that indexes them at once; only
+// when asked for a small one, whose words most likely wait in the pending
+// list (deferWords), cut again when that list is indexed. wait returns
+// them.
+func blobWords(data [][]byte, small bool) (wait func() []string) {
+	cut := func() []string {
+		texts := make([]string, len(data))
 		for i := range texts {
 			texts[i] = strings.Join(tract.IndexWords(data[i]), " ")
 		}
+		return texts
+	}
+	if small {
+		return sync.OnceValue(cut)
+	}
+	var texts []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		texts = cut()
 	}()
 	return func() []string {
 		<-done
@@ -97,24 +109,28 @@ func blobWords(data [][]byte) (wait func() []string) {
 	}
 }
 
-// indexNewBlobs adds the words (texts) of the blobs PutBlobs has just
+// indexNewBlobs adds the words (texts cuts them) of the blobs PutBlobs has just
 // inserted, with ids first, first+1, … and data data: their ids are new, so
 // none is indexed yet (DeleteUnusedBlobs drops a deleted blob's words with
 // it). A small write leaves them pending (deferWords).
-func (t *txn) indexNewBlobs(ctx context.Context, first int64, data [][]byte, texts []string) error {
-	if !t.bulk && len(texts) < pendingRows {
+func (t *txn) indexNewBlobs(ctx context.Context, first int64, data [][]byte, texts func() []string) error {
+	if smallWrite(t.bulk, len(data)) {
 		return t.deferWords(ctx, first, data, texts)
 	}
-	words := make([]any, 0, 2*len(texts))
-	for i, text := range texts {
+	words := make([]any, 0, 2*len(data))
+	for i, text := range texts() {
 		words = append(words, first+int64(i), text)
 	}
 	if _, err := t.insertFlat(ctx, `INSERT INTO blob_words (rowid, words)`, "(?, ?)", "", 2, wordRows, words); err != nil {
 		return fmt.Errorf("index blobs: %w", err)
 	}
-	t.indexed += len(texts)
+	t.indexed += len(data)
 	return nil
 }
+
+// smallWrite says a write of n new blobs leaves their words pending when
+// the pending list has room (see deferWords).
+func smallWrite(bulk bool, n int) bool { return !bulk && n < pendingRows }
 
 // mergeWords merges the index segments a transaction's writes of at least
 // mergeAfter blobs added: one big write leaves the index in several

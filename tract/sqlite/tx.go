@@ -255,7 +255,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	for i := 1; i < len(rows); i += cols {
 		data = append(data, rows[i].([]byte))
 	}
-	words := blobWords(data)
+	small := smallWrite(t.bulk, len(data))
+	words := blobWords(data, small)
 	// The ids are SQLite's (the largest one plus one, row by row): an id
 	// bound by the statement would make it keep a statement journal (a
 	// copy of every page it touches, and a flush of the search index's
@@ -269,8 +270,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	// journal; the failed call fails its whole transaction anyway.
 	inserted, err := t.insertColumns(ctx, `INSERT OR FAIL INTO blobs`, []string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"},
 		`ON CONFLICT DO NOTHING`, batchRows, rows)
-	texts := words()
 	if err != nil {
+		if !small {
+			words() // the words' goroutine ends before the call does
+		}
 		return fmt.Errorf("store blobs: %w", err)
 	}
 	var top int64 // every row in, with the ids counted on: last+1 … next
@@ -284,10 +287,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, last+1, data, texts)
+		return t.indexNewBlobs(ctx, last+1, data, words)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
-	return t.indexExisting(ctx, blobs, texts, counted)
+	return t.indexExisting(ctx, blobs, words(), counted)
 }
 
 // tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,

@@ -190,6 +190,17 @@ func compressStep(ctx context.Context, rt *rapid.T, r *tract.Repo, text string) 
 	return err
 }
 
+// drawPrune draws a compile-time prune policy (often none).
+func drawPrune(rt *rapid.T) tract.PrunePolicy {
+	return tract.PrunePolicy{
+		ToolResults: rapid.Bool().Draw(rt, "prune tool results"),
+		OlderThan:   rapid.IntRange(0, 2).Draw(rt, "prune older than"),
+		KeepLast:    rapid.IntRange(0, 2).Draw(rt, "prune keep last"),
+		LargerThan:  rapid.IntRange(0, 20).Draw(rt, "prune larger than"),
+		FailedTurns: rapid.Bool().Draw(rt, "prune failed turns"),
+	}
+}
+
 // pickCommit draws a commit of main's current history.
 func pickCommit(ctx context.Context, rt *rapid.T, r *tract.Repo) (tract.LogEntry, bool, error) {
 	log, err := r.Log(ctx, "main", tract.LogOptions{})
@@ -232,6 +243,14 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		}
 	}
 	checkWindow(ctx, rt, fresh, name, o, c, cerr)
+	// The same window under a prune policy: the checkpoint's window
+	// chooses as a whole compile does.
+	if p := drawPrune(rt); p.Active() {
+		po := o
+		po.Prune = &p
+		pc, perr := cold.CompileCold(ctx, name, po)
+		checkWindow(ctx, rt, tract.New(r.Store(), tract.Options{}), name, po, pc, perr)
+	}
 	if o.At == "" {
 		checkBehind(ctx, rt, r.Store(), name, o.Budget)
 	}

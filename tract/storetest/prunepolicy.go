@@ -128,6 +128,8 @@ func testPrunePolicy(t *testing.T, newStore Factory) {
 		t.Fatalf("a compile without the policy after it: %d tokens, pruned %v", again.Tokens, again.Pruned)
 	}
 
+	e.checkPrunedWindows([]tract.PrunePolicy{older, large, keep, failed, both}, full.Tokens)
+
 	// Stored: parsed, written in one form, read back; none removes it.
 	cfg, err := e.repo.SetConfig(e.ctx, "main", "prune", "failed-turns,larger-than=50 tool-results")
 	e.must(err)
@@ -142,5 +144,40 @@ func testPrunePolicy(t *testing.T, newStore Factory) {
 	e.must(err)
 	if cfg.Prune != "" {
 		t.Fatalf("prune none: %+v", cfg)
+	}
+}
+
+// checkPrunedWindows stores main's compile checkpoint and reads windows
+// of its compile under each policy, with no budget and a tight one: each
+// is the window of the pruned whole compile (its figures, messages,
+// pruned and dropped messages with their rules).
+func (e *env) checkPrunedWindows(policies []tract.PrunePolicy, tight int) {
+	e.t.Helper()
+	_, err := tract.New(e.store, tract.Options{Now: e.clock.Now, CheckpointEvery: 1}).CompileCold(e.ctx, "main", tract.CompileOptions{})
+	e.must(err)
+	cold := tract.New(e.store, tract.Options{NoCheckpoints: true})
+	for _, p := range policies {
+		for _, budget := range []int{0, tight - 1} {
+			o := tract.CompileOptions{Prune: &p, Budget: budget}
+			want, werr := cold.CompileCold(e.ctx, "main", o)
+			got, err := tract.New(e.store, tract.Options{}).CompileWindow(e.ctx, "main", o, tract.WindowOptions{From: -1, N: 3, Dropped: 10})
+			if (err == nil) != (werr == nil) {
+				e.t.Fatalf("%s budget %d: window error %v, compile error %v", p, budget, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			tail := want.Messages[max(0, len(want.Messages)-3):]
+			if got.Count != len(want.Messages) || got.Tokens != want.Tokens || got.PrunedCount != len(want.Pruned) ||
+				!slices.Equal(got.Pruned, want.Pruned) || !slices.Equal(got.Dropped, want.Dropped) || len(got.Messages) != len(tail) {
+				e.t.Fatalf("%s budget %d: window %d messages, %d tokens, pruned %v, dropped %v; want %d, %d, %v, %v",
+					p, budget, got.Count, got.Tokens, got.Pruned, got.Dropped, len(want.Messages), want.Tokens, want.Pruned, want.Dropped)
+			}
+			for i := range tail {
+				if got.Messages[i].Commit != tail[i].Commit || got.Messages[i].Content != tail[i].Content {
+					e.t.Fatalf("%s budget %d: window message %d is %+v, want %+v", p, budget, i, got.Messages[i], tail[i])
+				}
+			}
+		}
 	}
 }

@@ -52,6 +52,17 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 	want := c
 	want.Messages = c.Messages[from:min(len(c.Messages), from+w.N)]
 	want.Dropped = c.Dropped[:min(len(c.Dropped), w.Dropped)]
+	want.Pruned = c.Pruned[:min(len(c.Pruned), w.Dropped)]
+	prunedTokens := 0
+	for _, p := range c.Pruned {
+		prunedTokens += p.Tokens
+	}
+	if got.PrunedCount != len(c.Pruned) || got.PrunedTokens != prunedTokens {
+		rt.Fatalf("window pruned %d (%d tokens), want %d (%d)", got.PrunedCount, got.PrunedTokens, len(c.Pruned), prunedTokens)
+	}
+	if len(got.Pruned) == 0 && len(want.Pruned) == 0 {
+		got.Pruned, want.Pruned = nil, nil
+	}
 	var wantHead []string
 	for i := 0; i < min(headN, len(c.Messages)); i++ {
 		wantHead = append(wantHead, line(&c.Messages[i]))

@@ -19,7 +19,7 @@ import (
 	"github.com/agentlineage/lineage/internal/fsx"
 )
 
-const Short = "Answer Claude Code, Gemini CLI, Codex CLI, Cursor and Copilot CLI hooks with AGENTS.md context"
+const Short = "Answer Claude Code, Gemini CLI, Codex CLI, Cursor, Copilot CLI and opencode hooks with AGENTS.md context"
 
 func NewCmd(env *clienv.Env) *cobra.Command {
 	cmd := clienv.GroupCmd("hook", Short,
@@ -41,7 +41,7 @@ See docs/hooks.md.`)
 	// harness would take as "block" (see [hookRun]).
 	cmd.Args = func(_ *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return hookFailure(fmt.Errorf("unknown harness %q (want claude, gemini, codex, cursor or copilot)", args[0]))
+			return hookFailure(fmt.Errorf("unknown harness %q (want %s)", args[0], harnessChoice()))
 		}
 		return nil
 	}
@@ -219,7 +219,7 @@ func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
 		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|gemini|codex|cursor|copilot [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
+		Use:   verb + " " + harnessAlts() + " [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
 		Short: short,
 		Long: short + `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
@@ -247,14 +247,18 @@ and .gemini/settings.json; codex $CODEX_HOME/hooks.json, else
 ~/.codex/hooks.json, and .codex/hooks.json; cursor ~/.cursor/hooks.json and
 .cursor/hooks.json; copilot $COPILOT_HOME/hooks/lineage.json, else
 ~/.copilot/hooks/lineage.json, and .github/hooks/lineage.json (a file of
-lineage's own in Copilot CLI's hooks folder). Project and local paths are under
+lineage's own in Copilot CLI's hooks folder); opencode (a plugin, not a settings
+entry) $XDG_CONFIG_HOME/opencode/plugins/lineage.js, else
+~/.config/opencode/plugins/lineage.js, and .opencode/plugins/lineage.js: install
+refuses to replace a file there that lineage did not write, uninstall removes
+lineage's. Project and local paths are under
 --cwd (default: the current directory). Codex CLI runs a new or changed hook
 only after you trust it: install prints the step.`,
 		Args: clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			h := hooks.HarnessNamed(args[0])
 			if h == nil {
-				return clienv.UsageError("unknown harness %q (want claude, gemini, codex, cursor or copilot)", args[0])
+				return clienv.UsageError("unknown harness %q (want %s)", args[0], harnessChoice())
 			}
 			if f.Record && len(h.RecordEvents) == 0 {
 				return clienv.UsageError("--record: lineage does not read %s's transcripts yet, so its sessions cannot be recorded", h.Title)
@@ -343,6 +347,9 @@ func sharedProgramNote(command string) string {
 }
 
 func editSettings(ctx context.Context, env *clienv.Env, h *hooks.Harness, path, scope string, install bool, program string, f hooks.Flags, dryRun bool) error {
+	if h == hooks.Opencode && !install {
+		return removePlugin(env, h, path, dryRun)
+	}
 	res, done, err := clienv.EditHarnessFile(ctx, env, path, install, dryRun,
 		func(before []byte) ([]byte, error) { return h.Install(before, program, f) },
 		func(before []byte) ([]byte, error) { return h.Uninstall(before, program) })
@@ -376,7 +383,7 @@ func newHookStatusCmd(env *clienv.Env) *cobra.Command {
 	var asJSON bool
 	var cwd string
 	cmd := &cobra.Command{
-		Use:   "status [claude|gemini|codex|cursor|copilot] [--json] [--cwd DIR]",
+		Use:   "status [" + harnessAlts() + "] [--json] [--cwd DIR]",
 		Short: "Say where lineage's hooks are installed and whether each harness will run them",
 		Long: `For each harness (or the one named): where lineage's hook is installed (user,
 project and local scope of --cwd), with which command and file names, whether
@@ -392,7 +399,7 @@ installed).`,
 			if len(args) == 1 {
 				h := hooks.HarnessNamed(args[0])
 				if h == nil {
-					return clienv.UsageError("unknown harness %q (want claude, gemini, codex, cursor or copilot)", args[0])
+					return clienv.UsageError("unknown harness %q (want %s)", args[0], harnessChoice())
 				}
 				hs = []*hooks.Harness{h}
 			}
@@ -469,4 +476,24 @@ func orNone(names []string) string {
 		return "no instruction file"
 	}
 	return strings.Join(names, ", ")
+}
+
+// harnessChoice names the harnesses for a message: "claude, gemini, … or
+// opencode".
+func harnessChoice() string {
+	hs := hooks.Harnesses()
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// harnessAlts is the harnesses as a usage line's alternatives.
+func harnessAlts() string {
+	var names []string
+	for _, h := range hooks.Harnesses() {
+		names = append(names, h.Name)
+	}
+	return strings.Join(names, "|")
 }
