@@ -74,6 +74,12 @@ func TestParseDocumentedEvents(t *testing.T) {
 		{"cursor-before-read-file.json", Cursor, Ignored, nil},
 		{"cursor-pre-compact.json", Cursor, Compact, nil},
 		{"cursor-subagent-start.json", Cursor, Compact, nil},
+		{"opencode-session-start.json", Opencode, Start, nil},
+		{"opencode-tool-read.json", Opencode, Tool, []string{abs("/repo/web/src/app.ts")}},
+		{"opencode-subagent-start.json", Opencode, Start, nil},
+		{"opencode-subagent-tool-read.json", Opencode, Tool, []string{abs("/repo/web/src/app.ts")}},
+		{"opencode-tool-task.json", Opencode, Ignored, nil},
+		{"opencode-session-compacting.json", Opencode, Compact, nil},
 		// Another harness's event: names that mean nothing here.
 		{"gemini-after-tool-read-file.json", Claude, Ignored, nil},
 	} {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 
@@ -172,4 +173,36 @@ func TestOpencodeEvents(t *testing.T) {
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// FuzzOpencodePlugin: whatever file is at the plugin's path, install
+// either refuses it (not lineage's) or writes lineage's plugin, whose
+// command reads back as the program's path; reading any file never
+// panics.
+func FuzzOpencodePlugin(f *testing.F) {
+	plugin, _ := Opencode.Install(nil, "lineage", Flags{})
+	f.Add([]byte(""), "/usr/bin/lineage")
+	f.Add(plugin, "/home/u/my tools/lineage")
+	f.Add([]byte("export const Mine = async () => ({})\n"), "lineage")
+	f.Add([]byte(opencodeMarker+"\nconst command = [1,\"x\"]\n"), `C:\Program Files\lineage.exe`)
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		_ = opencodeInstalled(data)
+		if path == "" || strings.ContainsAny(path, "\x00\r\n") || !utf8.ValidString(path) {
+			return
+		}
+		out, err := Opencode.Install(data, ProgramWord(path, "linux"), Flags{})
+		if err != nil {
+			if !errors.Is(err, ErrNotOurs) || isOpencodePlugin(data) {
+				t.Fatalf("install over %q: %v", data, err)
+			}
+			return
+		}
+		word, _ := firstWord(opencodeInstalled(out))
+		if word != path {
+			t.Fatalf("the plugin for %q reads back %q", path, word)
+		}
+		if _, err := Opencode.Uninstall(out, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 )
@@ -64,6 +65,11 @@ func opencodeArgv(program string, f Flags) ([]string, error) {
 	}
 	if f.Config != "" {
 		argv = append(argv, "--config", f.Config)
+	}
+	for _, w := range argv {
+		if !utf8.ValidString(w) {
+			return nil, fmt.Errorf("%q is not UTF-8 text: the plugin (JavaScript) cannot name it", w)
+		}
 	}
 	if f.Record {
 		return nil, errors.New("opencode keeps its sessions in its own database, not in a transcript file lineage reads: --record is for claude, gemini and codex")

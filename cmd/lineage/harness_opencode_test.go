@@ -55,19 +55,28 @@ func (r chatRequest) hasTool(name string) bool {
 }
 
 // chatHandler plays the model for opencode: a first user turn holding
-// "LINEAGE-READ <path>" reads path with opencode's read tool, then
-// "Done."; anything else (the title request too) is answered "Done.".
-// Answers stream, as opencode asks.
+// "LINEAGE-READ <path>" reads path with opencode's read tool; with
+// "LINEAGE-TASK <path>" too, it then starts a task subagent told to read
+// path; then "Done.". Anything else (the title request too) is answered
+// "Done.". Answers stream, as opencode asks.
 func chatHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
 	var req chatRequest
 	json.Unmarshal(body, &req)
-	read := strings.Trim(wordAfter(req.firstUserText(), "LINEAGE-READ "), `"\`)
+	first := req.firstUserText()
+	read := strings.Trim(wordAfter(first, "LINEAGE-READ "), `"\`)
+	task := strings.Trim(wordAfter(first, "LINEAGE-TASK "), `"\`)
 	delta := map[string]any{"role": "assistant", "content": "Done."}
 	finish := "stop"
-	if read != "" && req.toolResults() == 0 && req.hasTool("read") {
-		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": "call_read1", "type": "function",
-			"function": map[string]any{"name": "read", "arguments": jsonString(map[string]any{"filePath": read})}}}}
+	call := func(id, name string, args map[string]any) {
+		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": id, "type": "function",
+			"function": map[string]any{"name": name, "arguments": jsonString(args)}}}}
 		finish = "tool_calls"
+	}
+	switch {
+	case read != "" && req.toolResults() == 0 && req.hasTool("read"):
+		call("call_read1", "read", map[string]any{"filePath": read})
+	case task != "" && req.toolResults() == 1 && req.hasTool("task"):
+		call("call_task1", "task", map[string]any{"description": "Read a file", "prompt": "LINEAGE-READ " + task, "subagent_type": "general"})
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	chunk := func(d map[string]any, finish any, usage any) {
@@ -108,9 +117,16 @@ func opencodeHome(t *testing.T, url string) string {
 
 func TestHarnessOpencode(t *testing.T) {
 	modules := harnessModules(t)
-	bin := filepath.Join(modules, "opencode-ai", "bin", "opencode.exe")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("LINEAGE_HARNESSES has no opencode-ai (npm ci hooks/testdata/harnesses again): %v", err)
+	// The harness set pins opencode's Linux x64 program package (what
+	// opencode-ai installs there); an install of opencode-ai has it too.
+	bin := ""
+	for _, p := range []string{filepath.Join(modules, "opencode-linux-x64", "bin", "opencode"), filepath.Join(modules, "opencode-ai", "bin", "opencode.exe")} {
+		if _, err := os.Stat(p); err == nil && bin == "" {
+			bin = p
+		}
+	}
+	if bin == "" {
+		t.Skip("LINEAGE_HARNESSES has no opencode program (opencode-linux-x64: npm ci hooks/testdata/harnesses again, on Linux x64)")
 	}
 	lineage := lineageBinary(t)
 	srv := newModelServer(t, chatHandler)
@@ -126,36 +142,50 @@ func TestHarnessOpencode(t *testing.T) {
 	repo := hookRepo(t, "AGENTS.md")
 	platformtest.WriteTree(t, repo, map[string]string{".claude/rules/style.md": "Rule RULEMARK: tabs, not spaces.\n"})
 	app := filepath.Join(repo, "web", "src", "app.ts")
-	out := runHarness(t, repo, env, bin, "run", "LINEAGE-READ "+app)
-	var conv []string
+	out := runHarness(t, repo, env, bin, "run", "LINEAGE-READ "+app+" LINEAGE-TASK "+app)
+	// The main conversation (its first turn names the task) and the
+	// subagent's (its prompt only names the read).
+	var main, sub []string
 	for _, b := range srv.requests("/chat/completions") {
 		var req chatRequest
-		if json.Unmarshal([]byte(b), &req) == nil && strings.Contains(req.firstUserText(), "LINEAGE-READ") && req.hasTool("read") {
-			conv = append(conv, b)
+		if json.Unmarshal([]byte(b), &req) != nil || !strings.Contains(req.firstUserText(), "LINEAGE-READ") || !req.hasTool("read") {
+			continue
+		}
+		if strings.Contains(req.firstUserText(), "LINEAGE-TASK") {
+			main = append(main, b)
+		} else {
+			sub = append(sub, b)
 		}
 	}
-	if len(conv) < 2 {
-		t.Fatalf("opencode made %d requests of the conversation, want the read and its result\n%s", len(conv), out)
-	}
-	for i, b := range conv {
-		for _, mark := range []string{"ROOTMARK-AGENTS.md", "RULEMARK"} {
-			if n := strings.Count(b, mark); n != 1 {
-				t.Errorf("request %d holds %s %d times, want once", i, mark, n)
-			}
-		}
+	if len(main) < 2 || len(sub) < 2 {
+		t.Fatalf("opencode made %d requests of the conversation and %d of the subagent's, want the read and its result in each\n%s", len(main), len(sub), out)
 	}
 	web := filepath.Join(repo, "web", "AGENTS.md")
-	if strings.Contains(conv[0], "WEBMARK") || strings.Contains(conv[0], web) {
-		t.Errorf("web/AGENTS.md reached the model before the read")
+	for name, conv := range map[string][]string{"main": main, "subagent": sub} {
+		for i, b := range conv {
+			for _, mark := range []string{"ROOTMARK-AGENTS.md", "RULEMARK"} {
+				if n := strings.Count(b, mark); n != 1 {
+					t.Errorf("%s request %d holds %s %d times, want once", name, i, mark, n)
+				}
+			}
+		}
+		if strings.Contains(conv[0], "WEBMARK") || strings.Contains(conv[0], web) {
+			t.Errorf("%s: web/AGENTS.md reached the model before the read", name)
+		}
+		last := conv[len(conv)-1]
+		if n := strings.Count(last, "WEBMARK-AGENTS.md"); n != 1 {
+			t.Errorf("%s: after the read, web/AGENTS.md's text is there %d times, want once (opencode attaches it)", name, n)
+		}
+		if strings.Contains(last, web+" (mtime: ") {
+			t.Errorf("%s: lineage named web/AGENTS.md, which opencode attached to the read itself:\n%.3000s", name, last)
+		}
+		if !strings.Contains(conv[0], "opencode loaded "+filepath.Join(repo, "AGENTS.md")+" itself") {
+			t.Errorf("%s: the start text does not say opencode loaded the root AGENTS.md:\n%.3000s", name, conv[0])
+		}
 	}
-	last := conv[len(conv)-1]
-	if n := strings.Count(last, "WEBMARK-AGENTS.md"); n != 1 {
-		t.Errorf("after the read, web/AGENTS.md's text is there %d times, want once (opencode attaches it)", n)
-	}
-	if strings.Contains(last, web+" (mtime: ") {
-		t.Errorf("lineage named web/AGENTS.md, which opencode attached to the read itself:\n%.3000s", last)
-	}
-	if !strings.Contains(conv[0], "opencode loaded "+filepath.Join(repo, "AGENTS.md")+" itself") {
-		t.Errorf("the start text does not say opencode loaded the root AGENTS.md:\n%.3000s", conv[0])
+	// The subagent (a child session) has its own state under its parent's.
+	states, _ := filepath.Glob(filepath.Join(home, ".state", "lineage", "sessions", "opencode-*@*.json"))
+	if len(states) != 1 {
+		t.Errorf("subagent states %q, want one opencode-<session>@<child>.json", states)
 	}
 }

@@ -114,6 +114,9 @@ func runHarness(t *testing.T, dir string, env []string, name string, args ...str
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Stdin = strings.NewReader("")
+	// A harness's own children may hold its output open after it was
+	// killed: stop waiting for them.
+	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("%s %s: timed out\n%s", filepath.Base(name), strings.Join(args, " "), out.String())
@@ -540,42 +543,60 @@ func responsesHandler(m *modelServer, w http.ResponseWriter, r *http.Request, bo
 		io.WriteString(w, `{"data":[],"models":[]}`)
 		return
 	}
-	var req struct {
-		Input []json.RawMessage `json:"input"`
-		Tools []struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
+	var req codexRequest
 	json.Unmarshal(body, &req)
 	text := string(body)
 	calls := strings.Count(text, `"type":"custom_tool_call_output"`) + strings.Count(text, `"type":"function_call_output"`)
 	target := wordAfter(strings.ReplaceAll(text, `\n`, " "), "LINEAGE-PATCH ")
 	target = strings.TrimRight(target, `".,\`)
+	var item map[string]any
+	if target != "" && calls == 0 {
+		item = req.patch(target)
+	}
+	sendResponse(w, item, 10)
+}
+
+type codexRequest struct {
+	Input []json.RawMessage `json:"input"`
+	Tools []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// patch is an apply_patch call adding target, in the form the request's
+// apply_patch tool takes (nil when it has none).
+func (req codexRequest) patch(target string) map[string]any {
+	patch := "*** Begin Patch\n*** Add File: " + target + "\n+// added\n*** End Patch\n"
+	for _, tl := range req.Tools {
+		if tl.Name != "apply_patch" {
+			continue
+		}
+		if tl.Type == "custom" {
+			return map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_patch1", "name": "apply_patch", "input": patch, "status": "completed"}
+		}
+		return map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_patch1", "name": "apply_patch", "arguments": jsonString(map[string]any{"input": patch}), "status": "completed"}
+	}
+	return nil
+}
+
+// sendResponse streams one Responses API answer: item (nil: the
+// assistant's "Done."), reporting inputTokens of usage.
+func sendResponse(w http.ResponseWriter, item map[string]any, inputTokens int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	send := func(data map[string]any) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], jsonString(data)) }
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_fake"}})
-	var item map[string]any
-	if target != "" && calls == 0 {
-		patch := "*** Begin Patch\n*** Add File: " + target + "\n+// added\n*** End Patch\n"
-		for _, tl := range req.Tools {
-			if tl.Name != "apply_patch" {
-				continue
-			}
-			if tl.Type == "custom" {
-				item = map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_patch1", "name": "apply_patch", "input": patch, "status": "completed"}
-			} else {
-				item = map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_patch1", "name": "apply_patch", "arguments": jsonString(map[string]any{"input": patch}), "status": "completed"}
-			}
-		}
-	}
 	if item == nil {
-		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}}
+		item = assistantText("Done.")
 	}
 	send(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	send(map[string]any{"type": "response.completed", "response": map[string]any{"id": "resp_fake",
-		"usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil, "output_tokens": 5, "output_tokens_details": nil, "total_tokens": 15}}})
+		"usage": map[string]any{"input_tokens": inputTokens, "input_tokens_details": nil, "output_tokens": 5, "output_tokens_details": nil, "total_tokens": inputTokens + 5}}})
+}
+
+func assistantText(text string) map[string]any {
+	return map[string]any{"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
 }
 
 func TestHarnessCodex(t *testing.T) {
@@ -757,13 +778,14 @@ func TestHarnessGemini(t *testing.T) {
 }
 
 // fakeCodexHome writes Codex CLI's config under home/.codex: the fake
-// model server at url as its only provider (FAKE_API_KEY its key), and
-// returns that folder for CODEX_HOME.
-func fakeCodexHome(t *testing.T, home, url string) string {
+// model server at url as its only provider (FAKE_API_KEY its key), with
+// the top-level keys of extra, and returns that folder for CODEX_HOME.
+func fakeCodexHome(t *testing.T, home, url string, extra ...string) string {
 	t.Helper()
 	codexHome := filepath.Join(home, ".codex")
 	platformtest.WriteTree(t, codexHome, map[string]string{"config.toml": `model = "gpt-5.5"
 model_provider = "fake"
+` + strings.Join(extra, "") + `
 
 [model_providers.fake]
 name = "fake"
