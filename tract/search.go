@@ -49,29 +49,43 @@ func CountWords(text string, words []string) int {
 // cost more than cutting them). A short text (most messages) is cut into a
 // list that is sorted and compacted: a set costs more than it saves there.
 func Words(text string) []string {
-	var seen map[string]struct{}
+	var seen *wordSet
 	if len(text) >= shortText {
-		seen = make(map[string]struct{}, 64)
+		seen = newWordSet()
 	}
 	var out []string
 	var lower []byte // the current word lowered, once it differs from text
-	start, changed := -1, false
+	start, changed, ascii := -1, false, true
 	emit := func(end int) {
 		w := text[start:end]
 		start = -1
 		if changed {
-			if _, ok := seen[string(lower)]; ok || len(lower) > maxWordBytes {
+			if len(lower) > maxWordBytes {
 				return
 			}
-			w = string(lower)
-		} else if _, ok := seen[w]; ok || len(w) > maxWordBytes {
+		} else if len(w) > maxWordBytes {
 			return
 		}
-		if !utf8.ValidString(w) {
+		var slot uint32
+		if seen != nil {
+			var found bool
+			if changed {
+				slot, found = seen.findBytes(out, lower)
+			} else {
+				slot, found = seen.find(out, w)
+			}
+			if found {
+				return
+			}
+		}
+		if changed {
+			w = string(lower)
+		}
+		if !ascii && !utf8.ValidString(w) {
 			return
 		}
 		if seen != nil {
-			seen[w] = struct{}{}
+			seen.add(slot, len(out))
 		}
 		out = append(out, w)
 	}
@@ -96,7 +110,10 @@ func Words(text string) []string {
 			continue
 		}
 		if start < 0 {
-			start, changed = i, false
+			start, changed, ascii = i, false, true
+		}
+		if size > 1 {
+			ascii = false
 		}
 		if l != c && !changed {
 			changed = true
@@ -115,6 +132,76 @@ func Words(text string) []string {
 		return slices.Compact(out)
 	}
 	return out
+}
+
+// wordSet is the set of the words Words has kept, for a long text: open
+// addressing over their FNV-1a hashes (one probe finds a word or the slot
+// it goes in, where a map took a lookup and an insert), the words
+// themselves in the list Words returns.
+type wordSet struct {
+	slots  []int32  // 1 + the word's index in the list; 0 is free
+	hashes []uint32 // each listed word's hash, to grow without hashing again
+	mask   uint32
+	next   uint32 // the hash of the word the last find did not find
+}
+
+func newWordSet() *wordSet {
+	const n = 256
+	return &wordSet{slots: make([]int32, n), mask: n - 1}
+}
+
+// find returns w's slot and whether words holds w there, else the free
+// slot where it goes (the hash kept for add).
+func (s *wordSet) find(words []string, w string) (uint32, bool) {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint32(w[i])) * 16777619
+	}
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		switch k := s.slots[i]; {
+		case k == 0:
+			s.next = h
+			return i, false
+		case s.hashes[k-1] == h && words[k-1] == w:
+			return i, true
+		}
+	}
+}
+
+// findBytes is find of a word held in bytes.
+func (s *wordSet) findBytes(words []string, w []byte) (uint32, bool) {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint32(w[i])) * 16777619
+	}
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		switch k := s.slots[i]; {
+		case k == 0:
+			s.next = h
+			return i, false
+		case s.hashes[k-1] == h && words[k-1] == string(w):
+			return i, true
+		}
+	}
+}
+
+// add puts the word the last find did not find, with list index n, in the
+// slot find returned, and grows the table past three quarters full.
+func (s *wordSet) add(slot uint32, n int) {
+	s.hashes = append(s.hashes, s.next)
+	s.slots[slot] = int32(n + 1)
+	if 4*(n+1) < 3*len(s.slots) {
+		return
+	}
+	size := 2 * len(s.slots)
+	s.slots, s.mask = make([]int32, size), uint32(size-1)
+	for k, h := range s.hashes {
+		i := h & s.mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & s.mask
+		}
+		s.slots[i] = int32(k + 1)
+	}
 }
 
 // shortText is the length under which Words keeps no set of the words it

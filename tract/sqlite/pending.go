@@ -55,21 +55,35 @@ const (
 	pendingBytes = 256 << 10
 )
 
-// deferWords keeps the new blobs with ids first, first+1, … (data their
-// bytes) out of the index when they and the pending ones stay within
-// pendingRows and pendingBytes. Otherwise it indexes the pending blobs
-// along with the new ones (texts cuts their words): one statement, one
-// segment.
-func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts func() []string) error {
-	var rows, bytes int64
-	if err := t.queryRow(ctx, `SELECT count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&rows, &bytes); err != nil {
-		return fmt.Errorf("index blobs: %w", err)
+// pendingSize is what the unindexed table holds: rows and data bytes.
+type pendingSize struct{ rows, bytes int64 }
+
+func (t *txn) pendingSize(ctx context.Context) (pendingSize, error) {
+	var p pendingSize
+	if err := t.queryRow(ctx, `SELECT count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&p.rows, &p.bytes); err != nil {
+		return p, fmt.Errorf("index blobs: %w", err)
 	}
+	return p, nil
+}
+
+// fits says new blobs of data stay pending: with them the table holds at
+// most pendingRows and pendingBytes.
+func (p pendingSize) fits(data [][]byte) bool {
 	add := int64(0)
 	for _, d := range data {
 		add += int64(len(d))
 	}
-	if rows+int64(len(data)) <= pendingRows && bytes+add <= pendingBytes {
+	return p.rows+int64(len(data)) <= pendingRows && p.bytes+add <= pendingBytes
+}
+
+// deferWords keeps the new blobs with ids first, first+1, … (data their
+// bytes) out of the index when they and the pending ones (pend, read before
+// the blobs were stored) stay within pendingRows and pendingBytes.
+// Otherwise it indexes the pending blobs along with the new ones (texts
+// cuts their words): one statement, one segment.
+func (t *txn) deferWords(ctx context.Context, first int64, data [][]byte, texts func() []string, pend pendingSize) error {
+	rows := pend.rows
+	if pend.fits(data) {
 		vals := make([]any, 0, 2*len(data))
 		for i, d := range data {
 			vals = append(vals, first+int64(i), len(d))

@@ -83,10 +83,10 @@ const wordRows = 2000
 
 // blobWords cuts the words of blobs (their data): on another goroutine,
 // while SQLite stores them, for a write that indexes them at once; only
-// when asked for a small one, whose words most likely wait in the pending
-// list (deferWords), cut again when that list is indexed. wait returns
-// them.
-func blobWords(data [][]byte, small bool) (wait func() []string) {
+// when asked (never, unless some were stored already) when lazy, for a
+// write whose words wait in the pending list (deferWords), which cuts them
+// when it is indexed. wait returns them.
+func blobWords(data [][]byte, lazy bool) (wait func() []string) {
 	cut := func() []string {
 		texts := make([]string, len(data))
 		for i := range texts {
@@ -94,7 +94,7 @@ func blobWords(data [][]byte, small bool) (wait func() []string) {
 		}
 		return texts
 	}
-	if small {
+	if lazy {
 		return sync.OnceValue(cut)
 	}
 	var texts []string
@@ -112,10 +112,11 @@ func blobWords(data [][]byte, small bool) (wait func() []string) {
 // indexNewBlobs adds the words (texts cuts them) of the blobs PutBlobs has just
 // inserted, with ids first, first+1, … and data data: their ids are new, so
 // none is indexed yet (DeleteUnusedBlobs drops a deleted blob's words with
-// it). A small write leaves them pending (deferWords).
-func (t *txn) indexNewBlobs(ctx context.Context, first int64, data [][]byte, texts func() []string) error {
+// it). A small write leaves them pending (deferWords; pend is the pending
+// list it read before it stored them).
+func (t *txn) indexNewBlobs(ctx context.Context, first int64, data [][]byte, texts func() []string, pend pendingSize) error {
 	if smallWrite(t.bulk, len(data)) {
-		return t.deferWords(ctx, first, data, texts)
+		return t.deferWords(ctx, first, data, texts, pend)
 	}
 	words := make([]any, 0, 2*len(data))
 	for i, text := range texts() {

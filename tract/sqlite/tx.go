@@ -255,8 +255,19 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	for i := 1; i < len(rows); i += cols {
 		data = append(data, rows[i].([]byte))
 	}
-	small := smallWrite(t.bulk, len(data))
-	words := blobWords(data, small)
+	// A small write whose words will wait in the pending list cuts none
+	// (they are cut when the list is indexed); any other write cuts them
+	// while SQLite stores the blobs.
+	var pend pendingSize
+	lazy := false
+	if smallWrite(t.bulk, len(data)) {
+		var err error
+		if pend, err = t.pendingSize(ctx); err != nil {
+			return err
+		}
+		lazy = pend.fits(data)
+	}
+	words := blobWords(data, lazy)
 	// The ids are SQLite's (the largest one plus one, row by row): an id
 	// bound by the statement would make it keep a statement journal (a
 	// copy of every page it touches, and a flush of the search index's
@@ -271,7 +282,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	inserted, err := t.insertColumns(ctx, `INSERT OR FAIL INTO blobs`, []string{"hash", "data", "tokens_o200k", "tokens_cl100k", "tokens"},
 		`ON CONFLICT DO NOTHING`, batchRows, rows)
 	if err != nil {
-		if !small {
+		if !lazy {
 			words() // the words' goroutine ends before the call does
 		}
 		return fmt.Errorf("store blobs: %w", err)
@@ -287,7 +298,7 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		// chunk, and a commit whose blob an earlier call stored finds it
 		// by hash.
 		t.blobIDs = ids
-		return t.indexNewBlobs(ctx, last+1, data, words)
+		return t.indexNewBlobs(ctx, last+1, data, words, pend)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
 	return t.indexExisting(ctx, blobs, words(), counted)
