@@ -37,12 +37,17 @@ func TestCopilotEvents(t *testing.T) {
 		{"copilot-post-tool-use-write.json", Tool, "", []string{abs("/path/to/project/api/new.go")}, true},
 		{"copilot-subagent-start.json", Start, copilotAgent, nil, true},
 		{"copilot-subagent-post-tool-use-read.json", Tool, copilotAgent, []string{abs("/path/to/project/src/main.ts")}, true},
-		{"copilot-pre-compact.json", Compact, "", nil, false},
+		// Its answer is not read: a silent start (the start's text outlives
+		// the compaction; the reminders do not).
+		{"copilot-pre-compact.json", Start, "", nil, false},
 	} {
 		ev, err := Copilot.ParseEvent(documented(t, tt.file))
 		if err != nil {
 			t.Errorf("%s: %v", tt.file, err)
 			continue
+		}
+		if ev.Silent == tt.output {
+			t.Errorf("%s: silent %v", tt.file, ev.Silent)
 		}
 		if ev.Kind != tt.kind || ev.SessionID != copilotSession || ev.AgentID != tt.agent || !slices.Equal(ev.Paths, tt.paths) || ev.Cwd != abs("/path/to/project") {
 			t.Errorf("%s = kind %d session %q agent %q paths %q cwd %q, want kind %d session %q agent %q paths %q",

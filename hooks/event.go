@@ -51,6 +51,14 @@ type Harness struct {
 	// installed mid-session, or after a compaction dropped it), so the
 	// rules come back with the next prompt.
 	PromptEvent string
+	// HeadPerRun: the harness shows the answer of the latest start at the
+	// head of the conversation, outside its history (Copilot CLI): every
+	// run (a resume too) shows only its own start's answer, and a
+	// compaction keeps it. So a resume gets the start's text again (the
+	// reminders, in the history, stay reported), and a compaction
+	// ([Harness.CompactEvents]) starts the session afresh without an
+	// answer: the start's text is still there, the reminders are not.
+	HeadPerRun bool
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -77,7 +85,7 @@ var (
 	// Copilot CLI is wired by its PascalCase event names, whose payloads
 	// carry hook_event_name and snake_case fields (see copilot.go).
 	Copilot = &Harness{Name: "copilot", Title: "Copilot CLI", StartEvent: "SessionStart", ToolEvent: "PostToolUse", SubagentEvent: copilotSubagentEvent,
-		PromptEvent: copilotPromptEvent, CompactEvents: []string{"PreCompact"}, Flat: true, toolPaths: copilotPaths}
+		PromptEvent: copilotPromptEvent, CompactEvents: []string{"PreCompact"}, HeadPerRun: true, Flat: true, toolPaths: copilotPaths}
 	// opencode runs lineage from the plugin `hook install opencode` writes
 	// (opencode.go): its events are the plugin's.
 	Opencode = &Harness{Name: "opencode", Title: "opencode", StartEvent: opencodeStartEvent, ToolEvent: opencodeToolEvent,
@@ -160,6 +168,9 @@ type Event struct {
 	// IntoPrompt: the answer goes into the tool's prompt, not into
 	// additional context.
 	IntoPrompt bool
+	// Silent: the harness does not read the answer (a compaction of a
+	// [Harness.HeadPerRun] harness, answered as a start for its state).
+	Silent bool
 }
 
 // MaxEventBytes is the largest event read: tool inputs carry file
@@ -254,6 +265,11 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		if cursorSub != "" {
 			ev.Kind, ev.SessionID = Compact, cursorSub
 		}
+		return ev, nil
+	}
+	if slices.Contains(h.CompactEvents, w.Name) && h.HeadPerRun {
+		// The start's text outlives the compaction; the reminders do not.
+		ev.Kind, ev.Source, ev.Silent = Start, "compact", true
 		return ev, nil
 	}
 	if slices.Contains(h.CompactEvents, w.Name) {

@@ -71,6 +71,10 @@ func takesHandoff(ev Event) bool {
 // answer reached the harness.
 func startExtras(opts Options, ev Event) (handoff, mem string, done func(delivered bool)) {
 	var dones []func(bool)
+	if ev.Silent {
+		// The harness does not read this answer.
+		return "", "", func(bool) {}
+	}
 	if opts.Handoff != nil && takesHandoff(ev) {
 		var d func(bool)
 		if handoff, d = opts.Handoff(ev); d != nil {
@@ -234,7 +238,7 @@ func removeIn(dir *os.Root, path, name string) error {
 // writeAnswer hands res to the harness: it writes res's context to
 // opts.Out in the harness's output format.
 func writeAnswer(h *Harness, ev Event, res Result, opts Options) error {
-	if opts.Out == nil {
+	if opts.Out == nil || ev.Silent {
 		return nil
 	}
 	out, err := h.Output(ev, res.Context)
@@ -263,18 +267,16 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 	case ev.Kind == Start || saved == nil && (ev.Kind == Resume || !stateless):
 		// A new context window, or a session lineage never saw (or whose
 		// state expired): the model has no reminders yet.
-		var in instructions.Initial
-		native := nativeView(h, ev.Cwd, opts)
-		io := opts.Instructions
-		io.Preloaded = native.preloaded
-		io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
-		sess, in = instructions.Start(io)
-		res.Warnings = append(res.Warnings, in.Warnings...)
-		res.Context = startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings), opts.Instructions.Config.FileNames)
-		res.Context = joinNonEmpty(res.Context, skillsStart(h, ev.Cwd, opts, &res.Warnings))
+		sess, res.Context = startSession(res, h, ev, opts)
 	case ev.Kind == Resume:
 		r := instructions.Resume(*saved, opts.Instructions)
 		res.Context, res.Warnings = r.Text, append(res.Warnings, r.Warnings...)
+		if h.HeadPerRun {
+			// The start's text is gone with the run that showed it; the
+			// reminders, in the history, are not.
+			_, head := startSession(res, h, ev, opts)
+			res.Context = joinNonEmpty(head, res.Context)
+		}
 		return r.Session.State()
 	case saved != nil:
 		sess = instructions.Restore(*saved, opts.Instructions)
@@ -289,6 +291,20 @@ func answer(res *Result, h *Harness, ev Event, saved *instructions.State, statel
 		res.Context = joinNonEmpty(res.Context, toolReminder(h, ev, sess, opts))
 	}
 	return sess.State()
+}
+
+// startSession starts the instructions session of a start in ev.Cwd and
+// returns it with the start's text: the bodies of the chain's files the
+// harness does not load, the agent's guardrails, the rules, the skills.
+func startSession(res *Result, h *Harness, ev Event, opts Options) (*instructions.Session, string) {
+	native := nativeView(h, ev.Cwd, opts)
+	io := opts.Instructions
+	io.Preloaded = native.preloaded
+	io.PreloadedImports = h == Claude || h == Gemini // they expand @imports themselves
+	sess, in := instructions.Start(io)
+	res.Warnings = append(res.Warnings, in.Warnings...)
+	text := startContext(h, native, in, profileBlock(ev.Cwd, opts.Slug, &res.Warnings), opts.Instructions.Config.FileNames)
+	return sess, joinNonEmpty(text, skillsStart(h, ev.Cwd, opts, &res.Warnings))
 }
 
 // toolReminder resolves the paths a tool touched and names the files new

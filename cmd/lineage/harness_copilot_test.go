@@ -74,7 +74,9 @@ func (r completionsRequest) hasTool(name string) bool {
 // completionsHandler plays the model for Copilot CLI: a conversation whose
 // user turns say "LINEAGE-READ <path>" views path; one that also says
 // "LINEAGE-TASK <path>" then runs a subagent (its task tool) told to view
-// path; then "Done.". Requests without tools (titles) get "Done.".
+// path; then "Done.". Requests without tools (titles) get "Done.". A
+// conversation saying "LINEAGE-BIG" reports a prompt near the provider's
+// limit.
 func completionsHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		w.Header().Set("Content-Type", "application/json")
@@ -98,7 +100,12 @@ func completionsHandler(m *modelServer, w http.ResponseWriter, r *http.Request, 
 		delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", done), "type": "function", "function": call}}}
 		finish = "tool_calls"
 	}
-	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	tokens := 10
+	if strings.Contains(text, "LINEAGE-BIG") {
+		// Near COPILOT_PROVIDER_MAX_PROMPT_TOKENS: Copilot CLI compacts.
+		tokens = 99000
+	}
+	usage := map[string]any{"prompt_tokens": tokens, "completion_tokens": 5, "total_tokens": tokens + 5}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": delta["content"], "tool_calls": delta["tool_calls"]}
 		w.Header().Set("Content-Type", "application/json")
@@ -136,7 +143,7 @@ func TestHarnessCopilot(t *testing.T) {
 	copilotHome := filepath.Join(home, ".copilot")
 	platformtest.WriteTree(t, copilotHome, map[string]string{"config.json": jsonString(map[string]any{"trustedFolders": []string{repo}}) + "\n"})
 	env := baseEnv(home, "COPILOT_HOME="+copilotHome, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
-		"COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1", "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_MODEL=gpt-4.1")
+		"COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1", "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_MODEL=gpt-4.1", "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=100000")
 	runHarness(t, home, env, lineage, "hook", "install", "copilot", "--scope", "project", "--cwd", repo, "--command", lineage)
 	if out := runHarness(t, home, env, lineage, "hook", "status", "copilot", "--cwd", repo); !strings.Contains(out, "lineage.json: will run") {
 		t.Errorf("hook status of a project install in a trusted folder:\n%s", out)
@@ -185,6 +192,61 @@ func TestHarnessCopilot(t *testing.T) {
 	}
 	if n := strings.Count(main[len(main)-1], jsonText("AGENTS.md in this session:")); n != 1 {
 		t.Errorf("the main conversation holds lineage's start %d times, want once", n)
+	}
+	// Resumed, without and after a compaction.
+	copilotResumed(t, srv, env, repo, loader, wordAfter(out, "--resume="))
+	copilotCompactResume(t, srv, env, repo, loader)
+}
+
+// copilotSummaryPrompt ends Copilot CLI 1.0.102's compaction request.
+const copilotSummaryPrompt = "respond only with the summary text"
+
+// copilotCompactResume: a session that Copilot CLI compacts (prompts near
+// the provider's limit), then resumed: the resumed run's request holds the
+// root AGENTS.md once and lineage's start once (Copilot CLI shows each
+// run's own start answer at the head, outside the history; PreCompact's
+// answer it does not read).
+func copilotCompactResume(t *testing.T, srv *modelServer, env []string, repo, loader string) {
+	srv.reset()
+	out := runHarness(t, repo, env, "node", loader, "-p", "LINEAGE-BIG LINEAGE-READ "+filepath.Join(repo, "api", "h.go"), "--allow-all-tools")
+	id := wordAfter(out, "--resume=")
+	compacted := false
+	for _, b := range srv.requests("/chat/completions") {
+		compacted = compacted || strings.Contains(b, copilotSummaryPrompt)
+	}
+	if id == "" || !compacted {
+		t.Fatalf("no session to resume (%q), or Copilot CLI did not compact (%d requests):\n%s", id, len(srv.requests("/chat/completions")), out)
+	}
+	copilotResumed(t, srv, env, repo, loader, id)
+}
+
+// copilotResumed resumes session id: its request holds the root AGENTS.md
+// once and lineage's start once (each run of Copilot CLI shows only its
+// own start's answer).
+func copilotResumed(t *testing.T, srv *modelServer, env []string, repo, loader, id string) {
+	t.Helper()
+	if id == "" {
+		t.Fatalf("no session id to resume")
+	}
+	srv.reset()
+	out := runHarness(t, repo, env, "node", loader, "--resume="+id, "-p", "LINEAGE-AGAIN", "--allow-all-tools")
+	var resumed []string
+	for _, b := range srv.requests("/chat/completions") {
+		if strings.Contains(b, "LINEAGE-AGAIN") && strings.Contains(b, `"view"`) {
+			resumed = append(resumed, b)
+		}
+	}
+	if len(resumed) == 0 {
+		t.Fatalf("the resumed run made no request:\n%s", out)
+	}
+	b := resumed[0]
+	if n := strings.Count(b, "ROOTMARK-AGENTS.md"); n != 1 {
+		t.Errorf("resumed %s: the root AGENTS.md text is there %d times, want once", id, n)
+	}
+	if n := strings.Count(b, jsonText("AGENTS.md in this session:")); n != 1 {
+		var req completionsRequest
+		json.Unmarshal([]byte(b), &req)
+		t.Errorf("resumed %s: lineage's start is there %d times, want once:\n%.4000s", id, n, req.userText())
 	}
 }
 
