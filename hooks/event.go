@@ -255,27 +255,7 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		}
 		return ev, nil
 	}
-	if h == Cursor && w.Name == cursorReadEvent {
-		// Answered with a permission only: nothing to resolve.
-		return ev, nil
-	}
-	if h == Cursor && w.Name == cursorSubagentEvent {
-		// The subagent's own conversation starts afresh at its first tool
-		// event (dropping a state is what a compaction does).
-		if cursorSub != "" {
-			ev.Kind, ev.SessionID = Compact, cursorSub
-		}
-		return ev, nil
-	}
-	if slices.Contains(h.CompactEvents, w.Name) && h.HeadPerRun {
-		// The start's text outlives the compaction; the reminders do not.
-		ev.Kind, ev.Source, ev.Silent = Start, "compact", true
-		return ev, nil
-	}
-	if slices.Contains(h.CompactEvents, w.Name) {
-		if h.CompactManual == "" || w.Trigger == h.CompactManual {
-			ev.Kind = Compact
-		}
+	if h.compaction(&ev, w, cursorSub) {
 		return ev, nil
 	}
 	switch w.Name {
@@ -301,6 +281,32 @@ func (h *Harness) ParseEvent(data []byte) (Event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// compaction sets ev's kind for the events that end a context window
+// without starting one (a compaction; Cursor's subagentStart, whose
+// subagent starts afresh at its first tool event) and for Cursor's
+// beforeReadFile (a permission only); false for any other event.
+func (h *Harness) compaction(ev *Event, w wireEvent, cursorSub string) bool {
+	switch {
+	case h == Cursor && w.Name == cursorReadEvent:
+		return true
+	case h == Cursor && w.Name == cursorSubagentEvent:
+		if cursorSub != "" {
+			ev.Kind, ev.SessionID = Compact, cursorSub
+		}
+		return true
+	case slices.Contains(h.CompactEvents, w.Name) && h.HeadPerRun:
+		// The start's text outlives the compaction; the reminders do not.
+		ev.Kind, ev.Source, ev.Silent = Start, "compact", true
+		return true
+	case slices.Contains(h.CompactEvents, w.Name):
+		if h.CompactManual == "" || w.Trigger == h.CompactManual {
+			ev.Kind = Compact
+		}
+		return true
+	}
+	return false
 }
 
 func cleanPaths(ps []string) []string {

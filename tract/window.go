@@ -255,72 +255,50 @@ func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOpt
 	if pr != nil {
 		res.Tokens -= pr.tokens
 		res.PrunedCount, res.PrunedTokens, kept = pr.count, pr.tokens, n-pr.count
+		res.Dropped = []Dropped{} // as a pruned compile's (applyPrune)
 	}
 	var unit []int32
 	var drop []bool
 	if budget > 0 {
 		res.Budget = &budget
 		if res.Tokens > budget {
-			total, good := 0, true
-			unit, drop, total = planBudget(n, res.Tokens, budget, func(visit func(i int, m *Message)) {
-				good = each(func(int) *hexArena { return nil }, func(i int, m *Message) bool {
-					if !pr.pruned(i) {
-						visit(i, m)
-					}
-					return true
-				})
-			})
-			if !good || total > budget {
+			var good bool
+			var dropped int
+			if unit, drop, dropped, good = windowBudget(n, budget, pr, &res, each); !good {
 				return WindowResult{}, false
 			}
-			res.DroppedTokens, res.Tokens = res.Tokens-total, total
-			for i := range unit {
-				if !pr.pruned(i) && drop[unit[i]] {
-					kept--
-				}
-			}
+			kept -= dropped
 		}
 		res.Dropped = []Dropped{}
 	}
-	if pr != nil && res.Dropped == nil {
-		res.Dropped = []Dropped{} // as a pruned compile's (applyPrune)
-	}
-	dropCount := n - kept - res.PrunedCount
-	res.Count, res.DroppedCount = kept, dropCount
+	res.Count, res.DroppedCount = kept, n-kept-res.PrunedCount
 	res.From = windowStart(w.From, kept, w.N)
 	end := min(kept, res.From+max(w.N, 0))
-	listDropped, listPruned := min(dropCount, max(w.Dropped, 0)), min(res.PrunedCount, max(w.Dropped, 0))
+	listDropped, listPruned := min(res.DroppedCount, max(w.Dropped, 0)), min(res.PrunedCount, max(w.Dropped, 0))
 	arena := newHexArena(min(kept, max(w.N, 0)) + listDropped + listPruned)
 	dropped := func(i int) bool { return drop != nil && !pr.pruned(i) && drop[unit[i]] }
 	k, listed, prunedListed, head := 0, 0, 0, w.Head != nil
 	// scratch holds the hashes of one message handed to Head alone.
 	scratch := &hexArena{}
+	shown := func(i int) bool { return !pr.pruned(i) && !dropped(i) }
 	good := each(func(i int) *hexArena {
 		switch {
-		case pr.pruned(i):
-			if prunedListed < listPruned {
-				return arena
-			}
-			return nil
-		case dropped(i) && listed < w.Dropped || !dropped(i) && k >= res.From && k < end:
+		case pr.pruned(i) && prunedListed < listPruned, dropped(i) && listed < w.Dropped, shown(i) && k >= res.From && k < end:
 			return arena
-		case head && w.Hashes && !dropped(i):
+		case head && w.Hashes && shown(i):
 			scratch.buf = scratch.buf[:0]
 			return scratch
 		}
 		return nil
 	}, func(i int, m *Message) bool {
 		switch {
-		case pr.pruned(i):
-			if prunedListed < listPruned {
-				res.Pruned = append(res.Pruned, Pruned{Dropped: Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens}, Rule: pruneRuleNames[pr.rule[i]]})
-				prunedListed++
-			}
-		case dropped(i):
-			if listed < w.Dropped {
-				res.Dropped = append(res.Dropped, Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens})
-				listed++
-			}
+		case pr.pruned(i) && prunedListed < listPruned:
+			res.Pruned = append(res.Pruned, Pruned{Dropped: droppedRow(m), Rule: pruneRuleNames[pr.rule[i]]})
+			prunedListed++
+		case dropped(i) && listed < w.Dropped:
+			res.Dropped = append(res.Dropped, droppedRow(m))
+			listed++
+		case !shown(i):
 		default:
 			if k >= res.From && k < end {
 				res.Messages = append(res.Messages, m.Clone())
@@ -333,6 +311,39 @@ func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOpt
 		return head || k < end || listed < listDropped || prunedListed < listPruned
 	})
 	return res, good
+}
+
+// droppedRow is m as a dropped (or pruned) message is listed, with
+// strings of its own (its Commit is the arena's).
+func droppedRow(m *Message) Dropped {
+	return Dropped{Commit: m.Commit, Tract: strings.Clone(m.Tract), Type: m.Type, Priority: m.Priority, Tokens: m.Tokens}
+}
+
+// windowBudget is the budget's choice over the n messages each hands out,
+// those pr prunes left aside (planBudget), with res's tokens set to what
+// it keeps, and how many messages it drops; false when the part proves
+// damaged or the budget cannot be met.
+func windowBudget(n, budget int, pr *windowPrune, res *WindowResult, each func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool) ([]int32, []bool, int, bool) {
+	good := true
+	unit, drop, total := planBudget(n, res.Tokens, budget, func(visit func(i int, m *Message)) {
+		good = each(func(int) *hexArena { return nil }, func(i int, m *Message) bool {
+			if !pr.pruned(i) {
+				visit(i, m)
+			}
+			return true
+		})
+	})
+	if !good || total > budget {
+		return nil, nil, 0, false
+	}
+	res.DroppedTokens, res.Tokens = res.Tokens-total, total
+	dropped := 0
+	for i := range unit {
+		if !pr.pruned(i) && drop[unit[i]] {
+			dropped++
+		}
+	}
+	return unit, drop, dropped, true
 }
 
 // Clone is m with strings and slices of its own (what keeps a message

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -99,15 +100,17 @@ func (s *Server) sessionTurns(ctx context.Context, r *http.Request) (string, pag
 	if err != nil {
 		return "", pageData{}, err
 	}
-	res, err := s.o.Repo.Compile(ctx, info.Tract, tract.CompileOptions{Uncounted: true})
+	// The user's messages of the compile, read from the stored checkpoint
+	// a message at a time (no view built or cached, as the compile page).
+	var all []turnRow
+	_, err = s.o.Repo.CompileWindow(ctx, info.Tract, tract.CompileOptions{}, tract.WindowOptions{Hashes: true, Whole: s.wholeTurn, Head: func(m *tract.Message) bool {
+		if m.Type == tract.TypeMessage && m.Role == tract.RoleUser {
+			all = append(all, turnRow{N: len(all) + 1, Commit: tract.Hash(strings.Clone(string(m.Commit))), Prompt: strings.Clone(m.Content)})
+		}
+		return true
+	}})
 	if err != nil {
 		return "", pageData{}, err
-	}
-	var all []turnRow
-	for _, m := range res.Messages {
-		if m.Type == tract.TypeMessage && m.Role == tract.RoleUser {
-			all = append(all, turnRow{N: len(all) + 1, Commit: m.Commit, Prompt: m.Content})
-		}
 	}
 	p := turnsPage{Session: info, Total: len(all), Skip: skip}
 	// Newest first: the window counts from the last turn.

@@ -210,18 +210,9 @@ func runHook(cmd *cobra.Command, env *clienv.Env, h *hooks.Harness, f hooks.Flag
 	return err
 }
 
-func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
-	var scope, cwd, command string
-	var f hooks.Flags
-	var dryRun bool
-	verb, short := "install", "Add lineage's hooks to a harness's settings file"
-	if !install {
-		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
-	}
-	cmd := &cobra.Command{
-		Use:   verb + " " + harnessAlts() + " [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
-		Short: short,
-		Long: short + `. Only lineage's own entries change: every
+// installLong is the help of hook install and uninstall after their
+// one-line summary.
+const installLong = `. Only lineage's own entries change: every
 other key, hook and byte of the file is kept, a second install changes
 nothing, and the file is replaced atomically. --dry-run prints the diff and
 writes nothing.
@@ -253,8 +244,21 @@ entry) $XDG_CONFIG_HOME/opencode/plugins/lineage.js, else
 refuses to replace a file there that lineage did not write, uninstall removes
 lineage's. Project and local paths are under
 --cwd (default: the current directory). Codex CLI runs a new or changed hook
-only after you trust it: install prints the step.`,
-		Args: clienv.ExactArgs(1),
+only after you trust it: install prints the step.`
+
+func newHookInstallCmd(env *clienv.Env, install bool) *cobra.Command {
+	var scope, cwd, command string
+	var f hooks.Flags
+	var dryRun bool
+	verb, short := "install", "Add lineage's hooks to a harness's settings file"
+	if !install {
+		verb, short = "uninstall", "Remove lineage's hooks from a harness's settings file"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " " + harnessAlts() + " [--scope user|project|local] [--dry-run] [--command CMD] [--file-names N,…] [--config FILE] [--slug S] [--record]",
+		Short: short,
+		Long:  short + installLong,
+		Args:  clienv.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			h := hooks.HarnessNamed(args[0])
 			if h == nil {
