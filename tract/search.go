@@ -90,18 +90,7 @@ func Words(text string) []string {
 		out = append(out, w)
 	}
 	for i := 0; i < len(text); {
-		c, size := rune(text[i]), 1
-		l, word := c, false
-		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			word = true
-		case 'A' <= c && c <= 'Z':
-			l, word = c+'a'-'A', true
-		case c >= utf8.RuneSelf:
-			c, size = utf8.DecodeRuneInString(text[i:])
-			l = unicode.ToLower(c)
-			word = !notWordRune(l)
-		}
+		c, l, size, word := wordRune(text, i)
 		if !word {
 			if start >= 0 {
 				emit(i)
@@ -132,6 +121,24 @@ func Words(text string) []string {
 		return slices.Compact(out)
 	}
 	return out
+}
+
+// wordRune reads the rune at text[i]: as it stands (c), lowered (l), its
+// size and whether it belongs to a word.
+func wordRune(text string, i int) (c, l rune, size int, word bool) {
+	c, size = rune(text[i]), 1
+	l = c
+	switch {
+	case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		word = true
+	case 'A' <= c && c <= 'Z':
+		l, word = c+'a'-'A', true
+	case c >= utf8.RuneSelf:
+		c, size = utf8.DecodeRuneInString(text[i:])
+		l = unicode.ToLower(c)
+		word = !notWordRune(l)
+	}
+	return c, l, size, word
 }
 
 // wordSet is the set of the words Words has kept, for a long text: open

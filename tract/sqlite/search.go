@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
@@ -88,6 +89,7 @@ const wordRows = 2000
 // when it is indexed. wait returns them.
 func blobWords(data [][]byte, lazy bool) (wait func() []string) {
 	cut := func() []string {
+		blobsCut.Add(int64(len(data)))
 		texts := make([]string, len(data))
 		for i := range texts {
 			texts[i] = strings.Join(tract.IndexWords(data[i]), " ")
@@ -108,6 +110,9 @@ func blobWords(data [][]byte, lazy bool) (wait func() []string) {
 		return texts
 	}
 }
+
+// blobsCut counts the blobs whose words blobWords cut (for the tests).
+var blobsCut atomic.Int64
 
 // indexNewBlobs adds the words (texts cuts them) of the blobs PutBlobs has just
 // inserted, with ids first, first+1, … and data data: their ids are new, so

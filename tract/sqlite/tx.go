@@ -255,19 +255,10 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	for i := 1; i < len(rows); i += cols {
 		data = append(data, rows[i].([]byte))
 	}
-	// A small write whose words will wait in the pending list cuts none
-	// (they are cut when the list is indexed); any other write cuts them
-	// while SQLite stores the blobs.
-	var pend pendingSize
-	lazy := false
-	if smallWrite(t.bulk, len(data)) {
-		var err error
-		if pend, err = t.pendingSize(ctx); err != nil {
-			return err
-		}
-		lazy = pend.fits(data)
+	words, pend, lazy, err := t.wordsOf(ctx, data)
+	if err != nil {
+		return err
 	}
-	words := blobWords(data, lazy)
 	// The ids are SQLite's (the largest one plus one, row by row): an id
 	// bound by the statement would make it keep a statement journal (a
 	// copy of every page it touches, and a flush of the search index's
@@ -302,6 +293,20 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
 	return t.indexExisting(ctx, blobs, words(), counted)
+}
+
+// wordsOf starts cutting the words of new blobs (data): a small write whose
+// words will wait in the pending list (lazy) cuts none (they are cut when
+// the list is indexed); any other write cuts them while SQLite stores the
+// blobs. pend is the pending list before the write.
+func (t *txn) wordsOf(ctx context.Context, data [][]byte) (words func() []string, pend pendingSize, lazy bool, err error) {
+	if smallWrite(t.bulk, len(data)) {
+		if pend, err = t.pendingSize(ctx); err != nil {
+			return nil, pend, false, err
+		}
+		lazy = pend.fits(data)
+	}
+	return blobWords(data, lazy), pend, lazy, nil
 }
 
 // tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,
