@@ -59,6 +59,11 @@ type Harness struct {
 	// ([Harness.CompactEvents]) starts the session afresh without an
 	// answer: the start's text is still there, the reminders are not.
 	HeadPerRun bool
+	// StartInSystem: the harness puts the start's answer in the system
+	// prompt it builds anew in every process (opencode), not in the
+	// history: a start answers in full each time, the memories sent
+	// before included.
+	StartInSystem bool
 	// toolPaths returns the paths a tool's input names, or an error
 	// naming a path field of the wrong type.
 	toolPaths func(tool string, input map[string]any) ([]string, error)
@@ -89,7 +94,7 @@ var (
 	// opencode runs lineage from the plugin `hook install opencode` writes
 	// (opencode.go): its events are the plugin's.
 	Opencode = &Harness{Name: "opencode", Title: "opencode", StartEvent: opencodeStartEvent, ToolEvent: opencodeToolEvent,
-		CompactEvents: []string{opencodeCompactEvent}, toolPaths: opencodePaths}
+		CompactEvents: []string{opencodeCompactEvent}, StartInSystem: true, toolPaths: opencodePaths}
 )
 
 // Harnesses lists the supported harnesses.

@@ -61,8 +61,14 @@ func sessionMemory(ctx context.Context, env *clienv.Env, h *hooks.Harness, root 
 		if c.Journal, jw = memory.Journal(agents.Options{Path: ev.Cwd}, slug); jw != "" {
 			warn("%s", fsx.LineSafe(jw))
 		}
-		d, err := memory.Deliver(c, memory.DeliverOptions{Where: w, Harness: h.Name, Session: ev.SessionID,
-			StateDir: stateDir, MaxBytes: max})
+		o := memory.DeliverOptions{Where: w, Harness: h.Name, Session: ev.SessionID, StateDir: stateDir, MaxBytes: max}
+		if h.StartInSystem || h.HeadPerRun && ev.Kind == hooks.Resume {
+			// The earlier start's text, memories included, is no longer
+			// before the model (a system prompt built per process, a head
+			// shown per run): this start gets them again.
+			o.StateDir = ""
+		}
+		d, err := memory.Deliver(c, o)
 		if err != nil {
 			warn("%v", err)
 			return "", nil
