@@ -70,9 +70,9 @@ func Words(text string) []string {
 		if seen != nil {
 			var found bool
 			if changed {
-				slot, found = seen.findBytes(out, lower)
+				slot, found = findWord(seen, out, lower)
 			} else {
-				slot, found = seen.find(out, w)
+				slot, found = findWord(seen, out, w)
 			}
 			if found {
 				return
@@ -157,26 +157,10 @@ func newWordSet() *wordSet {
 	return &wordSet{slots: make([]int32, n), mask: n - 1}
 }
 
-// find returns w's slot and whether words holds w there, else the free
-// slot where it goes (the hash kept for add).
-func (s *wordSet) find(words []string, w string) (uint32, bool) {
-	h := uint32(2166136261)
-	for i := 0; i < len(w); i++ {
-		h = (h ^ uint32(w[i])) * 16777619
-	}
-	for i := h & s.mask; ; i = (i + 1) & s.mask {
-		switch k := s.slots[i]; {
-		case k == 0:
-			s.next = h
-			return i, false
-		case s.hashes[k-1] == h && words[k-1] == w:
-			return i, true
-		}
-	}
-}
-
-// findBytes is find of a word held in bytes.
-func (s *wordSet) findBytes(words []string, w []byte) (uint32, bool) {
+// findWord returns w's slot and whether words holds w there, else the free
+// slot where it goes (the hash kept for add). w is a string or the bytes
+// of one (compared without a copy).
+func findWord[W string | []byte](s *wordSet, words []string, w W) (uint32, bool) {
 	h := uint32(2166136261)
 	for i := 0; i < len(w); i++ {
 		h = (h ^ uint32(w[i])) * 16777619
