@@ -12,22 +12,10 @@ import (
 	"github.com/agentlineage/lineage/internal/platformtest"
 )
 
-// chatRequest is what opencode sends a custom OpenAI-compatible provider
-// (POST /chat/completions).
-type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
-}
-
-func (r chatRequest) firstUserText() string {
+// firstUserText is the raw content of the conversation's first user
+// message (opencode sends a custom OpenAI-compatible provider Chat
+// Completions requests, as Copilot CLI does).
+func (r completionsRequest) firstUserText() string {
 	for _, m := range r.Messages {
 		if m.Role == "user" {
 			return string(m.Content)
@@ -36,31 +24,13 @@ func (r chatRequest) firstUserText() string {
 	return ""
 }
 
-func (r chatRequest) toolResults() (n int) {
-	for _, m := range r.Messages {
-		if m.Role == "tool" {
-			n++
-		}
-	}
-	return n
-}
-
-func (r chatRequest) hasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t.Function.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // chatHandler plays the model for opencode: a first user turn holding
 // "LINEAGE-READ <path>" reads path with opencode's read tool; with
 // "LINEAGE-TASK <path>" too, it then starts a task subagent told to read
 // path; then "Done.". Anything else (the title request too) is answered
 // "Done.". Answers stream, as opencode asks.
 func chatHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
-	var req chatRequest
+	var req completionsRequest
 	json.Unmarshal(body, &req)
 	first := req.firstUserText()
 	read := strings.Trim(wordAfter(first, "LINEAGE-READ "), `"\`)
@@ -73,9 +43,9 @@ func chatHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []
 		finish = "tool_calls"
 	}
 	switch {
-	case read != "" && req.toolResults() == 0 && req.hasTool("read"):
+	case read != "" && req.count("tool") == 0 && req.hasTool("read"):
 		call("call_read1", "read", map[string]any{"filePath": read})
-	case task != "" && req.toolResults() == 1 && req.hasTool("task"):
+	case task != "" && req.count("tool") == 1 && req.hasTool("task"):
 		call("call_task1", "task", map[string]any{"description": "Read a file", "prompt": "LINEAGE-READ " + task, "subagent_type": "general"})
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -147,7 +117,7 @@ func TestHarnessOpencode(t *testing.T) {
 	// subagent's (its prompt only names the read).
 	var main, sub []string
 	for _, b := range srv.requests("/chat/completions") {
-		var req chatRequest
+		var req completionsRequest
 		if json.Unmarshal([]byte(b), &req) != nil || !strings.Contains(req.firstUserText(), "LINEAGE-READ") || !req.hasTool("read") {
 			continue
 		}
