@@ -88,6 +88,31 @@ func sqliteStore(t testing.TB) tract.Store {
 	return s
 }
 
+// countingRepo is a fresh SQLite store that counts the rows read, with
+// reqs imported into its main tract.
+func countingRepo(t testing.TB, reqs []tract.CommitRequest) (*storetest.Counting, *tract.Repo) {
+	t.Helper()
+	counting := storetest.NewCounting(sqliteStore(t))
+	r := tract.New(counting, tract.Options{})
+	ctx := context.Background()
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		t.Fatal(err)
+	}
+	return counting, r
+}
+
+// userMessages are n user messages "message 0" … "message n-1".
+func userMessages(n int) []tract.CommitRequest {
+	reqs := make([]tract.CommitRequest, n)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
+	}
+	return reqs
+}
+
 func newTestServer(t testing.TB, f fixture, o Options) *httptest.Server {
 	t.Helper()
 	o.Repo, o.Store = f.repo, "test.db"
@@ -400,19 +425,7 @@ func TestSlowClientAndConcurrentRequests(t *testing.T) {
 // a window of 20 over 2,000 commits costs about the same as over 200.
 func TestGraphReadsTheWindowNotTheHistory(t *testing.T) {
 	rows := func(n int) int64 {
-		counting := storetest.NewCounting(sqliteStore(t))
-		r := tract.New(counting, tract.Options{})
-		ctx := context.Background()
-		if _, _, err := r.Init(ctx); err != nil {
-			t.Fatal(err)
-		}
-		reqs := make([]tract.CommitRequest, n)
-		for i := range reqs {
-			reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-		}
-		if _, err := r.Import(ctx, "main", reqs); err != nil {
-			t.Fatal(err)
-		}
+		counting, r := countingRepo(t, userMessages(n))
 		srv, err := New(Options{Repo: r, Window: 20, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
 		if err != nil {
 			t.Fatal(err)
@@ -439,19 +452,8 @@ func TestGraphReadsTheWindowNotTheHistory(t *testing.T) {
 func TestCompileReadsTheWindowNotTheHistory(t *testing.T) {
 	pages := []string{"/tract/main/compile", "/tract/main/compile?budget=2000&format=anthropic", "/tract/main/compile?from=300"}
 	rows := func(n int) []int64 {
-		counting := storetest.NewCounting(sqliteStore(t))
-		r := tract.New(counting, tract.Options{})
+		counting, r := countingRepo(t, userMessages(n))
 		ctx := context.Background()
-		if _, _, err := r.Init(ctx); err != nil {
-			t.Fatal(err)
-		}
-		reqs := make([]tract.CommitRequest, n)
-		for i := range reqs {
-			reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-		}
-		if _, err := r.Import(ctx, "main", reqs); err != nil {
-			t.Fatal(err)
-		}
 		// What `tract compile` leaves: the checkpoint at the head.
 		if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); err != nil {
 			t.Fatal(err)

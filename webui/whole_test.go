@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentlineage/lineage/instructions"
 	"github.com/agentlineage/lineage/tract"
-	"github.com/agentlineage/lineage/tract/storetest"
 )
 
 // TestNeverCompiledBuildsOnce sends 8 compile pages at once for a tract
@@ -23,19 +22,7 @@ import (
 // the turn each would read the whole history (8 × n rows).
 func TestNeverCompiledBuildsOnce(t *testing.T) {
 	const n, pages = 600, 8
-	counting := storetest.NewCounting(sqliteStore(t))
-	r := tract.New(counting, tract.Options{})
-	ctx := context.Background()
-	if _, _, err := r.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reqs := make([]tract.CommitRequest, n)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprintf("message %d", i)}}
-	}
-	if _, err := r.Import(ctx, "main", reqs); err != nil {
-		t.Fatal(err)
-	}
+	counting, _ := countingRepo(t, userMessages(n))
 	srv, err := New(Options{Repo: tract.New(counting, tract.Options{}), MaxConcurrent: pages, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -103,12 +90,6 @@ func TestBusyIsRetryAfter(t *testing.T) {
 // ?prune=none shows the tract unpruned.
 func TestCompilePageAppliesThePrunePolicy(t *testing.T) {
 	page := func(turns int, query string) (string, int64) {
-		counting := storetest.NewCounting(sqliteStore(t))
-		r := tract.New(counting, tract.Options{})
-		ctx := context.Background()
-		if _, _, err := r.Init(ctx); err != nil {
-			t.Fatal(err)
-		}
 		var reqs []tract.CommitRequest
 		for i := range turns {
 			id := fmt.Sprintf("call%d", i)
@@ -117,9 +98,8 @@ func TestCompilePageAppliesThePrunePolicy(t *testing.T) {
 				tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolCall, ToolCalls: []tract.ToolCall{{ID: id, Name: "sh", Arguments: `{}`}}}},
 				tract.CommitRequest{Content: tract.Content{Type: tract.TypeToolResult, ToolCallID: id, Text: fmt.Sprintf("output %d", i)}})
 		}
-		if _, err := r.Import(ctx, "main", reqs); err != nil {
-			t.Fatal(err)
-		}
+		counting, r := countingRepo(t, reqs)
+		ctx := context.Background()
 		if _, err := r.SetConfig(ctx, "main", "prune", "tool-results older-than=2"); err != nil {
 			t.Fatal(err)
 		}
