@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlineage/lineage/internal/fsx"
 )
 
 // GitHub Copilot CLI (docs.github.com/copilot/reference/copilot-cli-reference/
@@ -174,9 +176,11 @@ func copilotFolderTrusted(env Env, project string) (trusted bool, why string) {
 		return true, "COPILOT_ALLOW_ALL=true"
 	}
 	path := filepath.Join(CopilotHome(env), "config.json")
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > 4<<20 {
-		return false, "no " + path
+	// A regular file only, bounded: a FIFO or a huge file there is no
+	// trust list, never a hang.
+	data, err := fsx.ReadRegular(path, 4<<20)
+	if err != nil {
+		return false, "no readable " + path
 	}
 	var b strings.Builder
 	for line := range strings.Lines(string(data)) {

@@ -74,3 +74,22 @@ func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 		t.Error("a dangling link's target was created")
 	}
 }
+
+// A Copilot CLI config.json that is a FIFO is no trust list: the check
+// says so and returns, never waiting for a writer.
+func TestCopilotTrustRefusesAFIFOConfig(t *testing.T) {
+	home := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(home, "config.json"), 0o600); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	env := Env{Lookup: func(k string) (string, bool) {
+		if k == "COPILOT_HOME" {
+			return home, true
+		}
+		return "", false
+	}}
+	trusted, why := copilotFolderTrusted(env, t.TempDir())
+	if trusted || !strings.HasPrefix(why, "no readable ") {
+		t.Fatalf("trusted %v: %s", trusted, why)
+	}
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -22,13 +20,10 @@ const codexCompactPrompt = "CONTEXT CHECKPOINT COMPACTION"
 // compaction, b; then "Done.". More than 12 requests get "Done." (a
 // bounded loop, whatever Codex does).
 func compactionHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
-	if !strings.HasSuffix(r.URL.Path, "/responses") {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"data":[],"models":[]}`)
+	req, ok := codexResponses(w, r, body)
+	if !ok {
 		return
 	}
-	var req codexRequest
-	json.Unmarshal(body, &req)
 	text := strings.ReplaceAll(string(body), `\n`, " ")
 	if strings.Contains(text, codexCompactPrompt) {
 		sendResponse(w, assistantText("SUMMARY-MARK: the user asked for two files; the first is added."), 100)

@@ -534,17 +534,27 @@ func TestHarnessClaudeCode(t *testing.T) {
 
 // ---- OpenAI Responses API (Codex CLI) ----
 
+// codexResponses reads a Codex CLI request to /responses; any other
+// path (its model list) is answered empty here and reported !ok.
+func codexResponses(w http.ResponseWriter, r *http.Request, body []byte) (codexRequest, bool) {
+	var req codexRequest
+	if !strings.HasSuffix(r.URL.Path, "/responses") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[],"models":[]}`)
+		return req, false
+	}
+	json.Unmarshal(body, &req)
+	return req, true
+}
+
 // responsesHandler plays the model for Codex CLI: a conversation whose
 // first user turn says "LINEAGE-PATCH <relative path>" gets an apply_patch
 // adding that file, then "Done.".
 func responsesHandler(m *modelServer, w http.ResponseWriter, r *http.Request, body []byte) {
-	if !strings.HasSuffix(r.URL.Path, "/responses") {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"data":[],"models":[]}`)
+	req, ok := codexResponses(w, r, body)
+	if !ok {
 		return
 	}
-	var req codexRequest
-	json.Unmarshal(body, &req)
 	text := string(body)
 	calls := strings.Count(text, `"type":"custom_tool_call_output"`) + strings.Count(text, `"type":"function_call_output"`)
 	target := wordAfter(strings.ReplaceAll(text, `\n`, " "), "LINEAGE-PATCH ")
