@@ -88,6 +88,8 @@ type sessionMapper struct {
 	// tract: a subagent finds the tool call that started it there
 	// instead of reading its parent's history again.
 	mapped map[string]map[string]*node
+	// metaHook, in tests, sees each record's meta before it is marshalled.
+	metaHook func(commitMeta)
 }
 
 type forkState struct {
