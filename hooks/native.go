@@ -26,6 +26,30 @@ type Env struct {
 	// above the hook, nearest first; nil reads them from the system
 	// (Linux /proc; elsewhere none).
 	Parents func() []string
+	// ParentArgs, when set, lists the arguments (argv) of the processes
+	// above the hook, nearest first; nil reads them from the system (Linux
+	// /proc, macOS sysctl; elsewhere none).
+	ParentArgs func() [][]string
+}
+
+// parentHasFlag reports whether one of the processes above the hook was
+// started with flag among its arguments (before a "--").
+func (e Env) parentHasFlag(flag string) bool {
+	read := e.ParentArgs
+	if read == nil {
+		read = procParentArgs
+	}
+	for _, args := range read() {
+		for _, a := range args[min(1, len(args)):] {
+			if a == "--" {
+				break
+			}
+			if a == flag {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e Env) get(key string) string {
