@@ -19,13 +19,15 @@ import (
 // (FuzzClaudeLineDecode holds the two to it).
 type lineDecoder struct {
 	dec  jsontext.Decoder
+	rd   bytes.Reader
 	seen map[string]string
 }
 
 // decode fills e (zero on entry) from data; false leaves e to be reset and
 // decoded by json.Unmarshal.
 func (d *lineDecoder) decode(data []byte, e *claudeLine) bool {
-	d.dec.Reset(bytes.NewBuffer(data))
+	d.rd.Reset(data)
+	d.dec.Reset(&d.rd)
 	if t, err := d.dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return false
 	}

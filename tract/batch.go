@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/agentlineage/lineage/internal/tokens"
 )
 
 // Batch is what WriteBatch writes to a tract in one transaction: what
@@ -54,15 +56,12 @@ func (r *Repo) WriteBatch(ctx context.Context, tractName string, b Batch) (head,
 		}
 		ids[name] = mt.ID
 	}
-	ph, err := prepareAll(b.Head, func(i int, err error) error { return fmt.Errorf("message %d: %w", i+1, err) })
-	if err != nil {
-		return nil, nil, err
+	hw := headWriter{reqs: b.Head}
+	if counter, count := r.eager(); count && len(b.Head) <= eagerCountMax {
+		hw.counter = counter
 	}
-	if counter, count := r.eager(); count && len(ph) <= eagerCountMax {
-		for i := range ph {
-			bl := &ph[i].blob
-			bl.Tokens, bl.Encoding = counter.Count(ph[i].req.Content.RenderedText()), counter.Encoding()
-		}
+	if err := hw.prepareFirst(); err != nil {
+		return nil, nil, err
 	}
 	pa, err := prepareAll(b.Aside, func(i int, err error) error {
 		return &ValidationError{Field: "request " + strconv.Itoa(i+1), Reason: err.Error()}
@@ -74,7 +73,7 @@ func (r *Repo) WriteBatch(ctx context.Context, tractName string, b Batch) (head,
 		head, aside = head[:0], aside[:0]
 		now := r.clock()
 		return r.store.Update(ctx, func(tx Tx) error {
-			if head, err = writeHead(ctx, tx, t.ID, ph, now); err != nil {
+			if head, err = hw.write(ctx, tx, t.ID, now); err != nil {
 				return err
 			}
 			if aside, err = writeAside(ctx, tx, t.ID, b.Branch, pa, now); err != nil {
@@ -107,20 +106,63 @@ func prepareAll(reqs []CommitRequest, wrap func(int, error) error) ([]preparedAp
 	return out, nil
 }
 
-// writeHead appends prepared on the tract's HEAD, an importChunk at a
-// time as Import writes them.
-func writeHead(ctx context.Context, tx Tx, tractID string, prepared []preparedAppend, now time.Time) ([]Commit, error) {
-	if len(prepared) == 0 {
+// headWriter appends requests on a tract's HEAD as Import does: checked
+// and prepared an importChunk at a time (the first before the
+// transaction), so a long import holds one chunk's blobs at a time.
+type headWriter struct {
+	reqs    []CommitRequest
+	counter tokens.Counter // set when the blobs are counted as Import counts them
+	first   []preparedAppend
+}
+
+func (hw *headWriter) prepareFirst() error {
+	var err error
+	hw.first, err = hw.prepare(0, nil)
+	return err
+}
+
+// prepare prepares the chunk of requests from the from'th, in buf.
+func (hw *headWriter) prepare(from int, buf []preparedAppend) ([]preparedAppend, error) {
+	out := buf[:0]
+	for i, req := range hw.reqs[from:min(from+importChunk, len(hw.reqs))] {
+		p, err := prepareAppend(req)
+		if err != nil && len(hw.reqs) > 1 {
+			return nil, fmt.Errorf("message %d: %w", from+i+1, err)
+		} else if err != nil {
+			return nil, err
+		}
+		if hw.counter != nil {
+			p.blob.Tokens, p.blob.Encoding = hw.counter.Count(p.req.Content.RenderedText()), hw.counter.Encoding()
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// write appends the requests on HEAD in tx.
+func (hw *headWriter) write(ctx context.Context, tx Tx, tractID string, now time.Time) ([]Commit, error) {
+	if len(hw.reqs) == 0 {
 		return nil, nil
 	}
 	h, err := readHead(ctx, tx, tractID)
 	if err != nil {
 		return nil, err
 	}
-	var out []Commit
+	out := make([]Commit, 0, len(hw.reqs))
 	w := chunkWriter{tx: tx, tract: tractID, parent: h.Commit, now: now, emit: func(cs []Commit) { out = append(out, cs...) }}
-	for chunk := range slices.Chunk(prepared, importChunk) {
+	chunk := hw.first
+	var buf []preparedAppend
+	for from := len(chunk); ; from += len(chunk) {
 		if err := w.store(ctx, w.chain(chunk, nil)); err != nil {
+			return nil, err
+		}
+		if from == len(hw.reqs) {
+			break
+		}
+		if buf == nil {
+			buf = make([]preparedAppend, 0, importChunk)
+		}
+		if chunk, err = hw.prepare(from, buf); err != nil {
 			return nil, err
 		}
 	}
