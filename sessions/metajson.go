@@ -16,7 +16,7 @@ func marshalMeta(m *commitMeta) ([]byte, error) {
 	if m.Extra != nil {
 		return json.Marshal(m)
 	}
-	w := metaWriter{buf: make([]byte, 0, 256)}
+	w := metaWriter{buf: make([]byte, 0, 512)}
 	w.buf = append(w.buf, '{')
 	if len(m.Calls) > 0 {
 		w.name("calls")
