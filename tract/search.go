@@ -90,6 +90,28 @@ func Words(text string) []string {
 		out = append(out, w)
 	}
 	for i := 0; i < len(text); {
+		if k := asciiClass[text[i]]; k != asciiOther {
+			// An ASCII byte, read here without a call: most of a text.
+			switch {
+			case k == asciiSep:
+				if start >= 0 {
+					emit(i)
+				}
+			case start < 0:
+				start, changed, ascii = i, false, true
+				fallthrough
+			default:
+				if k == asciiUpper && !changed {
+					changed = true
+					lower = append(lower[:0], text[start:i]...)
+				}
+				if changed {
+					lower = append(lower, text[i]|0x20*byte(k&asciiUpper>>1))
+				}
+			}
+			i++
+			continue
+		}
 		c, l, size, word := wordRune(text, i)
 		if !word {
 			if start >= 0 {
@@ -122,6 +144,30 @@ func Words(text string) []string {
 	}
 	return out
 }
+
+// The classes of the bytes of a text for Words: an ASCII separator, an
+// ASCII letter or digit (upper case letters lowered by setting 0x20), or a
+// byte that starts or continues a multi-byte rune.
+const (
+	asciiSep   = 0
+	asciiWord  = 1
+	asciiUpper = 3 // asciiWord with the upper-case bit 2
+	asciiOther = 4
+)
+
+var asciiClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			t[c] = asciiWord
+		case 'A' <= c && c <= 'Z':
+			t[c] = asciiUpper
+		case c >= utf8.RuneSelf:
+			t[c] = asciiOther
+		}
+	}
+	return t
+}()
 
 // wordRune reads the rune at text[i]: as it stands (c), lowered (l), its
 // size and whether it belongs to a word.
