@@ -1,0 +1,207 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/agentlineage/lineage/internal/tokens"
+)
+
+// A compile window of a tract without a stored checkpoint (never
+// compiled) whose history is a chain of its own plain appends (what an
+// import or an agent loop writes: no merge, edit, compression, named
+// instruction, tools, spawn) is read from the history in pieces of
+// chainPiece commits, never held whole: a first pass walks the chain from
+// the head down, renders each piece as a compile renders appends
+// (appendsAfter's rule) and keeps only its top commit and how many
+// commits and messages it holds, and the compile's tokens; the window's
+// pass reads again only the pieces holding a message it keeps, lists or
+// hands to WindowOptions.Head (a budget's or prune's choice reads every
+// piece once more, keeping a few bytes a message). Memory is a piece's
+// commits and contents and a few words a piece (a budget: a few bytes a
+// message), where building the compile whole holds every commit and
+// content at once (about 250 MB at 100k messages). The tract's own
+// annotations apply as a compile applies them (they are the only ones
+// that can decide a priority there); more than maxChainAnnotations of
+// them, and any other history, leave the window to the whole compile.
+
+// chainPiece is how many commits a piece of a chain window reads at once
+// (Options.WindowPiece).
+const chainPiece = 512
+
+// maxChainAnnotations bounds the annotations a chain window holds.
+const maxChainAnnotations = 4096
+
+// chainSource is a chain window's plan: its pieces, oldest first.
+type chainSource struct {
+	r       *Repo
+	ctx     context.Context
+	t       Tract
+	counter tokens.Counter
+	ann     map[annKey]Priority
+	pieces  []chainPart
+	// err is a store error met while reading a piece.
+	err error
+	// reads counts the pieces rendered (tests).
+	reads int
+}
+
+// chainPart is one piece of a chain: its newest commit, how many commits
+// it holds and how many messages they render.
+type chainPart struct {
+	top           Hash
+	commits, msgs int
+}
+
+// planChain plans the chain window of t at head (see above); ok is false
+// when t's history is not such a chain.
+func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, head Hash) (*chainSource, windowSource, bool, error) {
+	if t.Spawn != nil || head == "" {
+		return nil, windowSource{}, false, nil
+	}
+	anns, err := r.store.Annotations(ctx, AnnotationQuery{Viewers: []string{t.ID}})
+	if err != nil || len(anns) > maxChainAnnotations {
+		return nil, windowSource{}, false, err
+	}
+	cs := &chainSource{r: r, ctx: ctx, t: t, counter: counter, ann: map[annKey]Priority{}}
+	for _, a := range anns { // ordered by Seq: the newest counts
+		cs.ann[annKey{a.Viewer, a.Commit}] = a.Priority
+	}
+	src := windowSource{tokens: tokensPrimer}
+	for h := head; h != ""; {
+		commits, next, ok, err := cs.walk(h, r.windowPiece)
+		if err != nil || !ok {
+			return nil, windowSource{}, false, err
+		}
+		msgs, ok, err := cs.render(commits, 0)
+		if err != nil || !ok {
+			return nil, windowSource{}, false, err
+		}
+		for _, m := range msgs {
+			src.tokens += m.Tokens
+		}
+		src.n += len(msgs)
+		cs.pieces = append(cs.pieces, chainPart{top: h, commits: len(commits), msgs: len(msgs)})
+		h = next
+	}
+	slices.Reverse(cs.pieces)
+	src.each = cs.each
+	return cs, src, true, nil
+}
+
+// walk reads up to n commits of the chain down from top, oldest first,
+// and the parent of the oldest ("" at the root); ok is false at a commit
+// the chain window does not render as it is.
+func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
+	commits := make([]*Commit, 0, n)
+	h := top
+	for h != "" && len(commits) < n {
+		c, err := cs.r.store.Commit(cs.ctx, h)
+		if errors.Is(err, ErrNotFound) {
+			return nil, "", false, nil
+		}
+		if err != nil {
+			return nil, "", false, err
+		}
+		if len(c.Parents) > 1 || c.Operation != OpAppend || c.Tract != cs.t.ID || c.EditTarget != "" {
+			return nil, "", false, nil
+		}
+		commits = append(commits, &c)
+		h = ""
+		if len(c.Parents) == 1 {
+			h = c.Parents[0]
+		}
+	}
+	slices.Reverse(commits)
+	return commits, h, true, nil
+}
+
+// render renders commits, the chain's from slot on, as a compile renders
+// them; ok is false at a content the chain window does not render alone
+// (a named instruction, tools).
+func (cs *chainSource) render(commits []*Commit, slot int) ([]Message, bool, error) {
+	v := newView(cs.t, cs.counter)
+	v.ann = cs.ann
+	v.lin.order = commits
+	if err := cs.r.loadEntries(cs.ctx, v, 0); err != nil {
+		return nil, false, err
+	}
+	if err := cs.r.loadTracts(cs.ctx, v, 0); err != nil {
+		return nil, false, err
+	}
+	cs.r.keep(cs.ctx, v, false) // token counts made on the way
+	msgs := make([]Message, 0, len(commits))
+	for i := range commits {
+		content := &v.entries[i].content
+		if (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
+			return nil, false, nil
+		}
+		if p, ok := v.candidate(i, content); ok {
+			m := v.message(i, content, v.entries[i].tokens, p)
+			m.Slot += slot
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs, true, nil
+}
+
+// each is windowSource.each over the chain's pieces: a piece none of
+// whose messages is wanted is not read.
+func (cs *chainSource) each(want func(i int) bool, _ func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+	i, slot := 0, 0
+	for _, p := range cs.pieces {
+		var msgs []Message
+		for j := range p.msgs {
+			if msgs == nil && (want == nil || want(i)) {
+				commits, _, ok, err := cs.walk(p.top, p.commits)
+				if err == nil && ok && len(commits) == p.commits {
+					msgs, ok, err = cs.render(commits, slot)
+				}
+				cs.reads++
+				if err != nil || !ok || len(msgs) != p.msgs {
+					cs.err = err
+					return false
+				}
+			}
+			var m *Message
+			if msgs != nil {
+				m = &msgs[j]
+			}
+			if !visit(i, m) {
+				return true
+			}
+			i++
+		}
+		slot += p.commits
+	}
+	return true
+}
+
+// windowChain is the window of t's compile at head under o read from its
+// history in pieces (see above); ok is false when t's history is not a
+// chain the pieces serve, or the budget cannot be met (the full compile
+// says why).
+func (r *Repo) windowChain(ctx context.Context, t Tract, counter tokens.Counter, head Hash, o CompileOptions, w WindowOptions) (WindowResult, bool, error) {
+	cs, src, ok, err := r.planChain(ctx, t, counter, head)
+	if err != nil || !ok {
+		return WindowResult{}, false, err
+	}
+	var pr *windowPrune
+	if o.Prune != nil && o.Prune.Active() {
+		f, good := src.pruneFacts(*o.Prune)
+		if !good {
+			return WindowResult{}, false, cs.err
+		}
+		pr = &windowPrune{}
+		if pr.rule, pr.count, pr.tokens, err = r.rules(ctx, f, *o.Prune); err != nil {
+			return WindowResult{}, false, err
+		}
+	}
+	res, good := src.window(o.Budget, pr, w)
+	if !good {
+		return WindowResult{}, false, cs.err
+	}
+	res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
+	return res, true, nil
+}
