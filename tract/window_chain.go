@@ -9,22 +9,22 @@ import (
 )
 
 // A compile window of a tract without a stored checkpoint (never
-// compiled) whose history is a chain of its own plain appends (what an
-// import or an agent loop writes: no merge, edit, compression, named
-// instruction, tools, spawn) is read from the history in pieces of
-// chainPiece commits, never held whole: a first pass walks the chain from
-// the head down, renders each piece as a compile renders appends
-// (appendsAfter's rule) and keeps only its top commit and how many
-// commits and messages it holds, and the compile's tokens; the window's
-// pass reads again only the pieces holding a message it keeps, lists or
-// hands to WindowOptions.Head (a budget's or prune's choice reads every
-// piece once more, keeping a few bytes a message). Memory is a piece's
-// commits and contents and a few words a piece (a budget: a few bytes a
-// message), where building the compile whole holds every commit and
-// content at once (about 250 MB at 100k messages). The tract's own
-// annotations apply as a compile applies them (they are the only ones
-// that can decide a priority there); more than maxChainAnnotations of
-// them, and any other history, leave the window to the whole compile.
+// compiled) whose history is a chain of its own appends (what an import
+// or an agent loop writes: no merge, edit, compression or spawn) is read
+// from the history in pieces of chainPiece commits, never held whole: a
+// first pass walks the chain from the head down, renders each piece as a
+// compile renders it and keeps only its top commit, how many commits and
+// messages it holds, the compile's tokens, the tools in force and which
+// named instruction of each name stays; the window's pass reads again
+// only the pieces holding a message it keeps, lists or hands to
+// WindowOptions.Head (a budget's or prune's choice reads every piece once
+// more, keeping a few bytes a message). Memory is a piece's commits and
+// contents and a few words a piece (a budget: a few bytes a message),
+// where building the compile whole holds every commit and content at once
+// (about 250 MB at 100k messages). The tract's own annotations apply as a
+// compile applies them (they are the only ones that can decide a priority
+// there); more than maxChainAnnotations of them (or instruction names),
+// and any other history, leave the window to the whole compile.
 
 // chainPiece is how many commits a piece of a chain window reads at once
 // (Options.WindowPiece).
@@ -40,7 +40,12 @@ type chainSource struct {
 	t       Tract
 	counter tokens.Counter
 	ann     map[annKey]Priority
-	pieces  []chainPart
+	// named is the commit of the named instruction that stays, by name;
+	// tools the tools in force (toolsSeen: found).
+	named     map[string]Hash
+	tools     []ToolDef
+	toolsSeen bool
+	pieces    []chainPart
 	// err is a store error met while reading a piece.
 	err error
 	// reads counts the pieces rendered (tests).
@@ -64,9 +69,12 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 	if err != nil || len(anns) > maxChainAnnotations {
 		return nil, windowSource{}, false, err
 	}
-	cs := &chainSource{r: r, ctx: ctx, t: t, counter: counter, ann: map[annKey]Priority{}}
+	cs := &chainSource{r: r, ctx: ctx, t: t, counter: counter, ann: map[annKey]Priority{}, named: map[string]Hash{}}
 	for _, a := range anns { // ordered by Seq: the newest counts
 		cs.ann[annKey{a.Viewer, a.Commit}] = a.Priority
+	}
+	if hc, err := r.store.Commit(ctx, head); err != nil || hc.Pos.Known() && hc.Pos.Gen != hc.Pos.Depth+1 {
+		return nil, windowSource{}, false, err // a merge below the head
 	}
 	src := windowSource{tokens: tokensPrimer}
 	for h := head; h != ""; {
@@ -74,7 +82,7 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 		if err != nil || !ok {
 			return nil, windowSource{}, false, err
 		}
-		msgs, ok, err := cs.render(commits, 0)
+		msgs, ok, err := cs.render(commits, 0, true)
 		if err != nil || !ok {
 			return nil, windowSource{}, false, err
 		}
@@ -86,7 +94,7 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 		h = next
 	}
 	slices.Reverse(cs.pieces)
-	src.each = cs.each
+	src.tools, src.each = cs.tools, cs.each
 	return cs, src, true, nil
 }
 
@@ -118,9 +126,11 @@ func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
 }
 
 // render renders commits, the chain's from slot on, as a compile renders
-// them; ok is false at a content the chain window does not render alone
-// (a named instruction, tools).
-func (cs *chainSource) render(commits []*Commit, slot int) ([]Message, bool, error) {
+// them. Of the named instructions of one name only the newest that renders
+// stays, and the newest tools are those in force (render's rule): the
+// plan, reading the pieces newest first, reads each piece backwards to
+// note them (plan), and the window's pass keeps only those noted.
+func (cs *chainSource) render(commits []*Commit, slot int, plan bool) ([]Message, bool, error) {
 	v := newView(cs.t, cs.counter)
 	v.ann = cs.ann
 	v.lin.order = commits
@@ -131,17 +141,35 @@ func (cs *chainSource) render(commits []*Commit, slot int) ([]Message, bool, err
 		return nil, false, err
 	}
 	cs.r.keep(cs.ctx, v, false) // token counts made on the way
-	msgs := make([]Message, 0, len(commits))
+	prio := make([]Priority, len(commits))
+	ok := make([]bool, len(commits))
 	for i := range commits {
+		prio[i], ok[i] = v.candidate(i, &v.entries[i].content)
+	}
+	for i := len(commits) - 1; plan && i >= 0; i-- {
 		content := &v.entries[i].content
-		if (content.Type == TypeInstruction && content.Name != "") || content.Type == TypeTools {
-			return nil, false, nil
+		switch {
+		case !ok[i]:
+		case content.Type == TypeInstruction && content.Name != "":
+			if _, seen := cs.named[content.Name]; !seen {
+				if len(cs.named) == maxChainAnnotations {
+					return nil, false, nil
+				}
+				cs.named[content.Name] = commits[i].Hash
+			}
+		case content.Type == TypeTools && !cs.toolsSeen:
+			cs.tools, cs.toolsSeen = cloneTools(content.Tools), true
 		}
-		if p, ok := v.candidate(i, content); ok {
-			m := v.message(i, content, v.entries[i].tokens, p)
-			m.Slot += slot
-			msgs = append(msgs, m)
+	}
+	msgs := make([]Message, 0, len(commits))
+	for i, c := range commits {
+		content := &v.entries[i].content
+		if !ok[i] || content.Type == TypeTools || content.Type == TypeInstruction && content.Name != "" && cs.named[content.Name] != c.Hash {
+			continue
 		}
+		m := v.message(i, content, v.entries[i].tokens, prio[i])
+		m.Slot += slot
+		msgs = append(msgs, m)
 	}
 	return msgs, true, nil
 }
@@ -156,7 +184,7 @@ func (cs *chainSource) each(want func(i int) bool, _ func(i int) *hexArena, visi
 			if msgs == nil && (want == nil || want(i)) {
 				commits, _, ok, err := cs.walk(p.top, p.commits)
 				if err == nil && ok && len(commits) == p.commits {
-					msgs, ok, err = cs.render(commits, slot)
+					msgs, ok, err = cs.render(commits, slot, false)
 				}
 				cs.reads++
 				if err != nil || !ok || len(msgs) != p.msgs {

@@ -15,14 +15,19 @@ import (
 )
 
 // TestNeverCompiledBuildsOnce sends 8 compile pages at once for a tract
-// that was never compiled (no stored checkpoint): all 8 are in flight
+// that was never compiled (no stored checkpoint) and whose history is not
+// a chain of appends (an edit: the window cannot be read in pieces, see
+// TestNeverCompiledPageReadsInPieces): all 8 are in flight
 // before any reads, and all 8 find no checkpoint, but one builds the
 // compile whole (reading the history) while the others wait for its
 // turn, then read their window from the checkpoint it stored. Without
 // the turn each would read the whole history (8 × n rows).
 func TestNeverCompiledBuildsOnce(t *testing.T) {
 	const n, pages = 600, 8
-	counting, _ := countingRepo(t, userMessages(n))
+	counting, r := countingRepo(t, userMessages(n))
+	if _, err := r.Edit(context.Background(), "main", "HEAD~1", "message 598, edited", ""); err != nil {
+		t.Fatal(err)
+	}
 	srv, err := New(Options{Repo: tract.New(counting, tract.Options{}), MaxConcurrent: pages, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +54,8 @@ func TestNeverCompiledBuildsOnce(t *testing.T) {
 	if waited != pages {
 		t.Errorf("%d pages asked to build the compile whole, want %d (all in flight with no checkpoint)", waited, pages)
 	}
-	if rows > 2*n {
-		t.Errorf("%d pages read %d rows over %d messages: more than one whole compile (want < %d)", pages, rows, n, 2*n)
+	if rows > 2*n+50 {
+		t.Errorf("%d pages read %d rows over %d messages: more than one whole compile (want < %d)", pages, rows, n, 2*n+50)
 	}
 	t.Logf("%d pages at once, %d messages: %d rows read", pages, n, rows)
 }
