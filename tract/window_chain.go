@@ -100,25 +100,40 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 
 // walk reads up to n commits of the chain down from top, oldest first,
 // and the parent of the oldest ("" at the root); ok is false at a commit
-// the chain window does not render as it is.
+// the chain window does not render as it is. A store that reads a
+// stretch of a chain at once (ChainReader) is asked for them.
 func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
 	commits := make([]*Commit, 0, n)
+	cr, stretches := cs.r.store.(ChainReader)
 	h := top
 	for h != "" && len(commits) < n {
-		c, err := cs.r.store.Commit(cs.ctx, h)
+		var batch []Commit
+		var err error
+		if stretches {
+			batch, err = cr.FirstParents(cs.ctx, h, n-len(commits))
+		}
+		if err == nil && len(batch) == 0 {
+			var c Commit
+			if c, err = cs.r.store.Commit(cs.ctx, h); err == nil {
+				batch = []Commit{c}
+			}
+		}
 		if errors.Is(err, ErrNotFound) {
 			return nil, "", false, nil
 		}
 		if err != nil {
 			return nil, "", false, err
 		}
-		if len(c.Parents) > 1 || c.Operation != OpAppend || c.Tract != cs.t.ID || c.EditTarget != "" {
-			return nil, "", false, nil
-		}
-		commits = append(commits, &c)
-		h = ""
-		if len(c.Parents) == 1 {
-			h = c.Parents[0]
+		for i := range batch {
+			c := &batch[i]
+			if c.Hash != h || len(c.Parents) > 1 || c.Operation != OpAppend || c.Tract != cs.t.ID || c.EditTarget != "" {
+				return nil, "", false, nil
+			}
+			commits = append(commits, c)
+			h = ""
+			if len(c.Parents) == 1 {
+				h = c.Parents[0]
+			}
 		}
 	}
 	slices.Reverse(commits)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	"github.com/agentlineage/lineage/tract"
@@ -252,6 +253,33 @@ func (r countingReader) TractSettings(ctx context.Context, q tract.SettingsQuery
 func (r countingReader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.HistoryCommit, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Search(ctx, q)
+	r.add(len(v))
+	return v, err
+}
+
+// FirstParents is the store's (tract.ChainReader), or the chain read a
+// commit at a time.
+func (r countingReader) FirstParents(ctx context.Context, top tract.Hash, n int) ([]tract.Commit, error) {
+	r.calls.Add(1)
+	var v []tract.Commit
+	var err error
+	if cr, ok := r.Reader.(tract.ChainReader); ok {
+		v, err = cr.FirstParents(ctx, top, n)
+	} else {
+		for h := top; h != "" && len(v) < n; {
+			c, cerr := r.Reader.Commit(ctx, h)
+			if cerr != nil {
+				if !errors.Is(cerr, tract.ErrNotFound) {
+					err = cerr
+				}
+				break
+			}
+			v, h = append(v, c), ""
+			if len(c.Parents) > 0 {
+				h = c.Parents[0]
+			}
+		}
+	}
 	r.add(len(v))
 	return v, err
 }
