@@ -78,11 +78,11 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 	}
 	src := windowSource{tokens: tokensPrimer}
 	for h := head; h != ""; {
-		commits, next, ok, err := cs.walk(h, r.windowPiece)
+		commits, next, withBlobs, ok, err := cs.walk(h, r.windowPiece)
 		if err != nil || !ok {
 			return nil, windowSource{}, false, err
 		}
-		msgs, ok, err := cs.render(commits, 0, true)
+		msgs, ok, err := cs.render(commits, withBlobs, 0, true)
 		if err != nil || !ok {
 			return nil, windowSource{}, false, err
 		}
@@ -101,35 +101,36 @@ func (r *Repo) planChain(ctx context.Context, t Tract, counter tokens.Counter, h
 // walk reads up to n commits of the chain down from top, oldest first,
 // and the parent of the oldest ("" at the root); ok is false at a commit
 // the chain window does not render as it is. A store that reads a
-// stretch of a chain at once (ChainReader) is asked for them.
-func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
-	commits := make([]*Commit, 0, n)
+// stretch of a chain at once (ChainReader) is asked for them with their
+// blobs (withBlobs), else they are read a commit at a time.
+func (cs *chainSource) walk(top Hash, n int) (commits []HistoryCommit, next Hash, withBlobs, ok bool, err error) {
+	commits = make([]HistoryCommit, 0, n)
 	cr, stretches := cs.r.store.(ChainReader)
 	h := top
 	for h != "" && len(commits) < n {
-		var batch []Commit
-		var err error
+		var batch []HistoryCommit
 		if stretches {
-			batch, err = cr.FirstParents(cs.ctx, h, n-len(commits))
+			batch, err = cr.FirstParents(cs.ctx, h, n-len(commits), cs.counter.Encoding())
 		}
 		if err == nil && len(batch) == 0 {
+			stretches = false
 			var c Commit
 			if c, err = cs.r.store.Commit(cs.ctx, h); err == nil {
-				batch = []Commit{c}
+				batch = []HistoryCommit{{Commit: c}}
 			}
 		}
 		if errors.Is(err, ErrNotFound) {
-			return nil, "", false, nil
+			return nil, "", false, false, nil
 		}
 		if err != nil {
-			return nil, "", false, err
+			return nil, "", false, false, err
 		}
 		for i := range batch {
-			c := &batch[i]
+			c := &batch[i].Commit
 			if c.Hash != h || len(c.Parents) > 1 || c.Operation != OpAppend || c.Tract != cs.t.ID || c.EditTarget != "" {
-				return nil, "", false, nil
+				return nil, "", false, false, nil
 			}
-			commits = append(commits, c)
+			commits = append(commits, batch[i])
 			h = ""
 			if len(c.Parents) == 1 {
 				h = c.Parents[0]
@@ -137,7 +138,7 @@ func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
 		}
 	}
 	slices.Reverse(commits)
-	return commits, h, true, nil
+	return commits, h, stretches, true, nil
 }
 
 // render renders commits, the chain's from slot on, as a compile renders
@@ -145,11 +146,25 @@ func (cs *chainSource) walk(top Hash, n int) ([]*Commit, Hash, bool, error) {
 // stays, and the newest tools are those in force (render's rule): the
 // plan, reading the pieces newest first, reads each piece backwards to
 // note them (plan), and the window's pass keeps only those noted.
-func (cs *chainSource) render(commits []*Commit, slot int, plan bool) ([]Message, bool, error) {
+func (cs *chainSource) render(hcs []HistoryCommit, withBlobs bool, slot int, plan bool) ([]Message, bool, error) {
 	v := newView(cs.t, cs.counter)
 	v.ann = cs.ann
+	commits := make([]*Commit, len(hcs))
+	blobs := make([]*Blob, len(hcs))
+	for i := range hcs {
+		commits[i] = &hcs[i].Commit
+		if hcs[i].Blob.Hash != "" {
+			blobs[i] = &hcs[i].Blob
+		}
+	}
 	v.lin.order = commits
-	if err := cs.r.loadEntries(cs.ctx, v, 0); err != nil {
+	var err error
+	if withBlobs {
+		err = cs.r.decodeEntries(cs.ctx, v, 0, blobs, true)
+	} else {
+		err = cs.r.loadEntries(cs.ctx, v, 0)
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	if err := cs.r.loadTracts(cs.ctx, v, 0); err != nil {
@@ -197,9 +212,9 @@ func (cs *chainSource) each(want func(i int) bool, _ func(i int) *hexArena, visi
 		var msgs []Message
 		for j := range p.msgs {
 			if msgs == nil && (want == nil || want(i)) {
-				commits, _, ok, err := cs.walk(p.top, p.commits)
+				commits, _, withBlobs, ok, err := cs.walk(p.top, p.commits)
 				if err == nil && ok && len(commits) == p.commits {
-					msgs, ok, err = cs.render(commits, slot, false)
+					msgs, ok, err = cs.render(commits, withBlobs, slot, false)
 				}
 				cs.reads++
 				if err != nil || !ok || len(msgs) != p.msgs {

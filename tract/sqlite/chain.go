@@ -14,7 +14,7 @@ import (
 // parents through them: a chain of one tract's appends is stored in
 // sequence, so the range holds n of its commits; a chain whose commits
 // are spread among others' returns fewer (tract.ChainReader).
-func (r reader) FirstParents(ctx context.Context, top tract.Hash, n int) ([]tract.Commit, error) {
+func (r reader) FirstParents(ctx context.Context, top tract.Hash, n int, encoding string) ([]tract.HistoryCommit, error) {
 	var tractID string
 	var seq int64
 	err := r.queryRow(ctx, `SELECT tract, seq FROM commits WHERE hash = ?`, rowform.Raw(top)).Scan(&tractID, &seq)
@@ -24,22 +24,33 @@ func (r reader) FirstParents(ctx context.Context, top tract.Hash, n int) ([]trac
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.query(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.tract = ? AND c.seq > ? AND c.seq <= ? ORDER BY c.seq DESC`, tractID, seq-int64(n), seq)
+	expr, args := tokensExpr(encoding)
+	rows, err := r.query(ctx, `SELECT `+commitCols+`, b.data, `+expr+` FROM commits c LEFT JOIN blobs b ON b.id = c.content_id
+		WHERE c.tract = ? AND c.seq > ? AND c.seq <= ? ORDER BY c.seq DESC`, append(args, tractID, seq-int64(n), seq)...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([]tract.Commit, 0, n)
+	out := make([]tract.HistoryCommit, 0, n)
 	want := top
 	for rows.Next() {
-		c, err := scanCommit(rows)
+		var data []byte
+		var tokens sql.NullInt64
+		c, err := scanCommitWith(rows, &data, &tokens)
 		if err != nil {
 			return nil, err
 		}
 		if c.Hash != want {
 			continue // another branch's commit
 		}
-		out = append(out, c)
+		hc := tract.HistoryCommit{Commit: c}
+		if data != nil {
+			hc.Blob = tract.Blob{Hash: c.Content, Data: data, Tokens: -1, Encoding: encoding}
+			if tokens.Valid {
+				hc.Blob.Tokens = int(tokens.Int64)
+			}
+		}
+		out = append(out, hc)
 		if len(c.Parents) == 0 {
 			break
 		}

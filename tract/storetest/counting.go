@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 
 	"github.com/agentlineage/lineage/tract"
@@ -257,29 +256,15 @@ func (r countingReader) Search(ctx context.Context, q tract.SearchQuery) ([]trac
 	return v, err
 }
 
-// FirstParents is the store's (tract.ChainReader), or the chain read a
-// commit at a time.
-func (r countingReader) FirstParents(ctx context.Context, top tract.Hash, n int) ([]tract.Commit, error) {
+// FirstParents is the store's (tract.ChainReader), or none: the chain is
+// then read a commit at a time.
+func (r countingReader) FirstParents(ctx context.Context, top tract.Hash, n int, encoding string) ([]tract.HistoryCommit, error) {
 	r.calls.Add(1)
-	var v []tract.Commit
-	var err error
-	if cr, ok := r.Reader.(tract.ChainReader); ok {
-		v, err = cr.FirstParents(ctx, top, n)
-	} else {
-		for h := top; h != "" && len(v) < n; {
-			c, cerr := r.Reader.Commit(ctx, h)
-			if cerr != nil {
-				if !errors.Is(cerr, tract.ErrNotFound) {
-					err = cerr
-				}
-				break
-			}
-			v, h = append(v, c), ""
-			if len(c.Parents) > 0 {
-				h = c.Parents[0]
-			}
-		}
+	cr, ok := r.Reader.(tract.ChainReader)
+	if !ok {
+		return nil, nil
 	}
+	v, err := cr.FirstParents(ctx, top, n, encoding)
 	r.add(len(v))
 	return v, err
 }
