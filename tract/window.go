@@ -15,8 +15,10 @@ import (
 // (twice with a budget: once for the budget's choice, which keeps a few
 // bytes per message, once for the window), and only the messages the
 // window shows are kept: memory in proportion to the window, not to the
-// history, and no view is built or cached. Else it is cut from a cold
-// compile (CompileCold).
+// history, and no view is built or cached. Without a stored checkpoint,
+// a history that is a chain of the tract's own appends is read in pieces
+// (window_chain.go), again keeping only what the window shows. Else the
+// window is cut from a cold compile (CompileCold).
 
 // WindowOptions select the part of a compile [Repo.CompileWindow] keeps.
 type WindowOptions struct {
