@@ -17,8 +17,8 @@ import (
 // TestNeverCompiledBuildsOnce sends 8 compile pages at once for a tract
 // that was never compiled (no stored checkpoint) and whose history is not
 // a chain of appends (an edit: the window cannot be read in pieces, see
-// TestNeverCompiledPageReadsInPieces): all 8 are in flight
-// before any reads, and all 8 find no checkpoint, but one builds the
+// TestNeverCompiledPageReadsInPieces): all 8 find no checkpoint and ask
+// for the turn before any has it, but one builds the
 // compile whole (reading the history) while the others wait for its
 // turn, then read their window from the checkpoint it stored. Without
 // the turn each would read the whole history (8 × n rows).
@@ -34,12 +34,13 @@ func TestNeverCompiledBuildsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every page asks for the turn before any takes it: none can find a
+	// checkpoint another stored.
 	var all sync.WaitGroup
 	all.Add(pages)
-	srv.rendering = func() { all.Done(); all.Wait() } // every page in flight first
 	var mu sync.Mutex
 	waited := 0
-	srv.wholeWaiting = func() { mu.Lock(); waited++; mu.Unlock() }
+	srv.wholeWaiting = func() { mu.Lock(); waited++; mu.Unlock(); all.Done(); all.Wait() }
 	counting.Rows()
 	var wg sync.WaitGroup
 	for range pages {
