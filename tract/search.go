@@ -49,100 +49,113 @@ func CountWords(text string, words []string) int {
 // cost more than cutting them). A short text (most messages) is cut into a
 // list that is sorted and compacted: a set costs more than it saves there.
 func Words(text string) []string {
-	var seen *wordSet
+	c := wordCutter{text: text, start: -1}
 	if len(text) >= shortText {
-		seen = newWordSet()
-	}
-	var out []string
-	var lower []byte // the current word lowered, once it differs from text
-	start, changed, ascii := -1, false, true
-	emit := func(end int) {
-		w := text[start:end]
-		start = -1
-		if changed {
-			if len(lower) > maxWordBytes {
-				return
-			}
-		} else if len(w) > maxWordBytes {
-			return
-		}
-		var slot uint32
-		if seen != nil {
-			var found bool
-			if changed {
-				slot, found = findWord(seen, out, lower)
-			} else {
-				slot, found = findWord(seen, out, w)
-			}
-			if found {
-				return
-			}
-		}
-		if changed {
-			w = string(lower)
-		}
-		if !ascii && !utf8.ValidString(w) {
-			return
-		}
-		if seen != nil {
-			seen.add(slot, len(out))
-		}
-		out = append(out, w)
+		c.seen = newWordSet()
 	}
 	for i := 0; i < len(text); {
 		if k := asciiClass[text[i]]; k != asciiOther {
 			// An ASCII byte, read here without a call: most of a text.
 			switch {
 			case k == asciiSep:
-				if start >= 0 {
-					emit(i)
+				if c.start >= 0 {
+					c.emit(i)
 				}
-			case start < 0:
-				start, changed, ascii = i, false, true
+			case c.start < 0:
+				c.start, c.changed, c.ascii = i, false, true
 				fallthrough
 			default:
-				if k == asciiUpper && !changed {
-					changed = true
-					lower = append(lower[:0], text[start:i]...)
+				if k == asciiUpper && !c.changed {
+					c.changed = true
+					c.lower = append(c.lower[:0], text[c.start:i]...)
 				}
-				if changed {
-					lower = append(lower, text[i]|0x20*byte(k&asciiUpper>>1))
+				if c.changed {
+					c.lower = append(c.lower, text[i]|0x20*byte(k&asciiUpper>>1))
 				}
 			}
 			i++
 			continue
 		}
-		c, l, size, word := wordRune(text, i)
+		r, l, size, word := wordRune(text, i)
 		if !word {
-			if start >= 0 {
-				emit(i)
+			if c.start >= 0 {
+				c.emit(i)
 			}
 			i += size
 			continue
 		}
-		if start < 0 {
-			start, changed, ascii = i, false, true
+		if c.start < 0 {
+			c.start, c.changed, c.ascii = i, false, true
 		}
 		if size > 1 {
-			ascii = false
+			c.ascii = false
 		}
-		if l != c && !changed {
-			changed = true
-			lower = append(lower[:0], text[start:i]...)
+		if l != r && !c.changed {
+			c.changed = true
+			c.lower = append(c.lower[:0], text[c.start:i]...)
 		}
-		if changed {
-			lower = utf8.AppendRune(lower, l)
+		if c.changed {
+			c.lower = utf8.AppendRune(c.lower, l)
 		}
 		i += size
 	}
-	if start >= 0 {
-		emit(len(text))
+	if c.start >= 0 {
+		c.emit(len(text))
 	}
-	slices.Sort(out)
-	if seen == nil {
-		return slices.Compact(out)
+	slices.Sort(c.out)
+	if c.seen == nil {
+		return slices.Compact(c.out)
 	}
-	return out
+	return c.out
+}
+
+// wordCutter is the state of one Words: the words kept (out, and seen for
+// a long text) and the word being read, from start (-1 between words),
+// lowered into lower once lowering changed it (changed), all ASCII so far
+// (ascii).
+type wordCutter struct {
+	text           string
+	seen           *wordSet
+	out            []string
+	lower          []byte
+	start          int
+	changed, ascii bool
+}
+
+// emit keeps the word that ends at end, unless it is too long, kept
+// already or not valid UTF-8.
+func (c *wordCutter) emit(end int) {
+	w := c.text[c.start:end]
+	c.start = -1
+	if c.changed {
+		if len(c.lower) > maxWordBytes {
+			return
+		}
+	} else if len(w) > maxWordBytes {
+		return
+	}
+	var slot uint32
+	if c.seen != nil {
+		var found bool
+		if c.changed {
+			slot, found = findWord(c.seen, c.out, c.lower)
+		} else {
+			slot, found = findWord(c.seen, c.out, w)
+		}
+		if found {
+			return
+		}
+	}
+	if c.changed {
+		w = string(c.lower)
+	}
+	if !c.ascii && !utf8.ValidString(w) {
+		return
+	}
+	if c.seen != nil {
+		c.seen.add(slot, len(c.out))
+	}
+	c.out = append(c.out, w)
 }
 
 // The classes of the bytes of a text for Words: an ASCII separator, an
