@@ -230,16 +230,12 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			return err
 		}
 	}
-	var last int64
-	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last); err != nil {
-		return fmt.Errorf("store blobs: %w", err)
-	}
-	ids := make(map[tract.Hash]int64, len(blobs))
-	const cols = 5 // hash, data, tokens_o200k, tokens_cl100k, tokens
+	ids := make(map[tract.Hash]int64, len(blobs)) // counted from 1, then after the largest id
+	const cols = 5                                // hash, data, tokens_o200k, tokens_cl100k, tokens
 	rows, arena := t.buffers(cols*len(blobs), 32*len(blobs))
 	defer t.release(rows)
 	counted := map[string]map[tract.Hash]int{}
-	next := last
+	var next int64
 	for _, b := range blobs {
 		if _, dup := ids[b.Hash]; dup {
 			continue
@@ -255,10 +251,17 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	for i := 1; i < len(rows); i += cols {
 		data = append(data, rows[i].([]byte))
 	}
-	words, pend, lazy, err := t.wordsOf(ctx, data)
+	small := smallWrite(t.bulk, len(data))
+	last, pend, err := t.lastBlob(ctx, small)
 	if err != nil {
 		return err
 	}
+	for h := range ids {
+		ids[h] += last
+	}
+	next += last
+	lazy := small && pend.fits(data)
+	words := blobWords(data, lazy)
 	// The ids are SQLite's (the largest one plus one, row by row): an id
 	// bound by the statement would make it keep a statement journal (a
 	// copy of every page it touches, and a flush of the search index's
@@ -280,8 +283,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	}
 	var top int64 // every row in, with the ids counted on: last+1 … next
 	if inserted == int64(len(data)) {
-		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&top); err != nil {
-			return fmt.Errorf("store blobs: %w", err)
+		if top, _, err = t.lastBlob(ctx, small); err != nil {
+			return err
 		}
 	}
 	if inserted == int64(len(data)) && top == next {
@@ -292,21 +295,32 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return t.indexNewBlobs(ctx, last+1, data, words, pend)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
+	// When none was new, every one is indexed or pending already (a blob
+	// is stored with its words or a row in unindexed), so the index is
+	// not touched (opening it costs FTS5 its own statements).
+	if inserted == 0 {
+		if !lazy {
+			words() // the words' goroutine ends before the call does
+		}
+		return t.setCounted(ctx, counted)
+	}
 	return t.indexExisting(ctx, blobs, words(), counted)
 }
 
-// wordsOf starts cutting the words of new blobs (data): a small write whose
-// words will wait in the pending list (lazy) cuts none (they are cut when
-// the list is indexed); any other write cuts them while SQLite stores the
-// blobs. pend is the pending list before the write.
-func (t *txn) wordsOf(ctx context.Context, data [][]byte) (words func() []string, pend pendingSize, lazy bool, err error) {
-	if smallWrite(t.bulk, len(data)) {
-		if pend, err = t.pendingSize(ctx); err != nil {
-			return nil, pend, false, err
-		}
-		lazy = pend.fits(data)
+// lastBlob reads the largest blob id and, for a small write (see
+// smallWrite), the pending list's size in the same statement: a one-blob
+// write (`tract commit`, a recorded turn) prepares one statement for both,
+// and the same one again after its insert.
+func (t *txn) lastBlob(ctx context.Context, small bool) (last int64, pend pendingSize, err error) {
+	if small {
+		err = t.queryRow(ctx, `SELECT (SELECT IFNULL(MAX(id), 0) FROM blobs), count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&last, &pend.rows, &pend.bytes)
+	} else {
+		err = t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last)
 	}
-	return blobWords(data, lazy), pend, lazy, nil
+	if err != nil {
+		return 0, pend, fmt.Errorf("store blobs: %w", err)
+	}
+	return last, pend, nil
 }
 
 // tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,
@@ -339,6 +353,11 @@ func (t *txn) indexExisting(ctx context.Context, blobs []tract.Blob, texts []str
 	if err := t.indexBlobs(ctx, blobs, texts); err != nil {
 		return err
 	}
+	return t.setCounted(ctx, counted)
+}
+
+// setCounted sets the token counts of counted (encoding → blob → count).
+func (t *txn) setCounted(ctx context.Context, counted map[string]map[tract.Hash]int) error {
 	for _, enc := range slices.Sorted(maps.Keys(counted)) {
 		if err := t.SetTokens(ctx, enc, counted[enc]); err != nil {
 			return err
@@ -505,6 +524,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 		return nil
 	}
 	t.deleted = append(t.deleted, hashes...)
+	clear(t.found) // a commit found before may be one of them
 	list := hashList(hashes)
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,
