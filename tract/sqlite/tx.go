@@ -93,8 +93,12 @@ func (t *txn) insertColumns(ctx context.Context, head string, names []string, su
 	for c, name := range names {
 		switch kind[c] {
 		case constant:
-			consts = append(consts, rows[c])
 			constNames = append(constNames, name)
+			if e, ok := rows[c].(valueOf); ok {
+				tupleParts = append(tupleParts, e.render(&consts))
+				continue
+			}
+			consts = append(consts, rows[c])
 			tupleParts = append(tupleParts, fmt.Sprintf("?%d", len(consts)))
 		case varying:
 			varNames = append(varNames, name)
@@ -129,6 +133,29 @@ func (t *txn) insertColumns(ctx context.Context, head string, names []string, su
 		done += k
 	}
 	return changed, nil
+}
+
+// valueOf is a column's value that a one-row insert (see insertColumns)
+// computes in its own statement, sparing the lookup a statement of its
+// own: query is a scalar subquery with a ? for each of args.
+type valueOf struct {
+	query string
+	args  []any
+}
+
+// render is e's text with its parameters numbered on after consts, which
+// it extends with their values.
+func (e valueOf) render(consts *[]any) string {
+	var b strings.Builder
+	rest := e.query
+	for _, a := range e.args {
+		i := strings.IndexByte(rest, '?')
+		*consts = append(*consts, a)
+		fmt.Fprintf(&b, "%s?%d", rest[:i], len(*consts))
+		rest = rest[i+1:]
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // buffers are the transaction's row values and hash arena, emptied, with
@@ -375,22 +402,29 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	for _, c := range commits {
 		written[c.Hash] = true
 	}
-	contentIDs, err := t.contentIDs(ctx, commits)
-	if err != nil {
-		return fmt.Errorf("store commits: %w", err)
+	// One commit (`tract commit`, a recorded turn) looks up its sequence
+	// number, and its blob's id when another call stored the blob, in
+	// its insert: two statements fewer to prepare.
+	one := len(commits) == 1
+	contentIDs := t.blobIDs
+	if !one {
+		var err error
+		if contentIDs, err = t.contentIDs(ctx, commits); err != nil {
+			return fmt.Errorf("store commits: %w", err)
+		}
 	}
 	names := []string{"tract", "seq", "hash", "content", "content_id", "operation", "edit_target", "time", "message", "parents", "gen", "depth", "jump", "meta"}
 	flat, arena := t.buffers(len(commits)*len(names), 32*4*len(commits))
 	defer t.release(flat)
 	for _, c := range commits {
-		seq, ok := next[c.Tract]
-		if !ok {
-			if err := t.queryRow(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
+		var seq any = valueOf{`(SELECT IFNULL(MAX(seq), 0) + 1 FROM commits WHERE tract = ?)`, []any{c.Tract}}
+		if !one {
+			n, err := t.nextSeq(ctx, next, c.Tract)
+			if err != nil {
 				return err
 			}
+			seq = n
 		}
-		seq++
-		next[c.Tract] = seq
 		for i, p := range c.Parents {
 			if i == 0 {
 				if !written[p] {
@@ -403,6 +437,8 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		var contentID any
 		if id, ok := contentIDs[c.Content]; ok {
 			contentID = id
+		} else if one && c.Content != "" {
+			contentID = valueOf{`(SELECT id FROM blobs WHERE hash = ?)`, []any{rowform.Raw(c.Content)}}
 		}
 		var gen, depth, jump any
 		if c.Pos.Known() {
@@ -425,6 +461,19 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
+}
+
+// nextSeq numbers the next commit of tractID on from next (the numbers
+// given so far), or from the tract's last stored commit.
+func (t *txn) nextSeq(ctx context.Context, next map[string]int64, tractID string) (int64, error) {
+	seq, ok := next[tractID]
+	if !ok {
+		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, tractID).Scan(&seq); err != nil {
+			return 0, err
+		}
+	}
+	next[tractID] = seq + 1
+	return seq + 1, nil
 }
 
 // contentIDs are the blob ids of the commits' contents: those the latest
