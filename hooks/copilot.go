@@ -115,12 +115,21 @@ var copilotNames = [...]string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}
 // AGENTS.md files between the file and the cwd (as a reminder after the
 // result). Its create and edit tools attach nothing. Whether a nested
 // CLAUDE.md or GEMINI.md is attached after view was not seen: those are
-// named with "may have attached".
+// named with "may have attached". Run with --no-custom-instructions (seen
+// on the command line of a process above the hook) it loads none.
 func copilotNative(cwd string, env Env) Native {
 	n := Native{Harness: Copilot, Known: true, Names: append([]string{".github/copilot-instructions.md"}, copilotNames[:]...), files: map[string]int64{},
 		How: "Copilot CLI custom instructions: AGENTS.md, CLAUDE.md, GEMINI.md from the cwd up to the repository root, and .github/copilot-instructions.md"}
 	if v := env.get("COPILOT_CLI_BINARY_VERSION"); v != "" {
 		n.Version = v
+	}
+	if env.parentHasFlag("--no-custom-instructions") {
+		// Seen with 1.0.102: no AGENTS.md reaches the model, and none is
+		// attached after view. (Windows gives lineage no other process's
+		// arguments: there the flag goes unseen.)
+		n.Names = nil
+		n.How = "Copilot CLI runs with --no-custom-instructions: it loads no instruction file"
+		return n
 	}
 	dir := realPath(cwd)
 	chain := []string{dir}

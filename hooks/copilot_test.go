@@ -116,6 +116,23 @@ func TestCopilotNative(t *testing.T) {
 	if !n.Loaded(filepath.Join(bare, "sub", "AGENTS.md")) || n.Loaded(filepath.Join(bare, "AGENTS.md")) {
 		t.Errorf("without a repository Copilot CLI reads the cwd alone: %v", n.files)
 	}
+	// Started with --no-custom-instructions (on the command line of a
+	// process above the hook, before any "--"), Copilot CLI loads and
+	// attaches nothing.
+	for _, c := range []struct {
+		args [][]string
+		off  bool
+	}{
+		{[][]string{{"sh", "-c", "lineage hook copilot"}, {"copilot", "-p", "x", "--no-custom-instructions"}}, true},
+		{[][]string{{"copilot", "-p", "--", "--no-custom-instructions"}}, false},
+		{[][]string{{"--no-custom-instructions"}}, false},
+		{nil, false},
+	} {
+		n := NativeView(Copilot, cwd, Env{Home: t.TempDir(), ParentArgs: func() [][]string { return c.args }})
+		if off := !n.Loaded(filepath.Join(dir, "AGENTS.md")) && n.Attached("view", app, cwd, filepath.Join(dir, "svc", "web", "AGENTS.md")) == NotAttached; off != c.off {
+			t.Errorf("parents %q: custom instructions off = %v, want %v", c.args, off, c.off)
+		}
+	}
 }
 
 // TestCopilotInstall: lineage's own file in Copilot CLI's hooks folder,

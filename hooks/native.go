@@ -26,6 +26,30 @@ type Env struct {
 	// above the hook, nearest first; nil reads them from the system
 	// (Linux /proc; elsewhere none).
 	Parents func() []string
+	// ParentArgs, when set, lists the arguments (argv) of the processes
+	// above the hook, nearest first; nil reads them from the system (Linux
+	// /proc, macOS sysctl; elsewhere none).
+	ParentArgs func() [][]string
+}
+
+// parentHasFlag reports whether one of the processes above the hook was
+// started with flag among its arguments (before a "--").
+func (e Env) parentHasFlag(flag string) bool {
+	read := e.ParentArgs
+	if read == nil {
+		read = procParentArgs
+	}
+	for _, args := range read() {
+		for _, a := range args[min(1, len(args)):] {
+			if a == "--" {
+				break
+			}
+			if a == flag {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e Env) get(key string) string {
@@ -118,6 +142,9 @@ type Native struct {
 	// applies the rules there itself (with their paths), so lineage never
 	// sends their bodies and never says it did.
 	rules string
+	// globs match the whole slash paths (see slashPath) of more files the
+	// harness loads itself: opencode's instructions setting.
+	globs []instructions.Glob
 }
 
 // attachRule is one way a harness attaches instruction files after a tool
@@ -219,8 +246,16 @@ func (n Native) Loaded(path string) bool {
 	if n.rules != "" && strings.Contains(filepath.ToSlash(path), n.rules) {
 		return true
 	}
-	kept, ok := n.files[realPath(path)]
-	return ok && kept < 0
+	real := realPath(path)
+	if kept, ok := n.files[real]; ok {
+		return kept < 0
+	}
+	for _, g := range n.globs {
+		if g.Match(slashPath(path)) || g.Match(slashPath(real)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Cut returns how many bytes of path the harness kept when it cut the

@@ -92,7 +92,8 @@ func opencodeConfigDir(env Env) string {
 // names found from the working directory up to the worktree root (the
 // git repository's top, else the filesystem root). Its read tool appends
 // to its output the first of those names in each directory between the
-// file read and the working directory, once per session.
+// file read and the working directory, once per session. The files its
+// instructions setting names are loaded too (opencodeconfig.go).
 func opencodeNative(cwd string, env Env) Native {
 	names := opencodeNames(env)
 	n := Native{Harness: Opencode, Known: true, Names: names, files: map[string]int64{},
@@ -107,8 +108,8 @@ func opencodeNative(cwd string, env Env) Native {
 			break
 		}
 	}
+	root := gitTop(cwd)
 	if !envTrue(env, "OPENCODE_DISABLE_PROJECT_CONFIG") {
-		root := gitTop(cwd)
 		for _, name := range names {
 			found := false
 			for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
@@ -123,6 +124,10 @@ func opencodeNative(cwd string, env Env) Native {
 				break
 			}
 		}
+	}
+	if entries := opencodeInstructions(cwd, root, env); len(entries) > 0 {
+		n.globs = opencodeGlobs(entries, cwd, root, env)
+		n.How += ", and the files its instructions setting names (" + strings.Join(entries, ", ") + ")"
 	}
 	for i, name := range names {
 		n.attach = append(n.attach, attachRule{tools: []string{"read"}, names: []string{name}, skipDirsWith: names[:i]})

@@ -15,13 +15,28 @@ import (
 // and arguments from kern.procargs2 (the executable path, then argv).
 func procParents() []string {
 	var out []string
+	procAncestors(func(buf []byte) { out = append(out, procArgs(buf)...) })
+	return out
+}
+
+// procParentArgs lists the arguments (argv) of the hook's ancestor
+// processes, nearest first, up to four levels.
+func procParentArgs() [][]string {
+	var out [][]string
+	procAncestors(func(buf []byte) { out = append(out, procArgv(buf)) })
+	return out
+}
+
+// procAncestors calls visit with the kern.procargs2 buffer of each of the
+// hook's ancestor processes, nearest first, up to four levels.
+func procAncestors(visit func(buf []byte)) {
 	pid := os.Getppid()
 	for range 4 {
 		if pid <= 1 {
 			break
 		}
-		if args, err := unix.SysctlRaw("kern.procargs2", pid); err == nil {
-			out = append(out, procArgs(args)...)
+		if buf, err := unix.SysctlRaw("kern.procargs2", pid); err == nil {
+			visit(buf)
 		}
 		kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 		if err != nil {
@@ -29,5 +44,4 @@ func procParents() []string {
 		}
 		pid = int(kp.Eproc.Ppid)
 	}
-	return out
 }

@@ -16,26 +16,43 @@ import (
 // ask those systems).
 func procParents() []string {
 	var out []string
+	procAncestors(func(dir string, args []string) {
+		if exe, err := os.Readlink(filepath.Join(dir, "exe")); err == nil {
+			out = append(out, exe)
+		}
+		for _, a := range args[min(1, len(args)):min(3, len(args))] {
+			if filepath.IsAbs(a) {
+				out = append(out, a)
+			}
+		}
+	})
+	return out
+}
+
+// procParentArgs lists the arguments (argv) of the hook's ancestor
+// processes, nearest first, up to four levels.
+func procParentArgs() [][]string {
+	var out [][]string
+	procAncestors(func(_ string, args []string) { out = append(out, args) })
+	return out
+}
+
+// procAncestors calls visit with the /proc directory and the arguments of
+// each of the hook's ancestor processes, nearest first, up to four levels.
+func procAncestors(visit func(dir string, args []string)) {
 	pid := os.Getppid()
 	for range 4 {
 		if pid <= 1 {
 			break
 		}
 		dir := filepath.Join("/proc", strconv.Itoa(pid))
-		if exe, err := os.Readlink(filepath.Join(dir, "exe")); err == nil {
-			out = append(out, exe)
-		}
+		var args []string
 		if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
-			args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-			for _, a := range args[min(1, len(args)):min(3, len(args))] {
-				if filepath.IsAbs(a) {
-					out = append(out, a)
-				}
-			}
+			args = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
 		}
+		visit(dir, args)
 		pid = parentPID(filepath.Join(dir, "stat"))
 	}
-	return out
 }
 
 // parentPID reads the parent's id from a /proc/<pid>/stat file (the field

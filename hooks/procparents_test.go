@@ -37,4 +37,19 @@ func TestProcArgs(t *testing.T) {
 	if got := procArgs([]byte{1, 0}); got != nil {
 		t.Errorf("short buffer: %q", got)
 	}
+	if got, want := procArgv(buf), []string{"node", "/opt/claude/cli.js", "-p"}; !slices.Equal(got, want) {
+		t.Errorf("procArgv = %q, want %q (argc 3: the environment after it is not argv)", got, want)
+	}
+}
+
+// On Linux the test process's own parent (go test) is found with its
+// arguments.
+func TestProcParentArgs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("read from /proc on Linux; macOS's sysctl layout is TestProcArgs")
+	}
+	args := procParentArgs()
+	if len(args) == 0 || len(args[0]) == 0 {
+		t.Fatalf("no arguments of the parent process: %q", args)
+	}
 }

@@ -56,3 +56,7 @@ func imagePath(pid uint32) string {
 	}
 	return windows.UTF16ToString(buf[:n])
 }
+
+// procParentArgs: Windows does not give another process's arguments
+// without reading its memory; none.
+func procParentArgs() [][]string { return nil }

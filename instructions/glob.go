@@ -198,3 +198,18 @@ func relSlash(base, p string) (string, bool) {
 }
 
 func fromSlash(p string) string { return filepath.FromSlash(p) }
+
+// Glob is a compiled path pattern as rule files' globs are: "/"-separated
+// segments matched with [path.Match] (a "*" matches names starting with a
+// dot too), a "**" segment for any number of segments, "{a,b}"
+// alternatives, and the same bounds before anything is expanded.
+type Glob struct{ g glob }
+
+// CompileGlob checks and compiles pattern.
+func CompileGlob(pattern string) (Glob, error) {
+	g, err := compileGlob(pattern)
+	return Glob{g}, err
+}
+
+// Match reports whether the "/"-separated relative path p matches.
+func (g Glob) Match(p string) bool { return g.g.match(p) }

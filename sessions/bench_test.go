@@ -134,3 +134,20 @@ func BenchmarkAppendTurn10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaudeReadTurns10k is the reader alone over ImportTurns10k's
+// transcript.
+func BenchmarkClaudeReadTurns10k(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "aaaaaaaa-2222-4333-8444-555555555555.jsonl")
+	writeTurns(b, p, 0, 10_000, "")
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := (ClaudeReader{}).Read(context.Background(), Source{Harness: Claude, Path: p}, Cursor{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

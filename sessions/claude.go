@@ -163,12 +163,16 @@ type claudeParser struct {
 	forkedFrom string
 	agentID    string
 	turnSeen   map[string]bool
+	dec        lineDecoder
 }
 
 func (p *claudeParser) line(l line) error {
 	var e claudeLine
-	if err := json.Unmarshal(l.Data, &e); err != nil {
-		return &LineError{Path: p.path, Line: l.N, Reason: "not a JSON object: " + err.Error()}
+	if !p.dec.decode(l.Data, &e) {
+		e = claudeLine{}
+		if err := json.Unmarshal(l.Data, &e); err != nil {
+			return &LineError{Path: p.path, Line: l.N, Reason: "not a JSON object: " + err.Error()}
+		}
 	}
 	switch {
 	case e.Type == "":

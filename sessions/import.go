@@ -28,6 +28,8 @@ type Importer struct {
 	// the user imports) take turns, so neither stores a record the other
 	// just stored. Without it the caller serialises imports itself.
 	LockPath string
+	// indexReady says the import in progress found the index tract.
+	indexReady bool
 }
 
 // DefaultReaders are the readers lineage has, by harness.
@@ -244,6 +246,7 @@ func TractName(h Harness, id string) string {
 // cursors reads the stored cursors by key.
 func (im *Importer) cursors(ctx context.Context) (map[string]cursorState, error) {
 	meta, err := im.Repo.TractMeta(ctx, IndexTract)
+	im.indexReady = err == nil
 	if errors.Is(err, tract.ErrNotFound) {
 		return map[string]cursorState{}, nil
 	}
@@ -264,24 +267,21 @@ func (im *Importer) cursors(ctx context.Context) (map[string]cursorState, error)
 	return out, nil
 }
 
-// saveCursor stores a file's cursor in the index tract and the metadata
-// the file's records updated (meta, of tract name), in one transaction
-// (a recorded turn's import writes twice: its records, then these).
-func (im *Importer) saveCursor(ctx context.Context, st cursorState, name string, meta map[string]string) error {
-	data, err := json.Marshal(st)
-	if err != nil {
+// cursorJSON is a cursor as the index tract keeps it (a cursorState
+// always marshals).
+func cursorJSON(st cursorState) string {
+	data, _ := json.Marshal(st)
+	return string(data)
+}
+
+// indexTract makes the index tract unless this import found it or made it.
+func (im *Importer) indexTract(ctx context.Context) error {
+	if im.indexReady {
+		return nil
+	}
+	if _, err := im.Repo.NewTract(ctx, IndexTract); err != nil && !errors.Is(err, tract.ErrExists) {
 		return err
 	}
-	sets := map[string]map[string]string{IndexTract: {cursorKey(st.Path): string(data)}}
-	if len(meta) > 0 {
-		sets[name] = meta
-	}
-	err = im.Repo.SetTractsMeta(ctx, sets)
-	if errors.Is(err, tract.ErrNotFound) {
-		if _, err := im.Repo.NewTract(ctx, IndexTract); err != nil && !errors.Is(err, tract.ErrExists) {
-			return err
-		}
-		err = im.Repo.SetTractsMeta(ctx, sets)
-	}
-	return err
+	im.indexReady = true
+	return nil
 }

@@ -152,13 +152,16 @@ func (m *sessionMapper) request(r *Record) (tract.CommitRequest, error) {
 		m.warn("record %s: text of %d bytes kept to its first %d", r.Key(), meta.Truncated, maxText)
 	}
 	req.Content = c
-	data, err := json.Marshal(meta)
+	if m.metaHook != nil {
+		m.metaHook(meta)
+	}
+	data, err := marshalMeta(&meta)
 	if err != nil {
 		return req, err
 	}
 	if len(data) > tract.MaxMetaBytes {
 		meta.Extra = nil
-		if data, err = json.Marshal(meta); err != nil {
+		if data, err = marshalMeta(&meta); err != nil {
 			return req, err
 		}
 	}
@@ -257,7 +260,7 @@ func (m *sessionMapper) compaction(r *Record, parent *node) error {
 	}
 	meta := metaOf(req.Meta)
 	meta.Kind, meta.Compaction = KindCompaction, cm
-	data, err := json.Marshal(meta)
+	data, err := marshalMeta(&meta)
 	if err != nil {
 		return err
 	}

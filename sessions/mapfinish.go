@@ -26,9 +26,10 @@ const (
 	MetaRecords     = "records"
 )
 
-// finish writes what is pending: main's appends, the aside records on the
-// meta branch, and the session's tract metadata.
-func (m *sessionMapper) finish() error {
+// finish writes what is pending in one transaction: main's appends, the
+// aside records on the meta branch, the session's tract metadata and the
+// file's cursor, next (a recorded turn's import is that one write).
+func (m *sessionMapper) finish(next Cursor) error {
 	if m.fork != nil {
 		// Every record was a copy of the origin's: the fork still gets its
 		// tract, at the last record it shares.
@@ -36,30 +37,60 @@ func (m *sessionMapper) finish() error {
 			return err
 		}
 	}
-	if err := m.flush(); err != nil {
+	meta, err := m.writeMeta()
+	if err != nil {
 		return err
 	}
-	if len(m.aside) > 0 {
-		reqs := make([]tract.CommitRequest, len(m.aside))
-		for i, p := range m.aside {
-			reqs[i] = p.req
+	if _, err := json.Marshal(m.st); err != nil {
+		// The cursor names the file: one that does not marshal fails
+		// before anything is written.
+		return err
+	}
+	if err := m.im.indexTract(m.ctx); err != nil {
+		return err
+	}
+	b := tract.Batch{Head: requests(m.pending), Branch: MetaBranch, Aside: requests(m.aside), MetaTracts: []string{IndexTract, m.tract}}
+	b.Meta = func(head, aside []tract.Commit) map[string]map[string]string {
+		for i, c := range head {
+			m.pending[i].node.commit = c.Hash
 		}
-		cs, err := m.im.Repo.AppendTo(m.ctx, m.tract, MetaBranch, reqs)
-		if err != nil {
-			return err
-		}
-		for i, c := range cs {
+		for i, c := range aside {
 			m.aside[i].node.commit = c.Hash
 		}
+		st := m.st
+		st.Tract, st.Cursor = m.tract, next
+		if m.tip != nil {
+			st.LastKey, st.LastCommit = m.tip.key, m.tip.commit
+		}
+		sets := map[string]map[string]string{IndexTract: {cursorKey(st.Path): cursorJSON(st)}}
+		if len(meta) > 0 {
+			sets[m.tract] = meta
+		}
+		return sets
 	}
-	return m.writeMeta()
+	head, _, err := m.im.Repo.WriteBatch(m.ctx, m.tract, b)
+	if err != nil {
+		return err
+	}
+	if len(head) > 0 {
+		m.branches[tract.DefaultBranch] = head[len(head)-1].Hash
+	}
+	m.pending, m.aside = m.pending[:0], m.aside[:0]
+	return nil
+}
+
+func requests(ps []pendingAppend) []tract.CommitRequest {
+	reqs := make([]tract.CommitRequest, len(ps))
+	for i, p := range ps {
+		reqs[i] = p.req
+	}
+	return reqs
 }
 
 // writeMeta works out the session's tract metadata to update: the
 // header's newest non-empty values, the running token and record counts.
-// They are kept in m.meta and written with the file's cursor (saveCursor),
-// in one transaction.
-func (m *sessionMapper) writeMeta() error {
+// finish writes them with the file's cursor.
+func (m *sessionMapper) writeMeta() (map[string]string, error) {
 	old := map[string]string{}
 	if meta, err := m.im.Repo.TractMeta(m.ctx, m.tract); err == nil {
 		for _, e := range meta {
@@ -86,7 +117,7 @@ func (m *sessionMapper) writeMeta() error {
 	if s.Origin != nil {
 		data, err := json.Marshal(s.Origin)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		set(MetaOrigin, string(data))
 	}
@@ -101,8 +132,7 @@ func (m *sessionMapper) writeMeta() error {
 		n, _ := strconv.Atoi(old[MetaRecords])
 		set(MetaRecords, strconv.Itoa(n+m.rep.Added))
 	}
-	m.meta = kv
-	return nil
+	return kv, nil
 }
 
 // oneLine is s on one line, at most n bytes.

@@ -82,12 +82,12 @@ type sessionMapper struct {
 	// tokens adds up the usage of new records.
 	tokens int64
 	first  string
-	// meta is the tract metadata finish leaves for saveCursor to write.
-	meta map[string]string
 	// mapped holds the nodes of the files this import mapped before, by
 	// tract: a subagent finds the tool call that started it there
 	// instead of reading its parent's history again.
 	mapped map[string]map[string]*node
+	// metaHook, in tests, sees each record's meta before it is marshalled.
+	metaHook func(commitMeta)
 }
 
 type forkState struct {
@@ -118,18 +118,13 @@ func (im *Importer) mapSource(ctx context.Context, p *pendingSource, mapped map[
 			return *m.rep, err
 		}
 	}
-	if err := m.finish(); err != nil {
+	if err := m.finish(p.batch.Next); err != nil {
 		return *m.rep, err
 	}
 	if mapped != nil && mapped[m.tract] == nil {
 		mapped[m.tract] = m.idx
 	}
-	st := m.st
-	st.Tract, st.Cursor = m.tract, p.batch.Next
-	if m.tip != nil {
-		st.LastKey, st.LastCommit = m.tip.key, m.tip.commit
-	}
-	return *m.rep, im.saveCursor(ctx, st, m.tract, m.meta)
+	return *m.rep, nil
 }
 
 func (p *pendingSource) st() cursorState { return p.state }

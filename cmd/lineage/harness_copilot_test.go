@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -130,24 +131,32 @@ func completionsHandler(m *modelServer, w http.ResponseWriter, r *http.Request, 
 // say so), the nested one once after a view in web/ (Copilot CLI attaches
 // it; lineage names nothing), and a subagent gets lineage's start ahead
 // of its prompt.
-func TestHarnessCopilot(t *testing.T) {
+// copilotSetup: Copilot CLI (its npm loader) against a fake model, with
+// lineage's hooks installed at project scope in a trusted repository.
+func copilotSetup(t *testing.T) (srv *modelServer, env []string, repo, loader string) {
+	t.Helper()
 	modules := harnessModules(t)
-	loader := filepath.Join(modules, "@github", "copilot", "npm-loader.js")
+	loader = filepath.Join(modules, "@github", "copilot", "npm-loader.js")
 	if _, err := os.Stat(loader); err != nil {
 		t.Skipf("@github/copilot is not installed in LINEAGE_HARNESSES (%v): npm ci hooks/testdata/harnesses again", err)
 	}
 	lineage := lineageBinary(t)
-	srv := newModelServer(t, completionsHandler)
+	srv = newModelServer(t, completionsHandler)
 	home := t.TempDir()
-	repo := hookRepo(t, "AGENTS.md")
+	repo = hookRepo(t, "AGENTS.md")
 	copilotHome := filepath.Join(home, ".copilot")
 	platformtest.WriteTree(t, copilotHome, map[string]string{"config.json": jsonString(map[string]any{"trustedFolders": []string{repo}}) + "\n"})
-	env := baseEnv(home, "COPILOT_HOME="+copilotHome, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+	env = baseEnv(home, "COPILOT_HOME="+copilotHome, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
 		"COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1", "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_MODEL=gpt-4.1", "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=100000")
 	runHarness(t, home, env, lineage, "hook", "install", "copilot", "--scope", "project", "--cwd", repo, "--command", lineage)
 	if out := runHarness(t, home, env, lineage, "hook", "status", "copilot", "--cwd", repo); !strings.Contains(out, "lineage.json: will run") {
 		t.Errorf("hook status of a project install in a trusted folder:\n%s", out)
 	}
+	return srv, env, repo, loader
+}
+
+func TestHarnessCopilot(t *testing.T) {
+	srv, env, repo, loader := copilotSetup(t)
 	app := filepath.Join(repo, "web", "src", "app.ts")
 	out := runHarness(t, repo, env, "node", loader, "-p", "LINEAGE-READ "+app+" LINEAGE-TASK "+app, "--allow-all-tools")
 	var main, sub []string
@@ -254,4 +263,41 @@ func copilotResumed(t *testing.T, srv *modelServer, env []string, repo, loader, 
 func jsonText(s string) string {
 	q := jsonString(s)
 	return q[1 : len(q)-1]
+}
+
+// With --no-custom-instructions Copilot CLI loads no AGENTS.md: the hook
+// sees the flag on its parent's command line and sends the root file's
+// body itself, so it reaches the model once and is not said to be
+// Copilot's.
+func TestHarnessCopilotNoCustomInstructions(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the hook reads its parents' arguments on Linux and macOS only")
+	}
+	srv, env, repo, loader := copilotSetup(t)
+	app := filepath.Join(repo, "web", "src", "app.ts")
+	out := runHarness(t, repo, env, "node", loader, "-p", "LINEAGE-READ "+app, "--allow-all-tools", "--no-custom-instructions")
+	var reqs []string
+	for _, b := range srv.requests("/chat/completions") {
+		if strings.Contains(b, "LINEAGE-READ") && strings.Contains(b, `"view"`) {
+			reqs = append(reqs, b)
+		}
+	}
+	if len(reqs) < 2 {
+		t.Fatalf("Copilot CLI made %d requests, want the view and its result\n%s", len(reqs), out)
+	}
+	for i, b := range reqs {
+		if n := strings.Count(b, "ROOTMARK-AGENTS.md"); n != 1 {
+			t.Errorf("request %d holds the root AGENTS.md text %d times, want once (lineage sends it)", i, n)
+		}
+	}
+	if strings.Contains(reqs[0], jsonText("Copilot CLI loaded ")) {
+		t.Errorf("the start says Copilot CLI loaded a file it did not:\n%.3000s", reqs[0])
+	}
+	// After the view in web/, lineage names web/AGENTS.md (Copilot CLI
+	// attaches nothing): its text or its naming, once.
+	web := filepath.Join(repo, "web", "AGENTS.md") + " (mtime: "
+	last := reqs[len(reqs)-1]
+	if n := strings.Count(last, "WEBMARK-AGENTS.md") + strings.Count(last, jsonText(web)); n != 1 {
+		t.Errorf("after the view in web/, web/AGENTS.md's text plus lineage's naming of it appear %d times, want once:\n%.3000s", n, last)
+	}
 }

@@ -105,12 +105,17 @@ func TestHarnessOpencode(t *testing.T) {
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1")
 	runHarness(t, home, env, lineage, "hook", "install", "opencode")
 
-	// The root AGENTS.md (opencode loads it) and a rule opencode does not
-	// load (lineage sends it) reach every request once; web/AGENTS.md,
-	// which opencode's read tool attaches, once after the read, and lineage
-	// never names it.
+	// The root AGENTS.md (opencode loads it), a rule opencode does not
+	// load (lineage sends it) and a rule the project's opencode.jsonc lists
+	// in its instructions setting (opencode loads it) reach every request
+	// once; web/AGENTS.md, which opencode's read tool attaches, once after
+	// the read, and lineage never names it.
 	repo := hookRepo(t, "AGENTS.md")
-	platformtest.WriteTree(t, repo, map[string]string{".claude/rules/style.md": "Rule RULEMARK: tabs, not spaces.\n"})
+	platformtest.WriteTree(t, repo, map[string]string{
+		".claude/rules/style.md":  "Rule RULEMARK: tabs, not spaces.\n",
+		".claude/rules/naming.md": "Rule NAMEMARK: short names.\n",
+		"opencode.jsonc":          "{\n  // the team's rules\n  \"instructions\": [\".claude/rules/naming.md\",],\n}\n",
+	})
 	app := filepath.Join(repo, "web", "src", "app.ts")
 	out := runHarness(t, repo, env, bin, "run", "LINEAGE-READ "+app+" LINEAGE-TASK "+app)
 	// The main conversation (its first turn names the task) and the
@@ -133,7 +138,7 @@ func TestHarnessOpencode(t *testing.T) {
 	web := filepath.Join(repo, "web", "AGENTS.md")
 	for name, conv := range map[string][]string{"main": main, "subagent": sub} {
 		for i, b := range conv {
-			for _, mark := range []string{"ROOTMARK-AGENTS.md", "RULEMARK"} {
+			for _, mark := range []string{"ROOTMARK-AGENTS.md", "RULEMARK", "NAMEMARK"} {
 				if n := strings.Count(b, mark); n != 1 {
 					t.Errorf("%s request %d holds %s %d times, want once", name, i, mark, n)
 				}
@@ -149,7 +154,7 @@ func TestHarnessOpencode(t *testing.T) {
 		if strings.Contains(last, web+" (mtime: ") {
 			t.Errorf("%s: lineage named web/AGENTS.md, which opencode attached to the read itself:\n%.3000s", name, last)
 		}
-		if !strings.Contains(conv[0], "opencode loaded "+filepath.Join(repo, "AGENTS.md")+" itself") {
+		if !strings.Contains(conv[0], "opencode loaded "+filepath.Join(repo, "AGENTS.md")+", "+filepath.Join(repo, ".claude", "rules", "naming.md")+" itself") {
 			t.Errorf("%s: the start text does not say opencode loaded the root AGENTS.md:\n%.3000s", name, conv[0])
 		}
 	}

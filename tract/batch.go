@@ -1,0 +1,169 @@
+package tract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Batch is what WriteBatch writes to a tract in one transaction: what
+// Import, AppendTo and SetTractsMeta would each write in one of their own.
+type Batch struct {
+	// Head is appended on the tract's current branch (or detached HEAD),
+	// as Import appends it.
+	Head []CommitRequest
+	// Aside is appended to the branch named Branch without touching HEAD,
+	// as AppendTo appends it.
+	Branch string
+	Aside  []CommitRequest
+	// Meta, when set, gives the tract metadata to set (by tract name, as
+	// SetTractsMeta takes it) once the commits are built: it may name
+	// them. It runs in the transaction, once per attempt. Every tract it
+	// names must be one of MetaTracts.
+	Meta func(head, aside []Commit) map[string]map[string]string
+	// MetaTracts are the tracts Meta may set metadata of (read before the
+	// transaction; a missing one fails the batch with ErrNotFound before
+	// anything is written).
+	MetaTracts []string
+}
+
+// WriteBatch writes b in one transaction and returns the commits of its
+// Head and Aside: an importer's records, the side records and the cursor
+// that says they are stored, all or none, with one commit of the store
+// where three writes took three. Each part is checked as its own call
+// checks it, and the commits are the ones those calls would build.
+func (r *Repo) WriteBatch(ctx context.Context, tractName string, b Batch) (head, aside []Commit, err error) {
+	if len(b.Aside) > 0 {
+		if err := ValidateBranchName(b.Branch); err != nil {
+			return nil, nil, err
+		}
+	}
+	t, err := r.Tract(ctx, tractName)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := map[string]string{}
+	for _, name := range b.MetaTracts {
+		mt, err := r.Tract(ctx, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids[name] = mt.ID
+	}
+	ph, err := prepareAll(b.Head, func(i int, err error) error { return fmt.Errorf("message %d: %w", i+1, err) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if counter, count := r.eager(); count && len(ph) <= eagerCountMax {
+		for i := range ph {
+			bl := &ph[i].blob
+			bl.Tokens, bl.Encoding = counter.Count(ph[i].req.Content.RenderedText()), counter.Encoding()
+		}
+	}
+	pa, err := prepareAll(b.Aside, func(i int, err error) error {
+		return &ValidationError{Field: "request " + strconv.Itoa(i+1), Reason: err.Error()}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = r.retry(ctx, func() error {
+		head, aside = head[:0], aside[:0]
+		now := r.clock()
+		return r.store.Update(ctx, func(tx Tx) error {
+			if head, err = writeHead(ctx, tx, t.ID, ph, now); err != nil {
+				return err
+			}
+			if aside, err = writeAside(ctx, tx, t.ID, b.Branch, pa, now); err != nil {
+				return err
+			}
+			if b.Meta == nil {
+				return nil
+			}
+			return putTractsMeta(ctx, tx, ids, b.Meta(head, aside))
+		})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return head, aside, nil
+}
+
+// prepareAll prepares reqs; wrap names the invalid one of several.
+func prepareAll(reqs []CommitRequest, wrap func(int, error) error) ([]preparedAppend, error) {
+	out := make([]preparedAppend, len(reqs))
+	for i, req := range reqs {
+		p, err := prepareAppend(req)
+		if err != nil && len(reqs) > 1 {
+			return nil, wrap(i, err)
+		} else if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// writeHead appends prepared on the tract's HEAD, an importChunk at a
+// time as Import writes them.
+func writeHead(ctx context.Context, tx Tx, tractID string, prepared []preparedAppend, now time.Time) ([]Commit, error) {
+	if len(prepared) == 0 {
+		return nil, nil
+	}
+	h, err := readHead(ctx, tx, tractID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Commit
+	w := chunkWriter{tx: tx, tract: tractID, parent: h.Commit, now: now, emit: func(cs []Commit) { out = append(out, cs...) }}
+	for chunk := range slices.Chunk(prepared, importChunk) {
+		if err := w.store(ctx, w.chain(chunk, nil)); err != nil {
+			return nil, err
+		}
+	}
+	return out, moveHead(ctx, tx, tractID, h, w.parent, "commit", now)
+}
+
+// writeAside appends prepared to branch as AppendTo does.
+func writeAside(ctx context.Context, tx Tx, tractID, branch string, prepared []preparedAppend, now time.Time) ([]Commit, error) {
+	if len(prepared) == 0 {
+		return nil, nil
+	}
+	ref, err := tx.Ref(ctx, tractID, branch)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	var out []Commit
+	w := chunkWriter{tx: tx, tract: tractID, parent: Hash(ref.Value), now: now, emit: func(cs []Commit) { out = append(out, cs...) }}
+	if err := w.store(ctx, w.chain(prepared, nil)); err != nil {
+		return nil, err
+	}
+	return out, tx.UpdateRef(ctx, RefUpdate{Tract: tractID, Name: branch, Old: ref.Value, New: string(w.parent), Operation: "commit", Time: now})
+}
+
+// putTractsMeta sets tract metadata as SetTractsMeta does, in tx; ids are
+// the tracts' ids by name.
+func putTractsMeta(ctx context.Context, tx Tx, ids map[string]string, sets map[string]map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		id, ok := ids[name]
+		if !ok {
+			return fmt.Errorf("tract %s: metadata set by a batch that did not name it: %w", name, ErrNotFound)
+		}
+		kv := sets[name]
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			if err := checkMetaKey(k); err != nil {
+				return err
+			}
+			if len(kv[k]) > MaxTractMetaBytes {
+				return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
+			}
+			if err := tx.PutSetting(ctx, Setting{Tract: id, Key: metaPrefix + k, Value: kv[k]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
