@@ -25,6 +25,7 @@ type Repo struct {
 	// checkpointEvery is how far a view grows before it is stored again.
 	noCheckpoints   bool
 	checkpointEvery int
+	windowPiece     int
 }
 
 // Options configure a [Repo]. Zero values pick the defaults.
@@ -48,13 +49,19 @@ type Options struct {
 	// CheckpointEvery is how many commits a compiled view grows past its
 	// stored checkpoint before a compile stores it again (default 64).
 	CheckpointEvery int
+	// WindowPiece is how many commits a compile window of a tract without
+	// a checkpoint reads at once (window_chain.go; default 512).
+	WindowPiece int
 }
 
 // New returns a Repo over s.
 func New(s Store, o Options) *Repo {
-	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery}
+	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery, windowPiece: o.WindowPiece}
 	if r.checkpointEvery <= 0 {
 		r.checkpointEvery = checkpointEvery
+	}
+	if r.windowPiece <= 0 {
+		r.windowPiece = chainPiece
 	}
 	if r.now == nil {
 		r.now = time.Now

@@ -119,6 +119,19 @@ type ViewLender interface {
 	LendCompiledView(ctx context.Context, viewer, encoding string, fn func(CompiledView) error) error
 }
 
+// ChainReader is a Store that reads a stretch of a first-parent chain,
+// with the commits' contents, in one query (a compile window of a
+// never-compiled tract reads its history in pieces, tract/window_chain.go);
+// without it the stretch is read a commit at a time.
+type ChainReader interface {
+	// FirstParents returns commits of top's first-parent chain, top
+	// first, each the first parent of the one before, with its content
+	// blob and the blob's token count in encoding (as History): at most n,
+	// and possibly fewer (none when top is not stored) though the chain
+	// goes on; the caller asks again from where it stopped.
+	FirstParents(ctx context.Context, top Hash, n int, encoding string) ([]HistoryCommit, error)
+}
+
 // Walker reads the commits reachable from some heads.
 type Walker interface {
 	// Ancestry returns every commit reachable from heads through parents,

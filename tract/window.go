@@ -15,8 +15,10 @@ import (
 // (twice with a budget: once for the budget's choice, which keeps a few
 // bytes per message, once for the window), and only the messages the
 // window shows are kept: memory in proportion to the window, not to the
-// history, and no view is built or cached. Else it is cut from a cold
-// compile (CompileCold).
+// history, and no view is built or cached. Without a stored checkpoint,
+// a history that is a chain of the tract's own appends is read in pieces
+// (window_chain.go), again keeping only what the window shows. Else the
+// window is cut from a cold compile (CompileCold).
 
 // WindowOptions select the part of a compile [Repo.CompileWindow] keeps.
 type WindowOptions struct {
@@ -69,6 +71,13 @@ func (r *Repo) CompileWindow(ctx context.Context, tractName string, o CompileOpt
 	res, ok, err := r.windowStoredOf(ctx, lk, t, counter, head, o, w)
 	if err != nil || ok {
 		return res, err
+	}
+	if lk.absent || r.noCheckpoints {
+		// Never compiled (no checkpoint in this encoding, or none kept):
+		// a chain of plain appends is read in pieces (window_chain.go).
+		if res, ok, err := r.windowChain(ctx, t, counter, head, o, w); err != nil || ok {
+			return res, err
+		}
 	}
 	if w.Whole != nil {
 		done, err := w.Whole(ctx)
@@ -213,43 +222,83 @@ type windowPrune struct {
 
 func (pr *windowPrune) pruned(i int) bool { return pr != nil && pr.rule[i] != 0 }
 
+// windowSource is what a window is read from: n messages, handed out in
+// order by each, their tokens (the primer's included) and the tools in
+// force.
+type windowSource struct {
+	n, tokens int
+	tools     []ToolDef
+	// each hands out the messages from the first into visit (see
+	// storedCompile.each); arena says whether to make the hashes of
+	// message i. want, when not nil, says whether message i is read at
+	// all: visit is handed nil for one that is not (a source that reads
+	// in pieces skips the pieces no message of which is wanted).
+	each func(want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool
+}
+
+// source is sc's messages as a window reads them; false when the part
+// proves damaged.
+func (sc storedCompile) source(t Tract) (windowSource, bool) {
+	mr, sm, err := sc.open(t)
+	if err != nil {
+		return windowSource{}, false
+	}
+	stored := sc.stored(mr.size())
+	src := windowSource{n: stored + len(sc.more), tokens: sm.tokens + tokensPrimer - sc.cutTokens(), tools: sm.tools}
+	for _, m := range sc.more {
+		src.tokens += m.Tokens
+	}
+	src.each = func(_ func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+		return sc.each(t, stored, sm.slots, arena, visit)
+	}
+	return src, true
+}
+
 // pruneFacts reads what prune chooses by from sc's messages; false when
 // the part proves damaged.
 func (sc storedCompile) pruneFacts(t Tract, prune PrunePolicy) (*pruneFacts, bool) {
-	mr, _, err := sc.open(t)
-	if err != nil {
+	src, ok := sc.source(t)
+	if !ok {
 		return nil, false
 	}
-	stored := sc.stored(mr.size())
-	f := newPruneFacts(prune, stored+len(sc.more))
+	return src.pruneFacts(prune)
+}
+
+// pruneFacts reads what prune chooses by from src's messages; false when
+// they prove damaged.
+func (src windowSource) pruneFacts(prune PrunePolicy) (*pruneFacts, bool) {
+	f := newPruneFacts(prune, src.n)
 	arena := func(int) *hexArena { return nil }
 	if prune.FailedTurns {
 		// The commits of tool results are read back (their meta).
 		scratch := &hexArena{}
 		arena = func(int) *hexArena { scratch.buf = scratch.buf[:0]; return scratch }
 	}
-	good := sc.each(t, stored, 0, arena, func(_ int, m *Message) bool { f.add(m); return true })
+	good := src.each(nil, arena, func(_ int, m *Message) bool { f.add(m); return true })
 	return f, good
 }
 
 // window reads the window from sc's messages (see windowStored), leaving
 // out those pr prunes; what it keeps never shares their memory.
 func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOptions) (WindowResult, bool) {
-	mr, sm, err := sc.open(t)
-	if err != nil {
+	src, ok := sc.source(t)
+	if !ok {
 		return WindowResult{}, false
 	}
-	stored := sc.stored(mr.size())
-	n := stored + len(sc.more)
+	return src.window(budget, pr, w)
+}
+
+// window reads the window from src's messages, leaving out those pr
+// prunes; what it keeps never shares their memory. Only the messages it
+// keeps, lists or hands to w.Head are wanted (windowSource.each).
+func (src windowSource) window(budget int, pr *windowPrune, w WindowOptions) (WindowResult, bool) {
+	n := src.n
 	if pr != nil && len(pr.rule) != n {
 		return WindowResult{}, false
 	}
-	res := WindowResult{Result: Result{Tokens: sm.tokens + tokensPrimer - sc.cutTokens(), Tools: cloneTools(sm.tools)}}
-	for _, m := range sc.more {
-		res.Tokens += m.Tokens
-	}
-	each := func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
-		return sc.each(t, stored, sm.slots, arena, visit)
+	res := WindowResult{Result: Result{Tokens: src.tokens, Tools: cloneTools(src.tools)}}
+	all := func(arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+		return src.each(nil, arena, visit)
 	}
 	kept := n
 	if pr != nil {
@@ -264,7 +313,7 @@ func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOpt
 		if res.Tokens > budget {
 			var good bool
 			var dropped int
-			if unit, drop, dropped, good = windowBudget(n, budget, pr, &res, each); !good {
+			if unit, drop, dropped, good = windowBudget(n, budget, pr, &res, all); !good {
 				return WindowResult{}, false
 			}
 			kept -= dropped
@@ -281,9 +330,13 @@ func (sc storedCompile) window(t Tract, budget int, pr *windowPrune, w WindowOpt
 	// scratch holds the hashes of one message handed to Head alone.
 	scratch := &hexArena{}
 	shown := func(i int) bool { return !pr.pruned(i) && !dropped(i) }
-	good := each(func(i int) *hexArena {
+	// keep reports whether message i is kept or listed (its hashes made).
+	keep := func(i int) bool {
+		return pr.pruned(i) && prunedListed < listPruned || dropped(i) && listed < w.Dropped || shown(i) && k >= res.From && k < end
+	}
+	good := src.each(func(i int) bool { return keep(i) || head && shown(i) }, func(i int) *hexArena {
 		switch {
-		case pr.pruned(i) && prunedListed < listPruned, dropped(i) && listed < w.Dropped, shown(i) && k >= res.From && k < end:
+		case keep(i):
 			return arena
 		case head && w.Hashes && shown(i):
 			scratch.buf = scratch.buf[:0]

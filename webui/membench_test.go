@@ -157,15 +157,47 @@ func heapPeak(fn func()) uint64 {
 	return p - base
 }
 
+// BenchmarkNeverCompiledPage100k reports what a page costs a fresh
+// server on a 100k-message tract that was never compiled (no stored
+// checkpoint: the tract's history a chain of appends, read in pieces,
+// tract/window_chain.go): bytes allocated (B/op), the peak of the heap's
+// live objects above what it held before (peak-bytes) and the body's
+// size. Building the compile whole for it took about 250 MB.
+func BenchmarkNeverCompiledPage100k(b *testing.B) {
+	s := store100k(b)
+	for _, page := range []string{"/tract/main/compile", "/tract/main/compile?from=50000", "/tract/main/compile?budget=50000", "/tract/main/compile?format=anthropic"} {
+		b.Run(page, func(b *testing.B) {
+			var peak uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				srv, err := New(Options{Repo: tract.New(s, tract.Options{}), RequestTimeout: time.Hour, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: b.TempDir()}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec := httptest.NewRecorder()
+				p := heapPeak(func() {
+					srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
+				})
+				if rec.Code != 200 {
+					b.Fatal(rec.Code, rec.Body.String()[:200])
+				}
+				peak = max(peak, p)
+				b.ReportMetric(float64(rec.Body.Len()), "body-bytes")
+			}
+			b.ReportMetric(float64(peak), "peak-bytes")
+		})
+	}
+}
+
 // BenchmarkConcurrentFirstPages100k sends 8 compile pages at once to a
 // fresh server over a fresh copy of a 100k-message store that was never
 // compiled (no stored checkpoint), opened read-only as `lineage serve`
 // opens it, and reports the peak of the heap's live objects above what it
 // held before (peak-bytes, runtime/metrics sampled every millisecond) and
-// the bytes allocated by the 8 (B/op). One page builds the compile whole
-// and stores its checkpoint; the other 7 wait for that turn and read
-// their window from the checkpoint (8 whole compiles at once reached
-// 1.26 GB).
+// the bytes allocated by the 8 (B/op). Each page reads the history in
+// pieces (tract/window_chain.go); before, one page built the compile
+// whole and stored its checkpoint while the other 7 waited for that turn
+// (230-240 MB; 8 whole compiles at once reached 1.26 GB).
 func BenchmarkConcurrentFirstPages100k(b *testing.B) {
 	const pages = 8
 	src := filepath.Join(b.TempDir(), "lineage.db")

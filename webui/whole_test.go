@@ -15,24 +15,32 @@ import (
 )
 
 // TestNeverCompiledBuildsOnce sends 8 compile pages at once for a tract
-// that was never compiled (no stored checkpoint): all 8 are in flight
-// before any reads, and all 8 find no checkpoint, but one builds the
+// that was never compiled (no stored checkpoint) and whose history is not
+// a chain of appends (an edit: the window cannot be read in pieces, see
+// TestNeverCompiledPageReadsInPieces): all 8 find no checkpoint and ask
+// for the turn before any has it, but one builds the
 // compile whole (reading the history) while the others wait for its
 // turn, then read their window from the checkpoint it stored. Without
 // the turn each would read the whole history (8 × n rows).
 func TestNeverCompiledBuildsOnce(t *testing.T) {
 	const n, pages = 600, 8
-	counting, _ := countingRepo(t, userMessages(n))
-	srv, err := New(Options{Repo: tract.New(counting, tract.Options{}), MaxConcurrent: pages, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+	counting, r := countingRepo(t, userMessages(n))
+	if _, err := r.Edit(context.Background(), "main", "HEAD~1", "message 598, edited", ""); err != nil {
+		t.Fatal(err)
+	}
+	// Pieces of 16: a page's try to read the history in pieces (it stops
+	// at the edit) reads a piece.
+	srv, err := New(Options{Repo: tract.New(counting, tract.Options{WindowPiece: 16}), MaxConcurrent: pages, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every page asks for the turn before any takes it: none can find a
+	// checkpoint another stored.
 	var all sync.WaitGroup
 	all.Add(pages)
-	srv.rendering = func() { all.Done(); all.Wait() } // every page in flight first
 	var mu sync.Mutex
 	waited := 0
-	srv.wholeWaiting = func() { mu.Lock(); waited++; mu.Unlock() }
+	srv.wholeWaiting = func() { mu.Lock(); waited++; mu.Unlock(); all.Done(); all.Wait() }
 	counting.Rows()
 	var wg sync.WaitGroup
 	for range pages {
@@ -49,8 +57,8 @@ func TestNeverCompiledBuildsOnce(t *testing.T) {
 	if waited != pages {
 		t.Errorf("%d pages asked to build the compile whole, want %d (all in flight with no checkpoint)", waited, pages)
 	}
-	if rows > 2*n {
-		t.Errorf("%d pages read %d rows over %d messages: more than one whole compile (want < %d)", pages, rows, n, 2*n)
+	if rows > 2*n+pages*32 {
+		t.Errorf("%d pages read %d rows over %d messages: more than one whole compile (want < %d)", pages, rows, n, 2*n+pages*32)
 	}
 	t.Logf("%d pages at once, %d messages: %d rows read", pages, n, rows)
 }
@@ -146,4 +154,64 @@ func TestCompilePageAppliesThePrunePolicy(t *testing.T) {
 	if small != large {
 		t.Errorf("a pruned compile page read %d rows over 60 turns, %d over 300: not the checkpoint's window", small, large)
 	}
+}
+
+// TestNeverCompiledPageReadsInPieces: the compile page of a tract that was
+// never compiled, whose history is a chain of appends, reads the history
+// in pieces (tract.Options.WindowPiece commits) and never holds it whole:
+// no store read returns more rows than a piece, over 600 messages as
+// over 1,200 (the whole compile read them all at once), and no checkpoint
+// is stored. The page is the one read from a stored checkpoint, byte for
+// byte, with a budget too.
+func TestNeverCompiledPageReadsInPieces(t *testing.T) {
+	const piece = 128
+	for _, n := range []int{600, 1200} {
+		reqs := append([]tract.CommitRequest{{Content: tract.Content{Type: tract.TypeInstruction, Name: "rules", Text: "be brief"}}}, userMessages(n)...)
+		counting, r := countingRepo(t, reqs)
+		page := func(query string) string {
+			srv, err := New(Options{Repo: tract.New(counting, tract.Options{WindowPiece: piece}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: t.TempDir()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost/tract/main/compile"+query, nil))
+			if rec.Code != 200 {
+				t.Fatalf("%d messages%s: %d %s", n, query, rec.Code, rec.Body.String())
+			}
+			return rec.Body.String()
+		}
+		ctx := context.Background()
+		for _, query := range []string{"", "?budget=2000", "?from=300"} {
+			counting.Largest()
+			pieces := page(query)
+			if largest := counting.Largest(); largest > piece {
+				t.Errorf("%d messages%s: a read returned %d rows, more than a piece (%d)", n, query, largest, piece)
+			}
+			if _, err := counting.CompiledView(ctx, mainID(t, r), "o200k_base", tract.ViewHeader); err == nil {
+				t.Errorf("a checkpoint was stored")
+			}
+			if !strings.Contains(pieces, fmt.Sprintf(">message %d<", n-1)) && query != "?from=300" {
+				t.Errorf("%d messages%s: the newest message is not shown", n, query)
+			}
+			if _, err := r.CompileCold(ctx, "main", tract.CompileOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if stored := page(query); stored != pieces {
+				t.Errorf("%d messages%s: the page read in pieces differs from the one read from the checkpoint", n, query)
+			}
+			if err := counting.Update(ctx, func(tx tract.Tx) error { return tx.DeleteCompiledView(ctx, mainID(t, r), "o200k_base") }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// mainID is the id of r's tract main.
+func mainID(t *testing.T, r *tract.Repo) string {
+	t.Helper()
+	m, err := r.Tract(context.Background(), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.ID
 }

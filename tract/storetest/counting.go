@@ -18,11 +18,16 @@ type Counting struct {
 
 // NewCounting wraps s.
 func NewCounting(s tract.Store) *Counting {
-	return &Counting{countingReader: countingReader{Reader: s, rows: new(atomic.Int64), calls: new(atomic.Int64)}, store: s}
+	return &Counting{countingReader: countingReader{Reader: s, rows: new(atomic.Int64), calls: new(atomic.Int64), largest: new(atomic.Int64)}, store: s}
 }
 
 // Rows returns the rows read so far and starts counting again from zero.
 func (c *Counting) Rows() int64 { return c.rows.Swap(0) }
+
+// Largest returns the most rows one list read (not a scan, which hands
+// its rows out one at a time) returned so far, and starts again from
+// zero: what a command held of the store's rows at once.
+func (c *Counting) Largest() int64 { return c.largest.Swap(0) }
 
 // Calls returns the read calls made so far (each one query or round trip
 // of the store) and starts counting again from zero.
@@ -34,7 +39,7 @@ func (c *Counting) Close() error { return c.store.Close() }
 // Update counts the reads of the transaction.
 func (c *Counting) Update(ctx context.Context, fn func(tract.Tx) error) error {
 	return c.store.Update(ctx, func(tx tract.Tx) error {
-		return fn(countingTx{Tx: tx, countingReader: countingReader{Reader: tx, rows: c.rows, calls: c.calls}})
+		return fn(countingTx{Tx: tx, countingReader: countingReader{Reader: tx, rows: c.rows, calls: c.calls, largest: c.largest}})
 	})
 }
 
@@ -101,7 +106,18 @@ func (t countingTx) Annotations(ctx context.Context, q tract.AnnotationQuery) ([
 
 type countingReader struct {
 	tract.Reader
-	rows, calls *atomic.Int64
+	rows, calls, largest *atomic.Int64
+}
+
+// add counts the n rows of one list read.
+func (r countingReader) add(n int) {
+	r.rows.Add(int64(n))
+	for {
+		l := r.largest.Load()
+		if int64(n) <= l || r.largest.CompareAndSwap(l, int64(n)) {
+			return
+		}
+	}
 }
 
 func (r countingReader) Tract(ctx context.Context, name string) (tract.Tract, error) {
@@ -125,7 +141,7 @@ func (r countingReader) TractByID(ctx context.Context, id string) (tract.Tract, 
 func (r countingReader) Tracts(ctx context.Context) ([]tract.Tract, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Tracts(ctx)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
@@ -141,14 +157,14 @@ func (r countingReader) Ref(ctx context.Context, tractID, name string) (tract.Re
 func (r countingReader) Refs(ctx context.Context, tractID string) ([]tract.Ref, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Refs(ctx, tractID)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) Reflog(ctx context.Context, q tract.ReflogQuery) ([]tract.ReflogEntry, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Reflog(ctx, q)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
@@ -164,35 +180,35 @@ func (r countingReader) Commit(ctx context.Context, h tract.Hash) (tract.Commit,
 func (r countingReader) CommitsWithPrefix(ctx context.Context, prefix string, limit int) ([]tract.Hash, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.CommitsWithPrefix(ctx, prefix, limit)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) Ancestry(ctx context.Context, heads []tract.Hash) ([]tract.Commit, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Ancestry(ctx, heads)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) History(ctx context.Context, heads []tract.Hash, encoding string) ([]tract.HistoryCommit, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.History(ctx, heads, encoding)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) Blobs(ctx context.Context, hashes []tract.Hash, encoding string) ([]tract.Blob, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Blobs(ctx, hashes, encoding)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tract.Annotation, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Annotations(ctx, q)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
@@ -215,27 +231,40 @@ func (r countingReader) ScanBlobs(ctx context.Context, fn func(tract.Blob) error
 func (r countingReader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Settings(ctx, tractID)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) TractsByID(ctx context.Context, ids []string) ([]tract.Tract, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.TractsByID(ctx, ids)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) TractSettings(ctx context.Context, q tract.SettingsQuery) ([]tract.Setting, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.TractSettings(ctx, q)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
 	return v, err
 }
 
 func (r countingReader) Search(ctx context.Context, q tract.SearchQuery) ([]tract.HistoryCommit, error) {
 	r.calls.Add(1)
 	v, err := r.Reader.Search(ctx, q)
-	r.rows.Add(int64(len(v)))
+	r.add(len(v))
+	return v, err
+}
+
+// FirstParents is the store's (tract.ChainReader), or none: the chain is
+// then read a commit at a time.
+func (r countingReader) FirstParents(ctx context.Context, top tract.Hash, n int, encoding string) ([]tract.HistoryCommit, error) {
+	r.calls.Add(1)
+	cr, ok := r.Reader.(tract.ChainReader)
+	if !ok {
+		return nil, nil
+	}
+	v, err := cr.FirstParents(ctx, top, n, encoding)
+	r.add(len(v))
 	return v, err
 }

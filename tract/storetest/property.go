@@ -243,6 +243,10 @@ func compareWarmCold(ctx context.Context, rt *rapid.T, r *tract.Repo, name strin
 		}
 	}
 	checkWindow(ctx, rt, fresh, name, o, c, cerr)
+	// Without a checkpoint: a chain of plain appends is read in pieces
+	// (the never-compiled window), anything else compiled whole.
+	piece := rapid.SampledFrom([]int{1, 2, 3, 0}).Draw(rt, "window piece")
+	checkWindow(ctx, rt, tract.New(r.Store(), tract.Options{NoCheckpoints: true, WindowPiece: piece}), name, o, c, cerr)
 	// The same window under a prune policy: the checkpoint's window
 	// chooses as a whole compile does.
 	if p := drawPrune(rt); p.Active() {
