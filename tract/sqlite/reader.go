@@ -338,7 +338,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 }
 
 func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
+	rows, err := r.query(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
 	if err != nil {
 		return nil, err
 	}

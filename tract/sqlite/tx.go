@@ -447,7 +447,8 @@ func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
 		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+	// Prepared once a transaction: a session's import sets several keys.
+	_, err := t.exec(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
 		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
 	return err
 }
