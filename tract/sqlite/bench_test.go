@@ -83,3 +83,57 @@ func BenchmarkUpgradeFromV1(b *testing.B) {
 		up.Close()
 	}
 }
+
+// BenchmarkOpenCommitClose10k is `lineage tract commit` on a store of 10k
+// messages in process: a writable open (its pragmas and the schema's
+// parse), one commit, the close (the WAL folded back). "new" commits a
+// text the store does not hold, "again" the same text each time (its
+// blob stored already), as a repeated whole-process measurement does.
+func BenchmarkOpenCommitClose10k(b *testing.B) {
+	ctx := context.Background()
+	p := filepath.Join(b.TempDir(), "lineage.db")
+	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([]tract.CommitRequest, 10_000)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i, " about the report")}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	for _, again := range []bool{false, true} {
+		name := map[bool]string{false: "new", true: "again"}[again]
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			cpu0, _ := storetest.ProcessCPU()
+			for b.Loop() {
+				text := "hello"
+				if !again {
+					i++
+					text = fmt.Sprint("hello ", i)
+				}
+				s, err := sqlite.Open(ctx, p, sqlite.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := tract.New(s, tract.Options{}).Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: text}}); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// CPU, not wall: the close waits for the disk.
+			if cpu1, ok := storetest.ProcessCPU(); ok {
+				b.ReportMetric((cpu1-cpu0)*1e6/float64(b.N), "cpu-µs/op")
+			}
+		})
+	}
+}

@@ -58,14 +58,6 @@ const (
 // pendingSize is what the unindexed table holds: rows and data bytes.
 type pendingSize struct{ rows, bytes int64 }
 
-func (t *txn) pendingSize(ctx context.Context) (pendingSize, error) {
-	var p pendingSize
-	if err := t.queryRow(ctx, `SELECT count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&p.rows, &p.bytes); err != nil {
-		return p, fmt.Errorf("index blobs: %w", err)
-	}
-	return p, nil
-}
-
 // fits says new blobs of data stay pending: with them the table holds at
 // most pendingRows and pendingBytes.
 func (p pendingSize) fits(data [][]byte) bool {

@@ -112,17 +112,31 @@ func TestCommitLeavesWordsPending(t *testing.T) {
 	if n := found("narwhal"); n != 1 || count(`SELECT count(*) FROM unindexed`) != 1 || count(`SELECT count(*) FROM blob_words`) != indexed {
 		t.Fatalf("a pending commit: found %d times, %d pending, index %d rows (was %d)", n, count(`SELECT count(*) FROM unindexed`), count(`SELECT count(*) FROM blob_words`), indexed)
 	}
+	// The same text again: its blob is stored (pending), so the commit
+	// writes no page of the index and the word is found in both commits.
+	if _, err := s.DB().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	commit("a narwhal, pending")
+	for _, name := range walTables(t, s, p) {
+		if strings.HasPrefix(name, "blob_words") || name == "unindexed" {
+			t.Errorf("a commit of a stored text wrote a page of %s", name)
+		}
+	}
+	if n := found("narwhal"); n != 2 || count(`SELECT count(*) FROM unindexed`) != 1 {
+		t.Fatalf("a text committed twice: found %d times, %d pending", n, count(`SELECT count(*) FROM unindexed`))
+	}
 	for i := 0; i < 64; i++ {
 		commit(fmt.Sprint("narwhal number ", i))
 		if n := count(`SELECT count(*) FROM unindexed`); n > 64 {
 			t.Fatalf("%d blobs pending, more than 64", n)
 		}
 	}
-	if n := found("narwhal"); n != 65 {
-		t.Errorf("narwhal found %d times over pending and indexed words, want 65", n)
+	if n := found("narwhal"); n != 66 {
+		t.Errorf("narwhal found %d times over pending and indexed words, want 66", n)
 	}
 	if got := count(`SELECT count(*) FROM blob_words`); got < indexed+64 {
-		t.Errorf("the index holds %d rows after 65 commits, want the 64 flushed beside the %d", got, indexed)
+		t.Errorf("the index holds %d rows after 66 commits of 65 texts, want the 64 flushed beside the %d", got, indexed)
 	}
 	// GC of a pending blob drops it from the pending list.
 	if _, err := r.Reset(ctx, "main", "HEAD~1"); err != nil {

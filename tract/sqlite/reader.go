@@ -21,6 +21,9 @@ type reader struct {
 	db *sql.DB
 	// stmts prepares the fixed point lookups once (see stmtCache).
 	stmts *stmtCache
+	// found, set in a transaction, holds the commits Commit found there
+	// (see txn.checkParent).
+	found map[tract.Hash]bool
 }
 
 const tractCols = `id, name, created, deleted, spawn_parent, spawn_commit, spawn_purpose, spawn_mode, spawn_time`
@@ -164,6 +167,9 @@ func scanCommitWith(sc interface{ Scan(...any) error }, extra ...any) (tract.Com
 
 func (r reader) Commit(ctx context.Context, h tract.Hash) (tract.Commit, error) {
 	c, err := scanCommit(r.queryRow(ctx, `SELECT `+commitCols+` FROM commits c WHERE c.hash = ?`, rowform.Raw(h)))
+	if err == nil && r.found != nil {
+		r.found[h] = true
+	}
 	return c, notFound(err, "commit "+h.Short())
 }
 
@@ -332,7 +338,7 @@ func (r reader) Annotations(ctx context.Context, q tract.AnnotationQuery) ([]tra
 }
 
 func (r reader) Settings(ctx context.Context, tractID string) ([]tract.Setting, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
+	rows, err := r.query(ctx, `SELECT key, value FROM settings WHERE tract = ? ORDER BY key`, tractID)
 	if err != nil {
 		return nil, err
 	}

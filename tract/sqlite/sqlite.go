@@ -294,7 +294,7 @@ func (s *Store) Update(ctx context.Context, fn func(tract.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	t := &txn{reader: reader{q: sqlTx, stmts: newStmtCache(sqlTx)}, conn: conn}
+	t := &txn{reader: reader{q: sqlTx, stmts: newStmtCache(sqlTx), found: map[tract.Hash]bool{}}, conn: conn}
 	defer t.stmts.close()
 	defer t.closeRaw()
 	if err := fn(t); err != nil {
@@ -353,8 +353,15 @@ type txn struct {
 // the transaction, as a deferred foreign key is: a commit's first parent
 // is stored (for an import, one lookup a chunk: the others are in it), and
 // no commit builds on a deleted one (one scan of the commits, when a
-// transaction deletes any: only GC does).
+// transaction deletes any: only GC does). A parent the transaction has
+// read already (Commit found it: a commit's parent is the head it read) is
+// stored, unless the transaction deleted commits since: the transaction
+// holds the write lock, so nothing else removes it; that spares a
+// one-commit write the lookup and its statement.
 func (t *txn) checkParent(h tract.Hash) {
+	if t.found[h] {
+		return
+	}
 	if t.parents == nil {
 		t.parents = map[tract.Hash]bool{}
 	}

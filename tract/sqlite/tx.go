@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -45,177 +44,6 @@ func (t *txn) DeleteTract(ctx context.Context, id string, at time.Time) error {
 	return err
 }
 
-// batchRows is how many rows one multi-row INSERT carries: a statement
-// opens a cursor on its table and every index, so an import of 100k
-// messages ran 3-5% faster per CPU second at 400 than at 100 (1000 gained
-// nothing more); 400 rows of a commit's 14 columns stay far below
-// SQLite's limit on parameters (32,766).
-const batchRows = 400
-
-// insertColumns runs "head (columns) VALUES (…), (…) suffix" over rows
-// (len(names) values a row, laid end to end), per rows a statement, and
-// returns how many rows the statements changed. Binding a value is a call
-// into SQLite, and a text or a blob is copied for it; so a column that is
-// NULL in every row is left out (it takes its default, NULL), and one
-// that holds the same text or number in every row (an import's commits
-// share their tract, operation and message) is bound once a statement:
-// those come first in the column list, as ?1, ?2, …, and the rest are
-// numbered on from there. It reuses rows' array.
-func (t *txn) insertColumns(ctx context.Context, head string, names []string, suffix string, per int, rows []any) (int64, error) {
-	cols := len(names)
-	if cols == 0 || len(rows) == 0 {
-		return 0, nil
-	}
-	const (
-		varying = iota
-		null
-		constant
-	)
-	kind := make([]int, cols)
-	for c := range cols {
-		kind[c] = null
-		if rows[c] != nil {
-			kind[c] = constant
-		}
-	}
-	for i := cols; i < len(rows); i++ {
-		c := i % cols
-		switch {
-		case kind[c] == null && rows[i] != nil:
-			kind[c] = varying
-		case kind[c] == constant && !sameScalar(rows[c], rows[i]):
-			kind[c] = varying
-		}
-	}
-	var consts []any
-	var constNames, varNames []string
-	var tupleParts []string
-	for c, name := range names {
-		switch kind[c] {
-		case constant:
-			consts = append(consts, rows[c])
-			constNames = append(constNames, name)
-			tupleParts = append(tupleParts, fmt.Sprintf("?%d", len(consts)))
-		case varying:
-			varNames = append(varNames, name)
-		}
-	}
-	for range varNames {
-		tupleParts = append(tupleParts, "?")
-	}
-	// Compact the varying values in place (never ahead of the reads).
-	flat := rows[:0]
-	for i, v := range rows {
-		if kind[i%cols] == varying {
-			flat = append(flat, v)
-		}
-	}
-	head += " (" + strings.Join(append(constNames, varNames...), ", ") + ")"
-	tuple := "(" + strings.Join(tupleParts, ", ") + ")"
-	n := len(rows) / cols
-	vcols := len(varNames)
-	args := make([]any, len(consts), len(consts)+min(n, per)*vcols)
-	copy(args, consts)
-	var changed int64
-	for done := 0; done < n; {
-		k := min(n-done, per)
-		query := head + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
-		args = append(args[:len(consts)], flat[done*vcols:(done+k)*vcols]...)
-		m, err := t.execRaw(ctx, query, args)
-		if err != nil {
-			return changed, err
-		}
-		changed += m
-		done += k
-	}
-	return changed, nil
-}
-
-// buffers are the transaction's row values and hash arena, emptied, with
-// room for n values and size bytes: an import's chunks reuse them (see
-// release).
-func (t *txn) buffers(n, size int) ([]any, rawArena) {
-	if cap(t.vals) < n {
-		t.vals = make([]any, 0, n)
-	}
-	if cap(t.arena) < size {
-		t.arena = make(rawArena, 0, size)
-	}
-	return t.vals[:0], t.arena[:0]
-}
-
-// release forgets the values of vals (taken from buffers), so that a
-// chunk's contents are not kept alive by the next one's buffer.
-func (t *txn) release(vals []any) {
-	clear(vals[:cap(vals)])
-}
-
-// sameScalar reports whether a and b are the same text or number (a
-// blob never counts as the same).
-func sameScalar(a, b any) bool {
-	switch x := a.(type) {
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case int:
-		y, ok := b.(int)
-		return ok && x == y
-	}
-	return false
-}
-
-// insertRows runs "prefix VALUES (…), (…) suffix" over rows of n columns in
-// batches, reusing one prepared statement per batch size.
-func (t *txn) insertRows(ctx context.Context, prefix, suffix string, cols int, rows [][]any) (int64, error) {
-	flat := make([]any, 0, len(rows)*cols)
-	for _, r := range rows {
-		flat = append(flat, r...)
-	}
-	return t.insertFlat(ctx, prefix, "("+strings.Repeat("?, ", cols-1)+"?)", suffix, cols, batchRows, flat)
-}
-
-// insertFlat runs "prefix VALUES tuple, tuple, … suffix" over rows of cols
-// values laid end to end in flat (no slice a row), per rows a statement;
-// it returns how many rows the statements changed.
-func (t *txn) insertFlat(ctx context.Context, prefix, tuple, suffix string, cols, per int, flat []any) (int64, error) {
-	var changed int64
-	for len(flat) > 0 {
-		k := min(len(flat)/cols, per)
-		query := prefix + " VALUES " + strings.Repeat(tuple+", ", k-1) + tuple + " " + suffix
-		n, err := t.execRaw(ctx, query, flat[:k*cols])
-		if err != nil {
-			return changed, err
-		}
-		changed += n
-		flat = flat[k*cols:]
-	}
-	return changed, nil
-}
-
-// rawArena decodes hashes into one buffer: an import binds four or five
-// hashes a commit, each otherwise a 32-byte allocation of its own.
-type rawArena []byte
-
-// raw is h's raw form (rowform.Raw), or NULL for the empty hash (the
-// driver binds a nil []byte as an empty blob, not NULL).
-func (a *rawArena) raw(h tract.Hash) any {
-	if h == "" {
-		return nil
-	}
-	if len(h) != 64 || cap(*a)-len(*a) < 32 {
-		return rowform.Raw(h)
-	}
-	b := []byte((*a)[len(*a) : len(*a)+32 : len(*a)+32])
-	if _, err := hex.Decode(b, []byte(h)); err != nil {
-		return rowform.Raw(h)
-	}
-	*a = (*a)[:len(*a)+32]
-	return b
-}
-
 // PutBlobs inserts the blobs with their token counts in multi-row
 // statements. A blob that already existed gets its count through SetTokens.
 // New blobs get ids counted on from the largest one (the transaction holds
@@ -230,35 +58,24 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 			return err
 		}
 	}
-	var last int64
-	if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last); err != nil {
-		return fmt.Errorf("store blobs: %w", err)
-	}
-	ids := make(map[tract.Hash]int64, len(blobs))
-	const cols = 5 // hash, data, tokens_o200k, tokens_cl100k, tokens
-	rows, arena := t.buffers(cols*len(blobs), 32*len(blobs))
-	defer t.release(rows)
-	counted := map[string]map[tract.Hash]int{}
-	next := last
-	for _, b := range blobs {
-		if _, dup := ids[b.Hash]; dup {
-			continue
-		}
-		next++
-		ids[b.Hash] = next
-		rows = append(rows, arena.raw(b.Hash), b.Data, nil, nil, nil)
-		if err := tokenColumns(rows[len(rows)-cols:], b, counted); err != nil {
-			return err
-		}
-	}
-	data := make([][]byte, 0, len(rows)/cols)
-	for i := 1; i < len(rows); i += cols {
-		data = append(data, rows[i].([]byte))
-	}
-	words, pend, lazy, err := t.wordsOf(ctx, data)
+	buf, arena := t.buffers(blobCols*len(blobs), 32*len(blobs))
+	defer t.release(buf)
+	rows, ids, data, counted, err := blobRows(buf, arena, blobs)
 	if err != nil {
 		return err
 	}
+	next := int64(len(data))
+	small := smallWrite(t.bulk, len(data))
+	last, pend, err := t.lastBlob(ctx, small)
+	if err != nil {
+		return err
+	}
+	for h := range ids {
+		ids[h] += last
+	}
+	next += last
+	lazy := small && pend.fits(data)
+	words := blobWords(data, lazy)
 	// The ids are SQLite's (the largest one plus one, row by row): an id
 	// bound by the statement would make it keep a statement journal (a
 	// copy of every page it touches, and a flush of the search index's
@@ -280,8 +97,8 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 	}
 	var top int64 // every row in, with the ids counted on: last+1 … next
 	if inserted == int64(len(data)) {
-		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&top); err != nil {
-			return fmt.Errorf("store blobs: %w", err)
+		if top, _, err = t.lastBlob(ctx, small); err != nil {
+			return err
 		}
 	}
 	if inserted == int64(len(data)) && top == next {
@@ -292,21 +109,56 @@ func (t *txn) PutBlobs(ctx context.Context, blobs ...tract.Blob) error {
 		return t.indexNewBlobs(ctx, last+1, data, words, pend)
 	}
 	// Some existed: their ids are not ours, and their counts go in now.
+	// When none was new, every one is indexed or pending already (a blob
+	// is stored with its words or a row in unindexed), so the index is
+	// not touched (opening it costs FTS5 its own statements).
+	if inserted == 0 {
+		if !lazy {
+			words() // the words' goroutine ends before the call does
+		}
+		return t.setCounted(ctx, counted)
+	}
 	return t.indexExisting(ctx, blobs, words(), counted)
 }
 
-// wordsOf starts cutting the words of new blobs (data): a small write whose
-// words will wait in the pending list (lazy) cuts none (they are cut when
-// the list is indexed); any other write cuts them while SQLite stores the
-// blobs. pend is the pending list before the write.
-func (t *txn) wordsOf(ctx context.Context, data [][]byte) (words func() []string, pend pendingSize, lazy bool, err error) {
-	if smallWrite(t.bulk, len(data)) {
-		if pend, err = t.pendingSize(ctx); err != nil {
-			return nil, pend, false, err
+// blobCols are the columns of a blob row: hash, data, tokens_o200k,
+// tokens_cl100k, tokens.
+const blobCols = 5
+
+// blobRows lays out the rows of blobs in rows (a blob listed twice taken
+// once): ids numbers them from 1 in that order, data is their bytes and
+// counted the token counts they carry (see tokenColumns).
+func blobRows(rows []any, arena rawArena, blobs []tract.Blob) (_ []any, ids map[tract.Hash]int64, data [][]byte, counted map[string]map[tract.Hash]int, err error) {
+	ids = make(map[tract.Hash]int64, len(blobs))
+	counted = map[string]map[tract.Hash]int{}
+	for _, b := range blobs {
+		if _, dup := ids[b.Hash]; dup {
+			continue
 		}
-		lazy = pend.fits(data)
+		ids[b.Hash] = int64(len(ids) + 1)
+		rows = append(rows, arena.raw(b.Hash), b.Data, nil, nil, nil)
+		if err := tokenColumns(rows[len(rows)-blobCols:], b, counted); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		data = append(data, b.Data)
 	}
-	return blobWords(data, lazy), pend, lazy, nil
+	return rows, ids, data, counted, nil
+}
+
+// lastBlob reads the largest blob id and, for a small write (see
+// smallWrite), the pending list's size in the same statement: a one-blob
+// write (`tract commit`, a recorded turn) prepares one statement for both,
+// and the same one again after its insert.
+func (t *txn) lastBlob(ctx context.Context, small bool) (last int64, pend pendingSize, err error) {
+	if small {
+		err = t.queryRow(ctx, `SELECT (SELECT IFNULL(MAX(id), 0) FROM blobs), count(*), IFNULL(SUM(bytes), 0) FROM unindexed`).Scan(&last, &pend.rows, &pend.bytes)
+	} else {
+		err = t.queryRow(ctx, `SELECT IFNULL(MAX(id), 0) FROM blobs`).Scan(&last)
+	}
+	if err != nil {
+		return 0, pend, fmt.Errorf("store blobs: %w", err)
+	}
+	return last, pend, nil
 }
 
 // tokenColumns fills a blob row's token columns (hash, data, tokens_o200k,
@@ -339,6 +191,11 @@ func (t *txn) indexExisting(ctx context.Context, blobs []tract.Blob, texts []str
 	if err := t.indexBlobs(ctx, blobs, texts); err != nil {
 		return err
 	}
+	return t.setCounted(ctx, counted)
+}
+
+// setCounted sets the token counts of counted (encoding → blob → count).
+func (t *txn) setCounted(ctx context.Context, counted map[string]map[tract.Hash]int) error {
 	for _, enc := range slices.Sorted(maps.Keys(counted)) {
 		if err := t.SetTokens(ctx, enc, counted[enc]); err != nil {
 			return err
@@ -356,22 +213,29 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 	for _, c := range commits {
 		written[c.Hash] = true
 	}
-	contentIDs, err := t.contentIDs(ctx, commits)
-	if err != nil {
-		return fmt.Errorf("store commits: %w", err)
+	// One commit (`tract commit`, a recorded turn) looks up its sequence
+	// number, and its blob's id when another call stored the blob, in
+	// its insert: two statements fewer to prepare.
+	one := len(commits) == 1
+	contentIDs := t.blobIDs
+	if !one {
+		var err error
+		if contentIDs, err = t.contentIDs(ctx, commits); err != nil {
+			return fmt.Errorf("store commits: %w", err)
+		}
 	}
 	names := []string{"tract", "seq", "hash", "content", "content_id", "operation", "edit_target", "time", "message", "parents", "gen", "depth", "jump", "meta"}
 	flat, arena := t.buffers(len(commits)*len(names), 32*4*len(commits))
 	defer t.release(flat)
 	for _, c := range commits {
-		seq, ok := next[c.Tract]
-		if !ok {
-			if err := t.queryRow(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, c.Tract).Scan(&seq); err != nil {
+		var seq any = valueOf{`(SELECT IFNULL(MAX(seq), 0) + 1 FROM commits WHERE tract = ?)`, []any{c.Tract}}
+		if !one {
+			n, err := t.nextSeq(ctx, next, c.Tract)
+			if err != nil {
 				return err
 			}
+			seq = n
 		}
-		seq++
-		next[c.Tract] = seq
 		for i, p := range c.Parents {
 			if i == 0 {
 				if !written[p] {
@@ -384,6 +248,8 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		var contentID any
 		if id, ok := contentIDs[c.Content]; ok {
 			contentID = id
+		} else if one && c.Content != "" {
+			contentID = valueOf{`(SELECT id FROM blobs WHERE hash = ?)`, []any{rowform.Raw(c.Content)}}
 		}
 		var gen, depth, jump any
 		if c.Pos.Known() {
@@ -406,6 +272,19 @@ func (t *txn) PutCommits(ctx context.Context, commits ...tract.Commit) error {
 		return fmt.Errorf("store commit parents: %w", err)
 	}
 	return nil
+}
+
+// nextSeq numbers the next commit of tractID on from next (the numbers
+// given so far), or from the tract's last stored commit.
+func (t *txn) nextSeq(ctx context.Context, next map[string]int64, tractID string) (int64, error) {
+	seq, ok := next[tractID]
+	if !ok {
+		if err := t.queryRow(ctx, `SELECT IFNULL(MAX(seq), 0) FROM commits WHERE tract = ?`, tractID).Scan(&seq); err != nil {
+			return 0, err
+		}
+	}
+	next[tractID] = seq + 1
+	return seq + 1, nil
 }
 
 // contentIDs are the blob ids of the commits' contents: those the latest
@@ -505,6 +384,7 @@ func (t *txn) DeleteCommits(ctx context.Context, hashes []tract.Hash) error {
 		return nil
 	}
 	t.deleted = append(t.deleted, hashes...)
+	clear(t.found) // a commit found before may be one of them
 	list := hashList(hashes)
 	for _, q := range []string{
 		`DELETE FROM annotations WHERE commit_hash IN (SELECT unhex(value) FROM json_each(?))`,
@@ -567,7 +447,8 @@ func (t *txn) PutSetting(ctx context.Context, s tract.Setting) error {
 		_, err := t.q.ExecContext(ctx, `DELETE FROM settings WHERE tract = ? AND key = ?`, s.Tract, s.Key)
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
+	// Prepared once a transaction: a session's import sets several keys.
+	_, err := t.exec(ctx, `INSERT INTO settings (tract, key, value) VALUES (?, ?, ?)
 		ON CONFLICT (tract, key) DO UPDATE SET value = excluded.value`, s.Tract, s.Key, s.Value)
 	return err
 }

@@ -24,6 +24,7 @@ func init() {
 		{"StoreAncestryCrossTract", testStoreAncestry},
 		{"StoreAnnotations", testStoreAnnotations},
 		{"StoreDeletes", testStoreDeletes},
+		{"StoreParentReadThenDeleted", testStoreParentReadThenDeleted},
 	}}, suites...)
 }
 

@@ -337,3 +337,41 @@ func testReadOnly(t *testing.T, newStore Factory) {
 	e.must(err)
 	equal(t, texts(after), texts(want))
 }
+
+// testStoreParentReadThenDeleted: a transaction that read a commit (as a
+// commit reads the head it builds on) may put a child on it, and may not
+// once it deleted that commit.
+func testStoreParentReadThenDeleted(t *testing.T, newStore Factory) {
+	ctx, s := context.Background(), newStore(t)
+	d := raw(t, s, "t1", "d")
+	child := func(msg string) tract.Commit {
+		c := tract.Commit{Parents: []tract.Hash{d.Hash}, Operation: tract.OpMerge, Tract: "t1", Time: t0, Message: msg}
+		c.Hash = c.ComputeHash()
+		return c
+	}
+	update(t, s, func(tx tract.Tx) error {
+		if _, err := tx.Commit(ctx, d.Hash); err != nil {
+			return err
+		}
+		return tx.PutCommits(ctx, child("kept"))
+	})
+	if _, err := s.Commit(ctx, child("kept").Hash); err != nil {
+		t.Fatalf("the child of a commit read in its transaction: %v", err)
+	}
+	update(t, s, func(tx tract.Tx) error { return tx.DeleteCommits(ctx, []tract.Hash{child("kept").Hash}) })
+	err := s.Update(ctx, func(tx tract.Tx) error {
+		if _, err := tx.Commit(ctx, d.Hash); err != nil {
+			return err
+		}
+		if err := tx.DeleteCommits(ctx, []tract.Hash{d.Hash}); err != nil {
+			return err
+		}
+		return tx.PutCommits(ctx, child("lost"))
+	})
+	if err == nil {
+		t.Fatal("stored a commit on a parent its transaction deleted")
+	}
+	if _, err := s.Commit(ctx, d.Hash); err != nil {
+		t.Fatalf("the failed transaction's delete stayed: %v", err)
+	}
+}
