@@ -194,15 +194,12 @@ func putTractsMeta(ctx context.Context, tx Tx, ids map[string]string, sets map[s
 		if !ok {
 			return fmt.Errorf("tract %s: metadata set by a batch that did not name it: %w", name, ErrNotFound)
 		}
-		kv := sets[name]
-		for _, k := range slices.Sorted(maps.Keys(kv)) {
-			if err := checkMetaKey(k); err != nil {
-				return err
-			}
-			if len(kv[k]) > MaxTractMetaBytes {
-				return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
-			}
-			if err := tx.PutSetting(ctx, Setting{Tract: id, Key: metaPrefix + k, Value: kv[k]}); err != nil {
+		settings, err := metaSettings(id, sets[name])
+		if err != nil {
+			return err
+		}
+		for _, st := range settings {
+			if err := tx.PutSetting(ctx, st); err != nil {
 				return err
 			}
 		}

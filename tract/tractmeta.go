@@ -87,16 +87,11 @@ func (r *Repo) SetTractsMeta(ctx context.Context, sets map[string]map[string]str
 		if err != nil {
 			return err
 		}
-		kv := sets[name]
-		for _, k := range slices.Sorted(maps.Keys(kv)) {
-			if err := checkMetaKey(k); err != nil {
-				return err
-			}
-			if len(kv[k]) > MaxTractMetaBytes {
-				return &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
-			}
-			settings = append(settings, Setting{Tract: t.ID, Key: metaPrefix + k, Value: kv[k]})
+		more, err := metaSettings(t.ID, sets[name])
+		if err != nil {
+			return err
 		}
+		settings = append(settings, more...)
 	}
 	if len(settings) == 0 {
 		return nil
@@ -109,6 +104,22 @@ func (r *Repo) SetTractsMeta(ctx context.Context, sets map[string]map[string]str
 		}
 		return nil
 	})
+}
+
+// metaSettings checks one tract's metadata keys and values and returns
+// them as the settings that store them, in key order.
+func metaSettings(tractID string, kv map[string]string) ([]Setting, error) {
+	out := make([]Setting, 0, len(kv))
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		if err := checkMetaKey(k); err != nil {
+			return nil, err
+		}
+		if len(kv[k]) > MaxTractMetaBytes {
+			return nil, &ValidationError{Field: "tract meta " + k, Reason: fmt.Sprintf("%d bytes, the limit is %d", len(kv[k]), MaxTractMetaBytes)}
+		}
+		out = append(out, Setting{Tract: tractID, Key: metaPrefix + k, Value: kv[k]})
+	}
+	return out, nil
 }
 
 func checkMetaKey(k string) error {

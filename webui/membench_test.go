@@ -96,26 +96,7 @@ func BenchmarkFirstPage100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, page := range []string{"/tract/main/compile", "/tract/main/compile?from=50000", "/tract/main/compile?budget=50000", "/tract/main/compile?format=anthropic", "/tract/main/graph"} {
-		b.Run(page, func(b *testing.B) {
-			var peak uint64
-			b.ReportAllocs()
-			for b.Loop() {
-				srv, err := New(Options{Repo: tract.New(s, tract.Options{}), Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: b.TempDir()}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				rec := httptest.NewRecorder()
-				p := heapPeak(func() {
-					srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
-				})
-				if rec.Code != 200 {
-					b.Fatal(rec.Code, rec.Body.String()[:200])
-				}
-				peak = max(peak, p)
-				b.ReportMetric(float64(rec.Body.Len()), "body-bytes")
-			}
-			b.ReportMetric(float64(peak), "peak-bytes")
-		})
+		b.Run(page, func(b *testing.B) { benchPagePeak(b, s, page, 0) })
 	}
 }
 
@@ -166,26 +147,7 @@ func heapPeak(fn func()) uint64 {
 func BenchmarkNeverCompiledPage100k(b *testing.B) {
 	s := store100k(b)
 	for _, page := range []string{"/tract/main/compile", "/tract/main/compile?from=50000", "/tract/main/compile?budget=50000", "/tract/main/compile?format=anthropic"} {
-		b.Run(page, func(b *testing.B) {
-			var peak uint64
-			b.ReportAllocs()
-			for b.Loop() {
-				srv, err := New(Options{Repo: tract.New(s, tract.Options{}), RequestTimeout: time.Hour, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: b.TempDir()}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				rec := httptest.NewRecorder()
-				p := heapPeak(func() {
-					srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
-				})
-				if rec.Code != 200 {
-					b.Fatal(rec.Code, rec.Body.String()[:200])
-				}
-				peak = max(peak, p)
-				b.ReportMetric(float64(rec.Body.Len()), "body-bytes")
-			}
-			b.ReportMetric(float64(peak), "peak-bytes")
-		})
+		b.Run(page, func(b *testing.B) { benchPagePeak(b, s, page, time.Hour) })
 	}
 }
 
@@ -246,6 +208,30 @@ func BenchmarkConcurrentFirstPages100k(b *testing.B) {
 		})
 		peak = max(peak, p)
 		ro.Close()
+	}
+	b.ReportMetric(float64(peak), "peak-bytes")
+}
+
+// benchPagePeak serves page from a new server over s each iteration
+// (timeout: its RequestTimeout, 0 for the default) and reports the page's
+// size and the largest heap in use while it was served.
+func benchPagePeak(b *testing.B, s tract.Store, page string, timeout time.Duration) {
+	var peak uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := New(Options{Repo: tract.New(s, tract.Options{}), RequestTimeout: timeout, Instructions: instructions.Options{Config: instructions.DefaultConfig(), Cwd: b.TempDir()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		p := heapPeak(func() {
+			srv.Handler("").ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+page, nil))
+		})
+		if rec.Code != 200 {
+			b.Fatal(rec.Code, rec.Body.String()[:200])
+		}
+		peak = max(peak, p)
+		b.ReportMetric(float64(rec.Body.Len()), "body-bytes")
 	}
 	b.ReportMetric(float64(peak), "peak-bytes")
 }

@@ -33,21 +33,7 @@ func BenchmarkUpgradeFromV1(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	v1 := filepath.Join(dir, "v1.db")
-	s, err := sqlite.Open(ctx, v1, sqlite.Options{Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := tract.New(s, tract.Options{})
-	if _, _, err := r.Init(ctx); err != nil {
-		b.Fatal(err)
-	}
-	reqs := make([]tract.CommitRequest, 100_000)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i)}}
-	}
-	if _, err := r.Import(ctx, "main", reqs); err != nil {
-		b.Fatal(err)
-	}
+	s, r, reqs := importedStore(b, v1, 100_000, "")
 	if _, err := r.Spawn(ctx, "main", "kid", tract.SpawnOptions{Purpose: "p"}); err != nil {
 		b.Fatal(err)
 	}
@@ -92,21 +78,7 @@ func BenchmarkUpgradeFromV1(b *testing.B) {
 func BenchmarkOpenCommitClose10k(b *testing.B) {
 	ctx := context.Background()
 	p := filepath.Join(b.TempDir(), "lineage.db")
-	s, err := sqlite.Open(ctx, p, sqlite.Options{Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := tract.New(s, tract.Options{})
-	if _, _, err := r.Init(ctx); err != nil {
-		b.Fatal(err)
-	}
-	reqs := make([]tract.CommitRequest, 10_000)
-	for i := range reqs {
-		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i, " about the report")}}
-	}
-	if _, err := r.Import(ctx, "main", reqs); err != nil {
-		b.Fatal(err)
-	}
+	s, _, _ := importedStore(b, p, 10_000, " about the report")
 	s.Close()
 	for _, again := range []bool{false, true} {
 		name := map[bool]string{false: "new", true: "again"}[again]
@@ -136,4 +108,27 @@ func BenchmarkOpenCommitClose10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// importedStore creates a store at path with n user messages ("message
+// <i>" and suffix) imported on main: the store, its repository and the
+// requests.
+func importedStore(b *testing.B, path string, n int, suffix string) (*sqlite.Store, *tract.Repo, []tract.CommitRequest) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path, sqlite.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([]tract.CommitRequest, n)
+	for i := range reqs {
+		reqs[i] = tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i, suffix)}}
+	}
+	if _, err := r.Import(ctx, "main", reqs); err != nil {
+		b.Fatal(err)
+	}
+	return s, r, reqs
 }
