@@ -33,26 +33,46 @@ type Resolution struct {
 // the target per file name tried (plus a Stat for a symlink and one for
 // the target itself); no directory is listed and markers are not searched.
 func (s *Session) Resolve(target string) Resolution {
+	res, _ := s.ResolveIf(target, nil)
+	return res
+}
+
+// ResolveIf is [Session.Resolve] that registers the files only if accept
+// (nil accepts all) takes the resolution; it reports whether it did. A
+// caller that must keep its answer under a size limit resolves a target,
+// measures, and refuses it to leave it for a later call: the session then
+// reports the same files again. (Files found missing are forgotten, and a
+// reported file's imports re-read, either way: both describe the files as
+// they are.) accept runs with the session locked and must not call it.
+func (s *Session) ResolveIf(target string, accept func(Resolution) bool) (Resolution, bool) {
 	abs := fsx.Abs(s.base, target)
 	res := Resolution{TargetPath: target, ResolvedPath: abs, Files: []File{}}
 	if fi, err := s.fsys.Stat(abs); err != nil || !fi.IsDir() {
 		res.ResolvedPath = filepath.Dir(abs)
 	}
 	root := s.Root().Dir
-	if !within(root, abs) {
-		return res
+	var dirs []string
+	if within(root, abs) && s.cfg.Enabled && s.cfg.Resolver.Enabled {
+		dirs = chainDirs(root, res.ResolvedPath)
 	}
-	if !s.cfg.Enabled || !s.cfg.Resolver.Enabled {
-		return res
-	}
-	dirs := chainDirs(root, res.ResolvedPath)
 	if len(dirs) == 0 {
-		return res
+		return res, accept == nil || accept(res)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	res.Files = s.resolveDirs(dirs, abs)
-	return res
+	found := s.resolveDirs(dirs, abs)
+	for _, c := range found {
+		f := newFile(c.path, c.k.v, c.reason)
+		f.ImportedBy = c.importedBy
+		res.Files = append(res.Files, f)
+	}
+	if accept != nil && !accept(res) {
+		return res, false
+	}
+	for _, c := range found {
+		s.register(c.path, c.k)
+	}
+	return res, true
 }
 
 // resolver gathers one resolve call's files: root to leaf, each followed
@@ -192,7 +212,7 @@ func (r *resolver) confined(p string) bool {
 }
 
 // resolveDirs runs under s.mu.
-func (s *Session) resolveDirs(dirs []string, target string) []File {
+func (s *Session) resolveDirs(dirs []string, target string) []candidate {
 	r := &resolver{s: s, inCall: map[fsx.FileID]bool{}, seen: map[string]bool{}}
 	for _, dir := range dirs {
 		if r.full() {
@@ -218,12 +238,5 @@ func (s *Session) resolveDirs(dirs []string, target string) []File {
 		}
 		r.take(d, "", 0)
 	}
-	out := make([]File, 0, len(r.found))
-	for _, c := range r.found {
-		s.register(c.path, c.k)
-		f := newFile(c.path, c.k.v, c.reason)
-		f.ImportedBy = c.importedBy
-		out = append(out, f)
-	}
-	return out
+	return r.found
 }

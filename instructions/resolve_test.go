@@ -98,6 +98,32 @@ func TestResolvePerCallCapDefersTheRest(t *testing.T) {
 	}
 }
 
+// A refused resolution registers nothing: the same files, for the same
+// reasons, come again; an accepted one registers them.
+func TestResolveIfRefusedLeavesTheFilesToReport(t *testing.T) {
+	root := testRepo(t, map[string]string{"AGENTS.md": "r", "a/AGENTS.md": "a"})
+	s, _ := Start(opts(root))
+	setMtime(t, filepath.Join(root, "AGENTS.md"), time.Now().Add(time.Hour))
+	target := filepath.Join(root, "a", "x.go")
+	want := []string{"updated " + filepath.Join(root, "AGENTS.md"), "new " + filepath.Join(root, "a/AGENTS.md")}
+	for range 2 {
+		r, ok := s.ResolveIf(target, func(r Resolution) bool { return false })
+		if ok {
+			t.Fatal("refused resolution reported as taken")
+		}
+		if diff := cmp.Diff(want, reasons(r.Files)); diff != "" {
+			t.Fatalf("refused (-want +got):\n%s", diff)
+		}
+	}
+	r, ok := s.ResolveIf(target, func(r Resolution) bool { return true })
+	if diff := cmp.Diff(want, reasons(r.Files)); !ok || diff != "" {
+		t.Fatalf("accepted %v (-want +got):\n%s", ok, diff)
+	}
+	if again := s.Resolve(target); len(again.Files) != 0 {
+		t.Errorf("after an accepted resolve: %v", reasons(again.Files))
+	}
+}
+
 func TestResolveOutsideRootIsEmpty(t *testing.T) {
 	root := testRepo(t, map[string]string{"AGENTS.md": "r"})
 	outside := makeTree(t, t.TempDir(), map[string]string{"AGENTS.md": "o"})

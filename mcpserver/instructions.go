@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,24 +143,28 @@ func (s *Server) toolResolve(ctx context.Context, req *mcp.CallToolRequest, in R
 		paths[i] = abs
 	}
 	out := ResolveOutput{Targets: []instructions.Resolution{}}
-	// Resolve target by target and stop while the result (with the paths
-	// left over) is still well under the cap: one more target adds at most
-	// maxFilesPerResolve files.
-	limit := s.opts.MaxResultTokens * 4 / 5
+	// Resolve target by target; a target whose files would take the result
+	// (with the paths left over) past the cap is not registered and is left
+	// for the next call with the rest. The first one is always taken, so
+	// every call makes progress (it holds at most maxFilesPerResolve files).
 	err := s.withInstructionSession(ctx, req.Session, sc, func(sess *instructions.Session) {
 		var files []instructions.File
 		for i, p := range paths {
-			r := sess.Resolve(p)
-			out.Targets = append(out.Targets, r)
-			files = append(files, r.Files...)
-			out.Reminder = instructions.ResolveReminderNamed(files, s.cfg.FileNames)
-			if rest := in.Paths[i+1:]; len(rest) > 0 {
-				out.Remaining = rest
-				if resultTokens(s.opts.Tokens, out) > limit {
-					return
+			next := ResolveOutput{Targets: append(slices.Clip(out.Targets), instructions.Resolution{})}
+			_, ok := sess.ResolveIf(p, func(r instructions.Resolution) bool {
+				next.Targets[len(next.Targets)-1] = r
+				next.Reminder = instructions.ResolveReminderNamed(append(slices.Clip(files), r.Files...), s.cfg.FileNames)
+				if rest := in.Paths[i+1:]; len(rest) > 0 {
+					next.Remaining = rest
 				}
-				out.Remaining = nil
+				return i == 0 || resultTokens(s.opts.Tokens, next) <= s.opts.MaxResultTokens
+			})
+			if !ok {
+				out.Remaining = in.Paths[i:]
+				return
 			}
+			files = append(files, next.Targets[len(next.Targets)-1].Files...)
+			out.Targets, out.Reminder = next.Targets, next.Reminder
 		}
 	})
 	if err != nil {
