@@ -66,9 +66,9 @@ func viewSum(cv *CompiledView) Hash {
 
 // checkView verifies a checkpoint's sums (a part's only when read).
 func checkView(cv *CompiledView) error {
-	bad := viewSum(cv) != cv.Sum
+	bad := viewSum(cv) != cv.Sum || !hashes(cv.MessagesSum, cv.Index)
 	if !bad && cv.Messages != nil {
-		bad = !hashes(cv.MessagesSum, cv.Messages)
+		bad = !piecesMatch(cv.Index, cv.Messages)
 	}
 	if !bad && cv.Data != nil {
 		bad = !hashes(cv.DataSum, cv.Data)
@@ -111,9 +111,12 @@ func (r *Repo) checkpoint(v *view) *CompiledView {
 	if !r.checkpointDue(v) {
 		return nil
 	}
-	data, msgs := encodeView(v), encodeMessages(v)
+	data := encodeView(v)
+	msgs, pieces := encodePieces(v, r.checkpointPiece)
+	index, parts := encodeIndex(pieces, msgs)
 	cv := &CompiledView{Viewer: v.viewer.ID, Encoding: v.counter.Encoding(), Head: v.head, AnnSeq: v.annSeq,
-		Tokens: v.tokens, Format: viewFormat, MessagesSum: sha256Hex(msgs), DataSum: sha256Hex(data), Messages: msgs, Data: data}
+		Tokens: v.tokens, Format: viewFormat, MessagesSum: sha256Hex(index), DataSum: sha256Hex(data),
+		Index: index, Messages: msgs, Pieces: parts, Data: data}
 	cv.Sum = viewSum(cv)
 	return cv
 }

@@ -11,6 +11,17 @@ import (
 // APIs' repair (not Plain), so a compile that only writes them in the
 // openai format can stream them; a commit hash is its 32 bytes (hashRef).
 func encodeMessages(v *view) []byte {
+	b, _ := encodePieces(v, 0)
+	return b
+}
+
+// encodePieces is encodeMessages and where its pieces end: the header
+// (piece 0), then pieces of at most rows messages (pieceRows for 0) and
+// about pieceBytes bytes (checkpoint_pieces.go).
+func encodePieces(v *view, rows int) ([]byte, []pieceInfo) {
+	if rows <= 0 {
+		rows = pieceRows
+	}
 	size := 64
 	for i := range v.rendered {
 		size += 64 + len(v.rendered[i].Content)
@@ -44,9 +55,15 @@ func encodeMessages(v *view) []byte {
 		w.str(names[i])
 	}
 	w.uint(uint64(len(v.rendered)))
+	pieces := []pieceInfo{{size: len(w.b)}}
+	cur := pieceInfo{}
+	start := len(w.b)
 	slot := 0 // slots as differences: mostly 1
 	for i := range v.rendered {
 		m := &v.rendered[i]
+		if cur.rows == 0 {
+			cur = pieceInfo{first: i, slot: slot}
+		}
 		w.enum(m.Role, storedRoles)
 		w.str(m.Content)
 		w.str(m.Name)
@@ -63,8 +80,15 @@ func encodeMessages(v *view) []byte {
 		for _, h := range m.Summarizes {
 			w.hashRef(h)
 		}
+		cur.rows++
+		cur.tokens += m.Tokens
+		if cur.rows == rows || len(w.b)-start >= pieceBytes || i == len(v.rendered)-1 {
+			cur.size = len(w.b) - start
+			pieces = append(pieces, cur)
+			cur, start = pieceInfo{}, len(w.b)
+		}
 	}
-	return w.b
+	return w.b, pieces
 }
 
 // hashRef writes a commit hash of the messages layout: 1 and its 32
@@ -139,6 +163,12 @@ func (mr *messagesReader) size() int { return mr.left - mr.skips }
 // openMessages reads the header of what encodeMessages wrote for viewer
 // at head, up to the first message.
 func openMessages(data []byte, viewer Tract, head Hash) (*messagesReader, storedMessages, error) {
+	return openHeader(data, viewer, head, true)
+}
+
+// openHeader is openMessages; without whole, data is the header alone
+// (piece 0), the messages' count not bounded by it.
+func openHeader(data []byte, viewer Tract, head Hash, whole bool) (*messagesReader, storedMessages, error) {
 	var sm storedMessages
 	if len(data) == 0 {
 		return nil, sm, errViewData
@@ -164,7 +194,11 @@ func openMessages(data []byte, viewer Tract, head Hash) (*messagesReader, stored
 	for i := range mr.authors {
 		mr.authors[i] = [2]string{r.str(), r.str()}
 	}
-	mr.left = r.count()
+	if whole {
+		mr.left = r.count()
+	} else {
+		mr.left = int(min(r.uint(), 1<<40))
+	}
 	if r.err != nil {
 		return nil, sm, r.err
 	}

@@ -26,6 +26,7 @@ type Repo struct {
 	noCheckpoints   bool
 	checkpointEvery int
 	windowPiece     int
+	checkpointPiece int
 }
 
 // Options configure a [Repo]. Zero values pick the defaults.
@@ -52,11 +53,15 @@ type Options struct {
 	// WindowPiece is how many commits a compile window of a tract without
 	// a checkpoint reads at once (window_chain.go; default 512).
 	WindowPiece int
+	// CheckpointPiece is the most messages a piece of a stored
+	// checkpoint's messages holds (checkpoint_pieces.go; default 256).
+	CheckpointPiece int
 }
 
 // New returns a Repo over s.
 func New(s Store, o Options) *Repo {
-	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery, windowPiece: o.WindowPiece}
+	r := &Repo{store: s, now: o.Now, counter: o.Tokenizer, retries: o.Retries, cache: newCompileCache(), noCheckpoints: o.NoCheckpoints, checkpointEvery: o.CheckpointEvery, windowPiece: o.WindowPiece,
+		checkpointPiece: o.CheckpointPiece}
 	if r.checkpointEvery <= 0 {
 		r.checkpointEvery = checkpointEvery
 	}

@@ -105,6 +105,13 @@ type Finder interface {
 	// an encoding: its header and the part asked for (the other part's
 	// field stays nil).
 	CompiledView(ctx context.Context, viewer, encoding string, part ViewPart) (CompiledView, error)
+	// CompiledViewPieces calls fn with the pieces numbered from to to-1
+	// (fewer when there are fewer) of the messages part of the viewer's
+	// checkpoint in encoding, in order, when that checkpoint's Sum is
+	// sum; ErrNotFound, fn not called, when no checkpoint of that sum is
+	// stored (none, or replaced since sum was read). data is fn's only
+	// during the call.
+	CompiledViewPieces(ctx context.Context, viewer, encoding string, sum Hash, from, to int, fn func(piece int, data []byte) error) error
 }
 
 // ViewLender is a Store that can lend a checkpoint's messages part
@@ -214,7 +221,10 @@ type Writer interface {
 //
 // It has two parts a reader asks for separately: Messages, the compiled
 // messages (what a compile prints), and Data, the view they were compiled
-// from (what a compile needs to apply changes other than appends).
+// from (what a compile needs to apply changes other than appends). The
+// messages are stored in pieces (Pieces), which a reader may ask for one
+// by one (CompiledViewPieces): Index, read with the header, lists them
+// (the domain's layout; MessagesSum is its sum and it holds each piece's).
 type CompiledView struct {
 	Viewer   string
 	Encoding string
@@ -228,8 +238,16 @@ type CompiledView struct {
 	Sum         Hash
 	MessagesSum Hash
 	DataSum     Hash
-	Messages    []byte
-	Data        []byte
+	// Index lists the pieces of the messages part; every read of the
+	// header returns it.
+	Index []byte
+	// Messages is the messages part whole: its pieces one after the
+	// other (what a read of ViewMessages returns).
+	Messages []byte
+	// Pieces is the messages part in pieces, numbered from 0, as
+	// PutCompiledView stores it (reads leave it nil).
+	Pieces [][]byte
+	Data   []byte
 }
 
 // ViewPart is the part of a [CompiledView] a read asks for beside its

@@ -153,28 +153,32 @@ func windowStart(from, count, n int) int {
 }
 
 // windowStored is the window of t's compile at head read from the stored
-// checkpoint's messages part (lent by a store that lends it); ok is false
-// when the checkpoint does not serve the compile, the part does not
-// decode, or the budget cannot be met (the full compile says why). An
-// active prune reads the part twice: once for its choice (pruneFacts, a
-// few bytes a message), once for the window.
+// checkpoint's messages: from its pieces when it serves the compile as it
+// is (window_pieces.go), else from the part whole (lent by a store that
+// lends it) with the annotations after it patched in or the messages an
+// older head lacks cut; ok is false when the checkpoint does not serve the
+// compile, the part does not decode, or the budget cannot be met (the full
+// compile says why). An active prune reads the messages twice: once for
+// its choice (pruneFacts, a few bytes a message), once for the window.
 func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter tokens.Counter, head Hash, budget int, prune PrunePolicy, w WindowOptions) (WindowResult, bool, error) {
-	l, lends := r.store.(ViewLender)
-	part := ViewMessages
-	if lends {
-		part = ViewHeader
-	}
-	sc, ok, err := r.planStored(ctx, lk, t, counter, head, false, part)
+	sc, ok, err := r.planStored(ctx, lk, t, counter, head, false, ViewHeader)
 	if err != nil || !ok {
 		return WindowResult{}, false, err
 	}
-	// read runs fn over the checkpoint's messages: those planned, lent
-	// or read with the header.
-	read := func(fn func(sc storedCompile)) (bool, error) {
-		if !lends {
-			fn(sc)
-			return true, nil
+	if sc.patch == nil && len(sc.cut) == 0 {
+		ps, src, ok, err := r.pieceWindow(ctx, t, sc)
+		if err != nil || !ok {
+			return WindowResult{}, false, err
 		}
+		return r.windowOver(ctx, src, budget, prune, w, func() error { return ps.fail(ps.err) })
+	}
+	// read runs fn over the checkpoint's messages whole: lent, or read,
+	// when they are still those planned.
+	l, lends := r.store.(ViewLender)
+	if !lends {
+		l = readLender{r.store}
+	}
+	read := func(fn func(sc storedCompile)) (bool, error) {
 		planned, ok := sc.cv, false
 		err := l.LendCompiledView(ctx, t.ID, counter.Encoding(), func(cv CompiledView) error {
 			if cv.Sum != planned.Sum {
@@ -211,6 +215,41 @@ func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter to
 		return WindowResult{}, false, err
 	}
 	return res, good, nil
+}
+
+// windowOver is the window of src's messages under budget and prune;
+// ok is false when they prove damaged (fail says why: an error, or none
+// when the window is left to the full compile) or the budget cannot be
+// met (the full compile says why).
+func (r *Repo) windowOver(ctx context.Context, src windowSource, budget int, prune PrunePolicy, w WindowOptions, fail func() error) (WindowResult, bool, error) {
+	var pr *windowPrune
+	if prune.Active() {
+		f, good := src.pruneFacts(prune)
+		if !good {
+			return WindowResult{}, false, fail()
+		}
+		pr = &windowPrune{}
+		var err error
+		if pr.rule, pr.count, pr.tokens, err = r.rules(ctx, f, prune); err != nil {
+			return WindowResult{}, false, err
+		}
+	}
+	res, good := src.window(budget, pr, w)
+	if !good {
+		return WindowResult{}, false, fail()
+	}
+	return res, true, nil
+}
+
+// readLender lends a checkpoint's messages a store reads whole.
+type readLender struct{ s Reader }
+
+func (l readLender) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(CompiledView) error) error {
+	cv, err := l.s.CompiledView(ctx, viewer, encoding, ViewMessages)
+	if err != nil {
+		return err
+	}
+	return fn(cv)
 }
 
 // windowPrune is a prune's choice over a stored compile's messages: the

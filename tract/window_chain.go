@@ -245,20 +245,13 @@ func (r *Repo) windowChain(ctx context.Context, t Tract, counter tokens.Counter,
 	if err != nil || !ok {
 		return WindowResult{}, false, err
 	}
-	var pr *windowPrune
-	if o.Prune != nil && o.Prune.Active() {
-		f, good := src.pruneFacts(*o.Prune)
-		if !good {
-			return WindowResult{}, false, cs.err
-		}
-		pr = &windowPrune{}
-		if pr.rule, pr.count, pr.tokens, err = r.rules(ctx, f, *o.Prune); err != nil {
-			return WindowResult{}, false, err
-		}
+	var prune PrunePolicy
+	if o.Prune != nil {
+		prune = *o.Prune
 	}
-	res, good := src.window(o.Budget, pr, w)
-	if !good {
-		return WindowResult{}, false, cs.err
+	res, ok, err := r.windowOver(ctx, src, o.Budget, prune, w, func() error { return cs.err })
+	if err != nil || !ok {
+		return WindowResult{}, false, err
 	}
 	res.Tract, res.Head, res.Encoding, res.TractID = t.Name, head, counter.Encoding(), t.ID
 	return res, true, nil

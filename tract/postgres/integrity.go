@@ -27,7 +27,7 @@ func (s *Store) CheckIntegrity(ctx context.Context) ([]tract.Damage, error) {
 			JOIN pg_am am ON am.oid = c.relam
 			JOIN pg_class t ON t.oid = i.indrelid
 			WHERE am.amname = 'btree' AND t.relnamespace = current_schema()::regnamespace
-			AND t.relname IN ('tracts', 'blobs', 'commits', 'merge_parents', 'refs', 'reflog', 'annotations', 'settings', 'compiled_views')
+			AND t.relname IN ('tracts', 'blobs', 'commits', 'merge_parents', 'refs', 'reflog', 'annotations', 'settings', 'compiled_views', 'compiled_view_pieces')
 			ORDER BY c.relname`)
 		if err != nil {
 			return nil, err

@@ -96,6 +96,8 @@ var migrations = []string{
 	viewsMigration,
 	// Version 6: a checkpoint's messages apart from its data (views.go).
 	viewPartsMigration,
+	// Version 7: a checkpoint's messages in pieces (views.go).
+	viewPiecesMigration,
 }
 
 // positionsMigration is version 2: each commit's place in the DAG

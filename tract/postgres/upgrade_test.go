@@ -15,7 +15,8 @@ import (
 
 // v1Shape turns a store back into schema version 1: no positions,
 // settings, commit metadata or search index.
-const v1Shape = `DROP TABLE compiled_views;
+const v1Shape = `DROP TABLE compiled_view_pieces;
+	DROP TABLE compiled_views;
 	DROP INDEX commits_tract_time;
 	DROP TABLE blob_words;
 	DROP TABLE settings;
@@ -111,5 +112,66 @@ func TestReadOnlyRoleOnOldSchema(t *testing.T) {
 	defer r.Close()
 	if _, err := tract.New(r, tract.Options{}).Log(ctx, "main", tract.LogOptions{}); err != nil && !errors.Is(err, tract.ErrNoCommits) {
 		t.Errorf("the reader's log after the migration: %v", err)
+	}
+}
+
+// v6Shape turns a store back into schema version 6: a checkpoint's
+// messages in one column.
+const v6Shape = `DROP TABLE compiled_view_pieces;
+	ALTER TABLE compiled_views DROP COLUMN piece_index, ADD COLUMN messages bytea NOT NULL DEFAULT '\x00';
+	UPDATE schema_version SET version = 6;`
+
+// TestUpgradeFromV6: a store of schema version 6 holding a checkpoint (its
+// messages in one column) is migrated by a writable open; the old
+// checkpoint goes (a cache), the next compile is the one before and stores
+// its checkpoint in pieces, and verify finds nothing.
+func TestUpgradeFromV6(t *testing.T) {
+	server(t)
+	ctx := context.Background()
+	s := newStore(t).(*postgres.Store)
+	r := tract.New(s, tract.Options{})
+	if _, _, err := r.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := r.Commit(ctx, "main", tract.CommitRequest{Content: tract.Content{Type: tract.TypeMessage, Role: "user", Text: fmt.Sprint("message ", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := r.CompileCold(ctx, "main", tract.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, v6Shape); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Reopen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s.Close()
+	if from, to := w.(*postgres.Store).Migrated(); from != 6 || to != postgres.SchemaVersion {
+		t.Fatalf("Migrated() = %d, %d; want 6, %d", from, to, postgres.SchemaVersion)
+	}
+	main, err := tract.New(w, tract.Options{}).Tract(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CompiledView(ctx, main.ID, "o200k_base", tract.ViewHeader); !errors.Is(err, tract.ErrNotFound) {
+		t.Fatalf("the old checkpoint after the migration: %v, want none", err)
+	}
+	for i := range 2 {
+		got, err := tract.New(w, tract.Options{}).CompileCold(ctx, "main", tract.CompileOptions{})
+		if err != nil || got.Tokens != want.Tokens || len(got.Messages) != len(want.Messages) {
+			t.Fatalf("compile %d after the migration: %d tokens, %d messages, %v; want %d, %d", i+1, got.Tokens, len(got.Messages), err, want.Tokens, len(want.Messages))
+		}
+	}
+	cv, err := w.CompiledView(ctx, main.ID, "o200k_base", tract.ViewMessages)
+	if err != nil || len(cv.Index) == 0 || len(cv.Messages) == 0 {
+		t.Fatalf("the checkpoint stored after the migration: %d bytes of index, %d of messages, %v", len(cv.Index), len(cv.Messages), err)
+	}
+	if rep, err := tract.New(w, tract.Options{}).Verify(ctx); err != nil || len(rep.Damage) != 0 {
+		t.Fatalf("verify after the migration: %+v, %v", rep.Damage, err)
 	}
 }

@@ -94,6 +94,8 @@ var migrations = []string{
 	viewPartsMigration,
 	// Version 7: fewer pages a commit (pending.go).
 	leanCommitMigration,
+	// Version 8: a checkpoint's messages in pieces (views.go).
+	viewPiecesMigration,
 }
 
 // positionsMigration is version 2: each commit's place in the DAG

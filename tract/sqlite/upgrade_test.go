@@ -21,7 +21,7 @@ import (
 
 // v1Shape turns a store back into schema version 1: no positions,
 // settings, commit metadata or search index.
-const v1Shape = v7Revert + `DROP TABLE compiled_views;
+const v1Shape = v8Revert + v7Revert + `DROP TABLE compiled_views;
 	DROP INDEX commits_tract_time;
 	DROP TABLE blob_words;
 	DROP TABLE settings;
@@ -324,7 +324,7 @@ func TestConcurrentUpgrade(t *testing.T) {
 
 // v4Shape turns a store back into schema version 4 (the previous release):
 // no compile checkpoints, no time index.
-const v4Shape = v7Revert + `DROP TABLE compiled_views;
+const v4Shape = v8Revert + v7Revert + `DROP TABLE compiled_views;
 	DROP INDEX commits_tract_time;
 	UPDATE schema_version SET version = 4;`
 

@@ -37,9 +37,20 @@ const v7Revert = `DROP TABLE unindexed;
 	ALTER TABLE reflog_v6 RENAME TO reflog;
 	CREATE INDEX reflog_time ON reflog(time);`
 
+// v8Revert turns a store of schema version 8 back into version 7: a
+// checkpoint's messages in one column (the checkpoints go, a cache).
+const v8Revert = `DROP TABLE compiled_view_pieces;
+	DROP TABLE compiled_views;
+	CREATE TABLE compiled_views (viewer TEXT NOT NULL, encoding TEXT NOT NULL, head BLOB NOT NULL,
+		ann_seq INTEGER NOT NULL, tokens INTEGER NOT NULL, format INTEGER NOT NULL, sum BLOB NOT NULL,
+		messages_sum BLOB NOT NULL, data_sum BLOB NOT NULL, messages BLOB NOT NULL, data BLOB NOT NULL,
+		PRIMARY KEY (viewer, encoding));
+	CREATE INDEX compiled_views_head ON compiled_views(head);`
+
 // shapes[v] turns a store of the current schema back into version v (each
 // on top of the one after it): what every released schema looked like.
 var shapes = map[int]string{
+	7: v8Revert + `UPDATE schema_version SET version = 7;`,
 	6: v7Revert + `UPDATE schema_version SET version = 6;`,
 	5: `DROP TABLE compiled_views;
 		CREATE TABLE compiled_views (viewer TEXT NOT NULL, encoding TEXT NOT NULL, head BLOB NOT NULL,

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"strings"
+	"math"
+	"sync"
 
 	"github.com/agentlineage/lineage/tract"
 	"github.com/agentlineage/lineage/tract/internal/rowform"
@@ -51,18 +53,49 @@ const viewPartsMigration = `DROP TABLE compiled_views;
 	);
 	CREATE INDEX compiled_views_head ON compiled_views(head);`
 
-const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum`
+// viewPiecesMigration is version 8: a checkpoint's compiled messages in
+// pieces (tract.CompiledView.Pieces), a row each, so a compile window reads
+// the few it shows; the header keeps their index (piece_index, before the
+// data). Checkpoints are a cache: the rows of the old layout go. A piece
+// goes with its checkpoint (the foreign key's cascade).
+const viewPiecesMigration = `DROP TABLE compiled_views;
+	CREATE TABLE compiled_views (
+		viewer TEXT NOT NULL,
+		encoding TEXT NOT NULL,
+		head BLOB NOT NULL,
+		ann_seq INTEGER NOT NULL,
+		tokens INTEGER NOT NULL,
+		format INTEGER NOT NULL,
+		sum BLOB NOT NULL,
+		messages_sum BLOB NOT NULL,
+		data_sum BLOB NOT NULL,
+		piece_index BLOB NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (viewer, encoding)
+	);
+	CREATE INDEX compiled_views_head ON compiled_views(head);
+	CREATE TABLE compiled_view_pieces (
+		viewer TEXT NOT NULL,
+		encoding TEXT NOT NULL,
+		piece INTEGER NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (viewer, encoding, piece),
+		FOREIGN KEY (viewer, encoding) REFERENCES compiled_views(viewer, encoding) ON DELETE CASCADE
+	);`
 
-// scanView scans a header and, for each non-nil part, that column after
-// it. The values are taken as the driver gives them, then typed (anyRow):
-// a value of another type than lineage writes is damage, where an error of
+const viewCols = `viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum, piece_index`
+
+// headerCols is how many columns viewCols names.
+const headerCols = 10
+
+// scanView scans a header and, when data is not nil, the data after it.
+// The values are taken as the driver gives them, then typed (anyRow): a
+// value of another type than lineage writes is damage, where an error of
 // the query itself stays what it is.
-func scanView(sc interface{ Scan(...any) error }, messages, data *[]byte) (tract.CompiledView, error) {
-	n := 9
-	for _, part := range []*[]byte{messages, data} {
-		if part != nil {
-			n++
-		}
+func scanView(sc interface{ Scan(...any) error }, data *[]byte) (tract.CompiledView, error) {
+	n := headerCols
+	if data != nil {
+		n++
 	}
 	vals := make([]any, n)
 	ptrs := make([]any, n)
@@ -72,87 +105,156 @@ func scanView(sc interface{ Scan(...any) error }, messages, data *[]byte) (tract
 	if err := sc.Scan(ptrs...); err != nil {
 		return tract.CompiledView{}, err
 	}
-	return viewOf(vals, messages, data)
+	return viewOf(vals, data)
 }
 
 // viewOf types a checkpoint row's values (scanView).
-func viewOf(vals anyRow, messages, data *[]byte) (tract.CompiledView, error) {
+func viewOf(vals anyRow, data *[]byte) (tract.CompiledView, error) {
 	var v tract.CompiledView
 	var head, sum, messagesSum, dataSum []byte
-	dest := []any{&v.Viewer, &v.Encoding, &head, &v.AnnSeq, &v.Tokens, &v.Format, &sum, &messagesSum, &dataSum}
-	for _, part := range []*[]byte{messages, data} {
-		if part != nil {
-			dest = append(dest, part)
-		}
+	dest := []any{&v.Viewer, &v.Encoding, &head, &v.AnnSeq, &v.Tokens, &v.Format, &sum, &messagesSum, &dataSum, &v.Index}
+	if data != nil {
+		dest = append(dest, data)
 	}
 	if err := vals.Scan(dest...); err != nil {
 		return v, fmt.Errorf("%w: a compile checkpoint row (table compiled_views): %w", tract.ErrDamaged, err)
 	}
 	v.Head, v.Sum, v.MessagesSum, v.DataSum = rowform.Hash(head), rowform.Hash(sum), rowform.Hash(messagesSum), rowform.Hash(dataSum)
-	if messages != nil {
-		v.Messages = *messages
-	}
 	if data != nil {
 		v.Data = *data
 	}
 	return v, nil
 }
 
-func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
-	what := fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)
-	var col string
-	var messages, data *[]byte
-	switch part {
-	case tract.ViewMessages:
-		col, messages = "messages", new([]byte)
-	case tract.ViewData:
-		col, data = "data", new([]byte)
-	default:
-		v, err := scanView(r.queryRow(ctx, `SELECT `+viewCols+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), nil, nil)
-		return v, damaged(notFound(err, what))
+// header reads a checkpoint's header, with its data when data.
+func (r reader) header(ctx context.Context, viewer, encoding string, data bool) (tract.CompiledView, error) {
+	if !data {
+		return scanView(r.queryRow(ctx, `SELECT `+viewCols+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, viewer, encoding), nil)
 	}
-	// The part (megabytes) straight from the driver: no second copy.
+	// The data (megabytes) straight from the driver: no second copy.
 	var v tract.CompiledView
 	found := false
-	err := r.eachRow(ctx, `SELECT `+viewCols+`, `+col+` FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, 10,
+	err := r.eachRow(ctx, `SELECT `+viewCols+`, data FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding}, headerCols+1,
 		func(vals []any) error {
 			var err error
-			v, err = viewOf(vals, messages, data)
+			v, err = viewOf(vals, new([]byte))
 			found = true
 			return err
 		})
 	if err == nil && !found {
 		err = sql.ErrNoRows
 	}
+	return v, err
+}
+
+func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part tract.ViewPart) (tract.CompiledView, error) {
+	what := fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)
+	if part == tract.ViewMessages {
+		v, err := r.withMessages(ctx, viewer, encoding, false, nil)
+		return v, damaged(notFound(err, what))
+	}
+	v, err := r.header(ctx, viewer, encoding, part == tract.ViewData)
 	return v, damaged(notFound(err, what))
 }
 
-// LendCompiledView is CompiledView(ViewMessages) with the messages part
-// lent (tract.ViewLender): fn sees the bytes SQLite read, never copied.
-func (r reader) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+// withMessages reads a checkpoint's header (and data) and its messages
+// whole, appended to buf: its pieces one after the other. A checkpoint
+// replaced between the two reads is read again.
+func (r reader) withMessages(ctx context.Context, viewer, encoding string, data bool, buf []byte) (tract.CompiledView, error) {
+	for try := 0; ; try++ {
+		v, err := r.header(ctx, viewer, encoding, data)
+		if err != nil {
+			return v, err
+		}
+		if buf == nil {
+			var size sql.NullInt64
+			if err := r.queryRow(ctx, `SELECT sum(length(data)) FROM compiled_view_pieces WHERE viewer = ? AND encoding = ?`, viewer, encoding).Scan(&size); err != nil {
+				return v, err
+			}
+			buf = make([]byte, 0, max(0, min(size.Int64, 1<<34)))
+		}
+		v.Messages = buf[:0]
+		n, err := r.pieces(ctx, viewer, encoding, v.Sum, 0, math.MaxInt32, func(_ int, data []byte) error {
+			v.Messages = append(v.Messages, data...)
+			return nil
+		})
+		if err != nil || n > 0 || try == 2 {
+			return v, err // none at all, still: damage the sums find
+		}
+	}
+}
+
+// pieces lends fn the pieces from to to-1 of the checkpoint whose sum is
+// sum (see tract.Reader.CompiledViewPieces) and returns how many it lent.
+func (r reader) pieces(ctx context.Context, viewer, encoding string, sum tract.Hash, from, to int, fn func(int, []byte) error) (int, error) {
 	var fnErr error
-	n, err := r.lend(ctx, `SELECT `+lendFunc+`(?, `+viewCols+`, messages) FROM compiled_views WHERE viewer = ? AND encoding = ?`, []any{viewer, encoding},
+	n, err := r.lend(ctx, `SELECT `+lendFunc+`(?, p.piece, p.data) FROM compiled_views v JOIN compiled_view_pieces p ON p.viewer = v.viewer AND p.encoding = v.encoding
+		WHERE v.viewer = ? AND v.encoding = ? AND v.sum = ? AND p.piece >= ? AND p.piece < ? ORDER BY p.piece`,
+		[]any{viewer, encoding, rowform.Raw(sum), from, to},
 		func(vals []any) error {
-			for i, v := range vals {
-				if s, ok := v.(string); ok {
-					vals[i] = strings.Clone(s) // lent too
-				}
+			piece, ok := vals[0].(int64)
+			var data []byte
+			switch x := vals[1].(type) {
+			case []byte:
+				data = x
+			case string:
+				data = []byte(x)
+			default:
+				ok = false
 			}
-			var messages []byte
-			v, err := viewOf(vals, &messages, nil)
-			if err != nil {
-				return err
+			if !ok {
+				fnErr = fmt.Errorf("%w: a piece of compile checkpoint %s (%s) (table compiled_view_pieces): %T, %T", tract.ErrDamaged, viewer, encoding, vals[0], vals[1])
+				return fnErr
 			}
-			fnErr = fn(v)
+			fnErr = fn(int(piece), data)
 			return fnErr
 		})
 	if fnErr != nil {
-		return fnErr
+		return n, fnErr
 	}
+	return n, err
+}
+
+func (r reader) CompiledViewPieces(ctx context.Context, viewer, encoding string, sum tract.Hash, from, to int, fn func(piece int, data []byte) error) error {
+	n, err := r.pieces(ctx, viewer, encoding, sum, from, to, fn)
 	if err == nil && n == 0 {
 		err = sql.ErrNoRows
 	}
 	return damaged(notFound(err, fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)))
+}
+
+// lendBuf is the buffer the last lending gathered its pieces in, kept for
+// the next one (a server lends the same checkpoint again and again).
+var lendBuf struct {
+	sync.Mutex
+	b []byte
+}
+
+// maxLendBuf bounds the buffer kept.
+const maxLendBuf = 64 << 20
+
+// LendCompiledView is CompiledView(ViewMessages) with the messages part
+// lent (tract.ViewLender): its pieces, lent by SQLite one by one, gathered
+// in a buffer kept for the next lending.
+func (r reader) LendCompiledView(ctx context.Context, viewer, encoding string, fn func(tract.CompiledView) error) error {
+	lendBuf.Lock()
+	buf := lendBuf.b
+	lendBuf.b = nil
+	lendBuf.Unlock()
+	v, err := r.withMessages(ctx, viewer, encoding, false, buf)
+	if err != nil {
+		return damaged(notFound(err, fmt.Sprintf("compiled view of tract %s (%s)", viewer, encoding)))
+	}
+	defer func() {
+		if cap(v.Messages) <= maxLendBuf {
+			lendBuf.Lock()
+			if cap(v.Messages) > cap(lendBuf.b) {
+				lendBuf.b = v.Messages[:0]
+			}
+			lendBuf.Unlock()
+		}
+	}()
+	return fn(v)
 }
 
 // anyRow scans the values eachRow gives as a row.
@@ -202,14 +304,33 @@ func (a anyRow) Scan(dest ...any) error {
 }
 
 func (r reader) ScanCompiledViews(ctx context.Context, fn func(tract.CompiledView) error) error {
-	rows, err := r.q.QueryContext(ctx, `SELECT `+viewCols+`, messages, data FROM compiled_views ORDER BY viewer, encoding`)
+	rows, err := r.q.QueryContext(ctx, `SELECT viewer, encoding FROM compiled_views ORDER BY viewer, encoding`)
 	if err != nil {
 		return damaged(err)
 	}
-	defer rows.Close()
+	var keys [][2]string
 	for rows.Next() {
-		var messages, data []byte
-		v, err := scanView(rows, &messages, &data)
+		var k [2]any
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			rows.Close()
+			return damaged(err)
+		}
+		var key [2]string
+		if err := (anyRow(k[:])).Scan(&key[0], &key[1]); err != nil {
+			rows.Close()
+			return fmt.Errorf("%w: a compile checkpoint row (table compiled_views): %w", tract.ErrDamaged, err)
+		}
+		keys = append(keys, key)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return damaged(err)
+	}
+	for _, k := range keys {
+		v, err := r.withMessages(ctx, k[0], k[1], true, nil)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // removed meanwhile
+		}
 		if err != nil {
 			return damaged(err)
 		}
@@ -217,18 +338,33 @@ func (r reader) ScanCompiledViews(ctx context.Context, fn func(tract.CompiledVie
 			return err
 		}
 	}
-	return damaged(rows.Err())
+	return nil
 }
 
 func (t *txn) PutCompiledView(ctx context.Context, v tract.CompiledView) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO compiled_views (viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum, messages, data)
+	res, err := t.q.ExecContext(ctx, `INSERT INTO compiled_views (viewer, encoding, head, ann_seq, tokens, format, sum, messages_sum, data_sum, piece_index, data)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM commits WHERE hash = ?)
 		ON CONFLICT (viewer, encoding) DO UPDATE SET head = excluded.head, ann_seq = excluded.ann_seq, tokens = excluded.tokens,
 			format = excluded.format, sum = excluded.sum, messages_sum = excluded.messages_sum, data_sum = excluded.data_sum,
-			messages = excluded.messages, data = excluded.data`,
+			piece_index = excluded.piece_index, data = excluded.data`,
 		v.Viewer, v.Encoding, rowform.Raw(v.Head), v.AnnSeq, v.Tokens, v.Format, rowform.Raw(v.Sum), rowform.Raw(v.MessagesSum),
-		rowform.Raw(v.DataSum), nonNil(v.Messages), nonNil(v.Data), rowform.Raw(v.Head))
-	return err
+		rowform.Raw(v.DataSum), nonNil(v.Index), nonNil(v.Data), rowform.Raw(v.Head))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // the head is gone: nothing stored
+	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM compiled_view_pieces WHERE viewer = ? AND encoding = ?`, v.Viewer, v.Encoding); err != nil {
+		return err
+	}
+	for i, p := range v.Pieces {
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO compiled_view_pieces (viewer, encoding, piece, data) VALUES (?, ?, ?, ?)`,
+			v.Viewer, v.Encoding, i, nonNil(p)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nonNil is b, or an empty blob for nil (the columns are NOT NULL).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -93,6 +94,20 @@ func storedView(ctx context.Context, s tract.Store, viewer string) (tract.Compil
 	}
 	data, err := s.CompiledView(ctx, viewer, "o200k_base", tract.ViewData)
 	cv.Data = data.Data
+	if err != nil {
+		return cv, err
+	}
+	// Its pieces, as a put stores them.
+	err = s.CompiledViewPieces(ctx, viewer, "o200k_base", cv.Sum, 0, 1<<30, func(piece int, data []byte) error {
+		if piece != len(cv.Pieces) {
+			return fmt.Errorf("piece %d read after %d pieces", piece, len(cv.Pieces))
+		}
+		cv.Pieces = append(cv.Pieces, bytes.Clone(data))
+		return nil
+	})
+	if err == nil && !bytes.Equal(bytes.Join(cv.Pieces, nil), cv.Messages) {
+		err = fmt.Errorf("the pieces of the checkpoint of %s are not its messages", viewer)
+	}
 	return cv, err
 }
 
@@ -193,7 +208,13 @@ func checkDamagedCheckpoints(e *env, tractID string, got tract.Result) {
 			cv.Data = bytes.Replace(bytes.Clone(cv.Data), []byte("message 42"), []byte("message 24"), 1)
 		},
 		func(cv *tract.CompiledView) {
-			cv.Messages = bytes.Replace(bytes.Clone(cv.Messages), []byte("message 42"), []byte("message 24"), 1)
+			pieces := slices.Clone(cv.Pieces)
+			for i, p := range pieces {
+				if bytes.Contains(p, []byte("message 42")) {
+					pieces[i] = bytes.Replace(bytes.Clone(p), []byte("message 42"), []byte("message 24"), 1)
+				}
+			}
+			cv.Pieces = pieces
 		},
 		func(cv *tract.CompiledView) { cv.Tokens++ },
 		func(cv *tract.CompiledView) { cv.AnnSeq += 5 },

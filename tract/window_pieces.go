@@ -1,0 +1,157 @@
+package tract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"unsafe"
+)
+
+// A compile window the stored checkpoint serves as it is (no annotation
+// to patch in, no messages to cut: planStored) is read from the
+// checkpoint's pieces (checkpoint_pieces.go): the header's index, piece 0
+// (the tools and author tracts) and the pieces holding a message the window
+// keeps, lists or hands to WindowOptions.Head, each checked against its
+// sum as it is read. A budget's or prune's choice reads every piece once
+// more, a piece at a time. Memory is a piece and the window, not the
+// messages part whole.
+
+// pieceSource reads a stored checkpoint's messages a piece at a time.
+type pieceSource struct {
+	ctx    context.Context
+	store  Reader
+	t      Tract
+	cv     CompiledView
+	pieces []pieceInfo
+	// authors are the author tracts of piece 0's header.
+	authors [][2]string
+	// err is what stopped a read: a store error, damage, or errReplaced.
+	err error
+}
+
+// pieceWindow is windowSource over sc's pieces; ok is false when the
+// checkpoint does not serve the window that way (replaced meanwhile, or a
+// layout this build reads differently).
+func (r *Repo) pieceWindow(ctx context.Context, t Tract, sc storedCompile) (*pieceSource, windowSource, bool, error) {
+	pieces, err := decodeIndex(sc.cv.Index)
+	if err != nil {
+		return nil, windowSource{}, false, nil
+	}
+	ps := &pieceSource{ctx: ctx, store: r.store, t: t, cv: sc.cv, pieces: pieces}
+	header, err := ps.piece(0)
+	if err != nil {
+		return nil, windowSource{}, false, ps.fail(err)
+	}
+	mr, sm, err := openHeader(header, t, sc.cv.Head, false)
+	rows := 0
+	for _, p := range pieces {
+		rows += p.rows
+	}
+	if err != nil || mr.r.s != "" || mr.left != rows {
+		return nil, windowSource{}, false, nil
+	}
+	ps.authors = mr.authors
+	src := windowSource{n: rows + len(sc.more), tokens: sm.tokens + tokensPrimer, tools: sm.tools}
+	for _, m := range sc.more {
+		src.tokens += m.Tokens
+	}
+	src.each = func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+		return ps.each(sc.more, sm.slots, want, arena, visit)
+	}
+	return ps, src, true, nil
+}
+
+// fail is the error a window returns for err met reading a piece: none
+// for a checkpoint replaced meanwhile (the window is then not served).
+func (ps *pieceSource) fail(err error) error {
+	if errors.Is(err, errReplaced) {
+		return nil
+	}
+	return err
+}
+
+// piece reads piece i, checked against its sum: a copy of its own.
+func (ps *pieceSource) piece(i int) ([]byte, error) {
+	var data []byte
+	found := false
+	err := ps.store.CompiledViewPieces(ps.ctx, ps.cv.Viewer, ps.cv.Encoding, ps.cv.Sum, i, i+1, func(n int, b []byte) error {
+		found = n == i
+		data = bytes.Clone(b)
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, errReplaced
+	case err != nil:
+		return nil, err
+	case !found || len(data) != ps.pieces[i].size || !hashes(ps.pieces[i].sum, data):
+		return nil, &CheckpointError{Viewer: ps.t.ID, Encoding: ps.cv.Encoding, Head: ps.cv.Head}
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+// each is windowSource.each over the pieces, then the messages appended
+// after the checkpoint (more, their slots after slots): a piece none of
+// whose messages is wanted is not read.
+func (ps *pieceSource) each(more []Message, slots int, want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+	var m Message
+	i := 0
+	for k := 1; k < len(ps.pieces); k++ {
+		p := ps.pieces[k]
+		var mr *messagesReader
+		for j := range p.rows {
+			if mr == nil && (want == nil || want(i)) {
+				if mr = ps.open(k); mr == nil {
+					return false
+				}
+				for range j { // the piece's messages before i
+					if !mr.next(&m) {
+						return false
+					}
+				}
+			}
+			var seen *Message
+			if mr != nil {
+				mr.arena = arena(i)
+				if !mr.next(&m) {
+					return false
+				}
+				seen = &m
+			}
+			if !visit(i, seen) {
+				return true
+			}
+			i++
+		}
+		if mr != nil && mr.err() != nil {
+			return false
+		}
+	}
+	for _, am := range more {
+		am.Slot += slots
+		if !visit(i, &am) {
+			return true
+		}
+		i++
+	}
+	return true
+}
+
+// open reads piece k and returns a reader of its messages, nil (ps.err
+// set) when it cannot be read.
+func (ps *pieceSource) open(k int) *messagesReader {
+	p := ps.pieces[k]
+	data, err := ps.piece(k)
+	if err != nil {
+		ps.err = err
+		return nil
+	}
+	mr := &messagesReader{authors: ps.authors, slot: p.slot, left: p.rows}
+	if len(data) > 0 {
+		mr.r.s = unsafe.String(&data[0], len(data))
+	}
+	return mr
+}
