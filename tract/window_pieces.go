@@ -1,7 +1,6 @@
 package tract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"unsafe"
@@ -27,7 +26,17 @@ type pieceSource struct {
 	authors [][2]string
 	// err is what stopped a read: a store error, damage, or errReplaced.
 	err error
+	// ahead are pieces read ahead, from aheadFrom on; run is how many
+	// pieces in a row were read, last the last one: a run of reads reads
+	// ahead, twice as far each time (up to maxAhead), so a pass over
+	// every piece takes a few queries and a window one or two.
+	ahead     [][]byte
+	aheadFrom int
+	run, last int
 }
+
+// maxAhead bounds the pieces a read reads ahead.
+const maxAhead = 16
 
 // pieceWindow is windowSource over sc's pieces; ok is false when the
 // checkpoint does not serve the window that way (replaced meanwhile, or a
@@ -72,23 +81,40 @@ func (ps *pieceSource) fail(err error) error {
 
 // piece reads piece i, checked against its sum: a copy of its own.
 func (ps *pieceSource) piece(i int) ([]byte, error) {
-	var data []byte
-	found := false
-	err := ps.store.CompiledViewPieces(ps.ctx, ps.cv.Viewer, ps.cv.Encoding, ps.cv.Sum, i, i+1, func(n int, b []byte) error {
-		found = n == i
-		data = bytes.Clone(b)
+	if j := i - ps.aheadFrom; j >= 0 && j < len(ps.ahead) && ps.ahead[j] != nil {
+		return ps.checked(i, j)
+	}
+	n := 1
+	if i > 0 && i == ps.last+1 {
+		ps.run++
+		n = min(1<<max(ps.run-1, 0), maxAhead)
+	} else {
+		ps.run = 0
+	}
+	n = min(n, len(ps.pieces)-i)
+	ps.ahead, ps.aheadFrom, ps.last = make([][]byte, n), i, i+n-1
+	err := ps.store.CompiledViewPieces(ps.ctx, ps.cv.Viewer, ps.cv.Encoding, ps.cv.Sum, i, i+n, func(k int, b []byte) error {
+		if k >= i && k < i+n {
+			ps.ahead[k-i] = append([]byte{}, b...)
+		}
 		return nil
 	})
-	switch {
-	case errors.Is(err, ErrNotFound):
+	if errors.Is(err, ErrNotFound) {
 		return nil, errReplaced
-	case err != nil:
-		return nil, err
-	case !found || len(data) != ps.pieces[i].size || !hashes(ps.pieces[i].sum, data):
-		return nil, &CheckpointError{Viewer: ps.t.ID, Encoding: ps.cv.Encoding, Head: ps.cv.Head}
 	}
-	if data == nil {
-		data = []byte{}
+	if err != nil {
+		return nil, err
+	}
+	return ps.checked(i, 0)
+}
+
+// checked hands out piece i, read ahead as ps.ahead[j], checked against
+// its sum (a piece missing is damage too: its checkpoint is stored).
+func (ps *pieceSource) checked(i, j int) ([]byte, error) {
+	data := ps.ahead[j]
+	ps.ahead[j] = nil
+	if p := ps.pieces[i]; data == nil || len(data) != p.size || !hashes(p.sum, data) {
+		return nil, &CheckpointError{Viewer: ps.t.ID, Encoding: ps.cv.Encoding, Head: ps.cv.Head}
 	}
 	return data, nil
 }
