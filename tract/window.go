@@ -273,6 +273,10 @@ type windowSource struct {
 	// all: visit is handed nil for one that is not (a source that reads
 	// in pieces skips the pieces no message of which is wanted).
 	each func(want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool
+	// seekEach, when not nil, is each asking seek, before a piece, the
+	// message to go on from: seek(i) returns i, or a later message, the
+	// ones between accounted for by the caller (never visited or read).
+	seekEach func(seek func(i int) int, want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool
 }
 
 // source is sc's messages as a window reads them; false when the part
@@ -373,7 +377,22 @@ func (src windowSource) window(budget int, pr *windowPrune, w WindowOptions) (Wi
 	keep := func(i int) bool {
 		return pr.pruned(i) && prunedListed < listPruned || dropped(i) && listed < w.Dropped || shown(i) && k >= res.From && k < end
 	}
-	good := src.each(func(i int) bool { return keep(i) || head && shown(i) }, func(i int) *hexArena {
+	each := src.each
+	if src.seekEach != nil {
+		// Messages before the window that nothing lists or hands out are
+		// only counted: with no prune or budget every one is shown, so
+		// the count jumps to the window's first.
+		each = func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+			return src.seekEach(func(i int) int {
+				if pr != nil || drop != nil || head || k != i || k >= res.From {
+					return i
+				}
+				k = res.From
+				return k
+			}, want, arena, visit)
+		}
+	}
+	good := each(func(i int) bool { return keep(i) || head && shown(i) }, func(i int) *hexArena {
 		switch {
 		case keep(i):
 			return arena

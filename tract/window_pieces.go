@@ -26,17 +26,23 @@ type pieceSource struct {
 	authors [][2]string
 	// err is what stopped a read: a store error, damage, or errReplaced.
 	err error
-	// ahead are pieces read ahead, from aheadFrom on; run is how many
-	// pieces in a row were read, last the last one: a run of reads reads
-	// ahead, twice as far each time (up to maxAhead), so a pass over
-	// every piece takes a few queries and a window one or two.
+	// ahead are pieces read ahead, from aheadFrom on: a read takes the
+	// pieces that follow up to pieceBytes in all (small pieces in one
+	// query), twice as many bytes for each read that goes on from the
+	// one before (run of them, up to maxRun, last the last piece read),
+	// so a pass over every piece takes a few queries and a window one or
+	// two.
 	ahead     [][]byte
 	aheadFrom int
 	run, last int
 }
 
-// maxAhead bounds the pieces a read reads ahead.
-const maxAhead = 16
+// maxRun bounds the doublings of a read's bytes; headerAhead is what the
+// read of the header reads with it.
+const (
+	maxRun      = 4
+	headerAhead = 16 << 10
+)
 
 // pieceWindow is windowSource over sc's pieces; ok is false when the
 // checkpoint does not serve the window that way (replaced meanwhile, or a
@@ -64,8 +70,11 @@ func (r *Repo) pieceWindow(ctx context.Context, t Tract, sc storedCompile) (*pie
 	for _, m := range sc.more {
 		src.tokens += m.Tokens
 	}
+	src.seekEach = func(seek func(int) int, want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+		return ps.each(sc.more, sm.slots, seek, want, arena, visit)
+	}
 	src.each = func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
-		return ps.each(sc.more, sm.slots, want, arena, visit)
+		return ps.each(sc.more, sm.slots, nil, want, arena, visit)
 	}
 	return ps, src, true, nil
 }
@@ -84,14 +93,20 @@ func (ps *pieceSource) piece(i int) ([]byte, error) {
 	if j := i - ps.aheadFrom; j >= 0 && j < len(ps.ahead) && ps.ahead[j] != nil {
 		return ps.checked(i, j)
 	}
-	n := 1
 	if i > 0 && i == ps.last+1 {
-		ps.run++
-		n = min(1<<max(ps.run-1, 0), maxAhead)
+		ps.run = min(ps.run+1, maxRun)
 	} else {
 		ps.run = 0
 	}
-	n = min(n, len(ps.pieces)-i)
+	limit := pieceBytes << ps.run
+	if i == 0 {
+		limit = headerAhead // the header, and a small checkpoint whole
+	}
+	n, size := 1, ps.pieces[i].size
+	for i+n < len(ps.pieces) && size+ps.pieces[i+n].size <= limit {
+		size += ps.pieces[i+n].size
+		n++
+	}
 	ps.ahead, ps.aheadFrom, ps.last = make([][]byte, n), i, i+n-1
 	err := ps.store.CompiledViewPieces(ps.ctx, ps.cv.Viewer, ps.cv.Encoding, ps.cv.Sum, i, i+n, func(k int, b []byte) error {
 		if k >= i && k < i+n {
@@ -119,16 +134,23 @@ func (ps *pieceSource) checked(i, j int) ([]byte, error) {
 	return data, nil
 }
 
-// each is windowSource.each over the pieces, then the messages appended
-// after the checkpoint (more, their slots after slots): a piece none of
-// whose messages is wanted is not read.
-func (ps *pieceSource) each(more []Message, slots int, want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
+// each is windowSource.seekEach over the pieces (seek nil: each), then
+// the messages appended after the checkpoint (more, their slots after
+// slots): a piece none of whose messages is wanted is not read, one seek
+// goes past not even visited.
+func (ps *pieceSource) each(more []Message, slots int, seek func(i int) int, want func(i int) bool, arena func(i int) *hexArena, visit func(i int, m *Message) bool) bool {
 	var m Message
 	i := 0
 	for k := 1; k < len(ps.pieces); k++ {
 		p := ps.pieces[k]
+		if seek != nil {
+			i = max(i, seek(i))
+		}
+		if i >= p.first+p.rows {
+			continue
+		}
 		var mr *messagesReader
-		for j := range p.rows {
+		for j := i - p.first; j < p.rows; j++ {
 			if mr == nil && (want == nil || want(i)) {
 				if mr = ps.open(k); mr == nil {
 					return false
@@ -156,7 +178,10 @@ func (ps *pieceSource) each(more []Message, slots int, want func(i int) bool, ar
 			return false
 		}
 	}
-	for _, am := range more {
+	if seek != nil {
+		i = max(i, seek(i))
+	}
+	for _, am := range more[min(len(more), i-ps.rows()):] {
 		am.Slot += slots
 		if !visit(i, &am) {
 			return true
@@ -164,6 +189,12 @@ func (ps *pieceSource) each(more []Message, slots int, want func(i int) bool, ar
 		i++
 	}
 	return true
+}
+
+// rows is how many messages the pieces hold.
+func (ps *pieceSource) rows() int {
+	last := ps.pieces[len(ps.pieces)-1]
+	return last.first + last.rows
 }
 
 // open reads piece k and returns a reader of its messages, nil (ps.err
