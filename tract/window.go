@@ -165,7 +165,14 @@ func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter to
 	if err != nil || !ok {
 		return WindowResult{}, false, err
 	}
-	if sc.patch == nil && len(sc.cut) == 0 {
+	more := 0
+	for _, m := range sc.more {
+		more += m.Tokens
+	}
+	// A budget to meet or a prune reads every message for its choice:
+	// the messages whole (one read, one buffer) serve that better.
+	whole := prune.Active() || budget > 0 && budget < sc.cv.Tokens+tokensPrimer+more
+	if sc.patch == nil && len(sc.cut) == 0 && !whole {
 		ps, src, ok, err := r.pieceWindow(ctx, t, sc)
 		if err != nil || !ok {
 			return WindowResult{}, false, err

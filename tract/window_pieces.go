@@ -35,6 +35,21 @@ type pieceSource struct {
 	ahead     [][]byte
 	aheadFrom int
 	run, last int
+	// free are pieces done with, their memory for the next read (only
+	// in a window's pass: nothing it keeps shares a piece's memory).
+	free [][]byte
+}
+
+// spare is memory for a piece of n bytes, of a piece done with when
+// there is one.
+func (ps *pieceSource) spare(n int) []byte {
+	for j, b := range ps.free {
+		if cap(b) >= n {
+			ps.free = append(ps.free[:j], ps.free[j+1:]...)
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
 }
 
 // maxRun bounds the doublings of a read's bytes; headerAhead is what the
@@ -43,6 +58,10 @@ const (
 	maxRun      = 4
 	headerAhead = 16 << 10
 )
+
+// maxFree bounds the pieces kept for their memory: a read's worth at the
+// longest run.
+const maxFree = 1 << maxRun
 
 // pieceWindow is windowSource over sc's pieces; ok is false when the
 // checkpoint does not serve the window that way (replaced meanwhile, or a
@@ -110,7 +129,7 @@ func (ps *pieceSource) piece(i int) ([]byte, error) {
 	ps.ahead, ps.aheadFrom, ps.last = make([][]byte, n), i, i+n-1
 	err := ps.store.CompiledViewPieces(ps.ctx, ps.cv.Viewer, ps.cv.Encoding, ps.cv.Sum, i, i+n, func(k int, b []byte) error {
 		if k >= i && k < i+n {
-			ps.ahead[k-i] = append([]byte{}, b...)
+			ps.ahead[k-i] = append(ps.spare(len(b)), b...)
 		}
 		return nil
 	})
@@ -150,9 +169,10 @@ func (ps *pieceSource) each(more []Message, slots int, seek func(i int) int, wan
 			continue
 		}
 		var mr *messagesReader
+		var data []byte
 		for j := i - p.first; j < p.rows; j++ {
 			if mr == nil && (want == nil || want(i)) {
-				if mr = ps.open(k); mr == nil {
+				if mr, data = ps.open(k); mr == nil {
 					return false
 				}
 				for range j { // the piece's messages before i
@@ -177,6 +197,9 @@ func (ps *pieceSource) each(more []Message, slots int, seek func(i int) int, wan
 		if mr != nil && mr.err() != nil {
 			return false
 		}
+		if seek != nil && data != nil && len(ps.free) < maxFree {
+			ps.free = append(ps.free, data)
+		}
 	}
 	if seek != nil {
 		i = max(i, seek(i))
@@ -197,18 +220,18 @@ func (ps *pieceSource) rows() int {
 	return last.first + last.rows
 }
 
-// open reads piece k and returns a reader of its messages, nil (ps.err
-// set) when it cannot be read.
-func (ps *pieceSource) open(k int) *messagesReader {
+// open reads piece k and returns a reader of its messages and the
+// piece, nil (ps.err set) when it cannot be read.
+func (ps *pieceSource) open(k int) (*messagesReader, []byte) {
 	p := ps.pieces[k]
 	data, err := ps.piece(k)
 	if err != nil {
 		ps.err = err
-		return nil
+		return nil, nil
 	}
 	mr := &messagesReader{authors: ps.authors, slot: p.slot, left: p.rows}
 	if len(data) > 0 {
 		mr.r.s = unsafe.String(&data[0], len(data))
 	}
-	return mr
+	return mr, data
 }
