@@ -219,7 +219,7 @@ func putCommits(ctx context.Context, tx Tx, commits ...Commit) error {
 // O(log n) rows when h's graph is known; ok is false when the history
 // behind h is shorter than n, with have the number of commits it has.
 func firstParentAncestor(ctx context.Context, rd Finder, h Hash, n int) (anc Hash, have int64, ok bool, err error) {
-	if pw, isPW := rd.(PointerWalker); isPW && n > 0 {
+	if pw, isPW := rd.(PointerWalker); isPW && n >= walkFrom {
 		anc, have, ok, done, err := walkPointers(ctx, pw, h, n)
 		if err != nil || done {
 			return anc, have, ok, err
@@ -325,6 +325,12 @@ func isAncestorByAncestry(ctx context.Context, rd Reader, a, b Hash) (bool, erro
 	}
 	return false, nil
 }
+
+// walkFrom is the N from which HEAD~N is one walk of the store's pointers
+// (PointerWalker) rather than a Commit read a step: a walk's query costs a
+// fresh process about as much to prepare as four or five point reads, and
+// the path to a near ancestor is a few steps.
+const walkFrom = 32
 
 // walkPointers is firstParentAncestor on a store that walks pointers: one
 // read of h's position, one of the whole path to the ancestor (the depths
