@@ -219,6 +219,12 @@ func putCommits(ctx context.Context, tx Tx, commits ...Commit) error {
 // O(log n) rows when h's graph is known; ok is false when the history
 // behind h is shorter than n, with have the number of commits it has.
 func firstParentAncestor(ctx context.Context, rd Finder, h Hash, n int) (anc Hash, have int64, ok bool, err error) {
+	if pw, isPW := rd.(PointerWalker); isPW && n >= walkFrom {
+		anc, have, ok, done, err := walkPointers(ctx, pw, h, n)
+		if err != nil || done {
+			return anc, have, ok, err
+		}
+	}
 	c, err := rd.Commit(ctx, h)
 	if err != nil {
 		return "", 0, false, err
@@ -318,4 +324,52 @@ func isAncestorByAncestry(ctx context.Context, rd Reader, a, b Hash) (bool, erro
 		}
 	}
 	return false, nil
+}
+
+// walkFrom is the N from which HEAD~N is one walk of the store's pointers
+// (PointerWalker) rather than a Commit read a step: a walk's query costs a
+// fresh process about as much to prepare as four or five point reads, and
+// the path to a near ancestor is a few steps.
+const walkFrom = 32
+
+// walkPointers is firstParentAncestor on a store that walks pointers: one
+// read of h's position, one of the whole path to the ancestor (the depths
+// the skip pointers lead to follow from h's depth alone, so the path is
+// known before it is walked). done is false when the walk cannot tell (h's
+// position is not known, or the path ends early or elsewhere, which only a
+// damaged graph does): the caller then walks a commit at a time, and says
+// what is wrong.
+func walkPointers(ctx context.Context, pw PointerWalker, h Hash, n int) (anc Hash, have int64, ok, done bool, err error) {
+	_, pos, _, err := pw.WalkPointers(ctx, h, "")
+	if err != nil || !pos.Known() {
+		return "", 0, false, err != nil, err
+	}
+	target := pos.Depth - int64(n)
+	if target < 0 {
+		return "", pos.Depth, false, true, nil
+	}
+	steps := skipPath(pos.Depth, target)
+	at, got, taken, err := pw.WalkPointers(ctx, h, steps)
+	if err != nil {
+		return "", 0, false, true, err
+	}
+	if taken != len(steps) || !got.Known() || got.Depth != target {
+		return "", 0, false, false, nil
+	}
+	return at, 0, true, true, nil
+}
+
+// skipPath is the walk from a commit at depth d to its first-parent
+// ancestor at depth target: 'j' where the skip pointer does not overshoot,
+// else 'p' (firstParentAncestor's choice at each commit).
+func skipPath(d, target int64) string {
+	var b []byte
+	for d > target {
+		if jumpDepth(d) >= target {
+			b, d = append(b, 'j'), jumpDepth(d)
+		} else {
+			b, d = append(b, 'p'), d-1
+		}
+	}
+	return string(b)
 }

@@ -350,7 +350,7 @@ type BlobInfo struct {
 
 // Show returns the commit ref names with its content and the annotations on it.
 func (r *Repo) Show(ctx context.Context, tractName, ref string) (Shown, error) {
-	_, h, err := r.tractRef(ctx, tractName, ref)
+	t, h, err := r.tractRef(ctx, tractName, ref)
 	if err != nil {
 		return Shown{}, err
 	}
@@ -359,7 +359,9 @@ func (r *Repo) Show(ctx context.Context, tractName, ref string) (Shown, error) {
 		return Shown{}, err
 	}
 	s := Shown{Commit: c, Tract: c.Tract, Annotations: []Annotation{}}
-	if at, err := r.store.TractByID(ctx, c.Tract); err == nil {
+	if c.Tract == t.ID {
+		s.Tract = t.Name // the common case: no read
+	} else if at, err := r.store.TractByID(ctx, c.Tract); err == nil {
 		s.Tract = at.Name
 	}
 	if c.Content != "" {

@@ -139,6 +139,22 @@ type ChainReader interface {
 	FirstParents(ctx context.Context, top Hash, n int, encoding string) ([]HistoryCommit, error)
 }
 
+// PointerWalker is a Store that follows a commit's DAG pointers many
+// steps in one read, reading only the pointers (a commit's first parent,
+// its Position) instead of whole commit rows: the Nth first parent
+// (HEAD~N) is O(log N) steps along the skip pointers, each a Commit read
+// without it.
+type PointerWalker interface {
+	// WalkPointers starts at commit from and takes one step for each byte
+	// of steps: 'j' to the commit's Position.Jump, 'p' to its first parent.
+	// It returns the commit reached, its Position and the number of steps
+	// taken: fewer than len(steps) when a commit on the way lacks the
+	// pointer asked for (a root; a commit whose Position is not known) or
+	// it is not stored. An empty steps reads from's Position alone. A from
+	// that is not stored is an error wrapping ErrNotFound.
+	WalkPointers(ctx context.Context, from Hash, steps string) (at Hash, pos Position, taken int, err error)
+}
+
 // Walker reads the commits reachable from some heads.
 type Walker interface {
 	// Ancestry returns every commit reachable from heads through parents,

@@ -198,3 +198,33 @@ func (l *historyLoader) fetch(ctx context.Context, tractID, where string, args .
 	}
 	return rows.Err()
 }
+
+// walkQuery follows the steps ($2) from commit $1 in one statement,
+// reading only each commit's pointers, one index lookup a step: a step to
+// a pointer that is missing (NULL, a root's empty parents) or names no
+// stored commit finds no row and ends the walk.
+const walkQuery = `WITH RECURSIVE walk(i, h, gen, depth, jump, fp) AS (
+		SELECT 0, hash, gen, depth, jump, substring(parents FROM 1 FOR 32) FROM commits WHERE hash = $1
+		UNION ALL
+		SELECT w.i + 1, c.hash, c.gen, c.depth, c.jump, substring(c.parents FROM 1 FOR 32)
+		FROM walk w JOIN commits c ON c.hash = CASE WHEN substr($2::text, w.i + 1, 1) = 'j' THEN w.jump ELSE w.fp END
+		WHERE w.i < length($2::text)
+	)
+	SELECT i, h, gen, depth, jump FROM walk ORDER BY i DESC LIMIT 1`
+
+// WalkPointers follows a commit's first-parent and skip pointers
+// (tract.PointerWalker) in one round trip.
+func (r reader) WalkPointers(ctx context.Context, from tract.Hash, steps string) (tract.Hash, tract.Position, int, error) {
+	var (
+		taken int
+		hash  []byte
+		pos   storedPosition
+	)
+	err := r.q.QueryRow(ctx, walkQuery, rowform.Raw(from), steps).Scan(&taken, &hash, &pos.gen, &pos.depth, &pos.jump)
+	if err != nil {
+		return "", tract.Position{}, 0, notFound(err, "commit "+from.Short())
+	}
+	return rowform.Hash(hash), pos.position(), taken, nil
+}
+
+var _ tract.PointerWalker = (*Store)(nil)

@@ -60,3 +60,38 @@ func (r reader) FirstParents(ctx context.Context, top tract.Hash, n int, encodin
 }
 
 var _ tract.ChainReader = (*Store)(nil)
+
+// walkQuery follows the steps (?2) from commit ?1 in one statement,
+// reading only each commit's pointers, one index lookup a step: a step to
+// a pointer that is missing (NULL, a root's empty parents) or names no
+// stored commit finds no row and ends the walk. The columns beside max(i)
+// are those of its row (SQLite's rule for a bare column beside max): the
+// last row, without sorting; a from not stored gives one row of NULLs.
+const walkQuery = `WITH RECURSIVE walk(i, h, gen, depth, jump, fp) AS (
+		SELECT 0, hash, gen, depth, jump, substr(parents, 1, 32) FROM commits WHERE hash = ?1
+		UNION ALL
+		SELECT w.i + 1, c.hash, c.gen, c.depth, c.jump, substr(c.parents, 1, 32)
+		FROM walk w JOIN commits c ON c.hash = iif(substr(?2, w.i + 1, 1) = 'j', w.jump, w.fp)
+		WHERE w.i < length(?2)
+	)
+	SELECT max(i), h, gen, depth, jump FROM walk`
+
+// WalkPointers follows a commit's first-parent and skip pointers
+// (tract.PointerWalker) in one query.
+func (r reader) WalkPointers(ctx context.Context, from tract.Hash, steps string) (tract.Hash, tract.Position, int, error) {
+	var (
+		taken sql.NullInt64
+		hash  []byte
+		pos   storedPosition
+	)
+	err := r.queryRow(ctx, walkQuery, rowform.Raw(from), steps).Scan(&taken, &hash, &pos.gen, &pos.depth, &pos.jump)
+	if err == nil && !taken.Valid {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return "", tract.Position{}, 0, notFound(err, "commit "+from.Short())
+	}
+	return rowform.Hash(hash), pos.position(), int(taken.Int64), nil
+}
+
+var _ tract.PointerWalker = (*Store)(nil)

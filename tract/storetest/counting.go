@@ -268,3 +268,19 @@ func (r countingReader) FirstParents(ctx context.Context, top tract.Hash, n int,
 	r.add(len(v))
 	return v, err
 }
+
+// WalkPointers is the store's (tract.PointerWalker), counting a row for
+// each commit the walk visits; on a store without one it reports an
+// unknown position, and the walk is made a commit at a time.
+func (r countingReader) WalkPointers(ctx context.Context, from tract.Hash, steps string) (tract.Hash, tract.Position, int, error) {
+	r.calls.Add(1)
+	pw, ok := r.Reader.(tract.PointerWalker)
+	if !ok {
+		return from, tract.Position{}, 0, nil
+	}
+	at, pos, taken, err := pw.WalkPointers(ctx, from, steps)
+	if err == nil {
+		r.add(taken + 1)
+	}
+	return at, pos, taken, err
+}
