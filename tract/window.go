@@ -34,6 +34,10 @@ type WindowOptions struct {
 	// during the call (clone what is kept); its Commit and Summarizes may
 	// be empty.
 	Head func(m *Message) bool
+	// HeadReadsAll says Head takes messages to the end (it rarely
+	// returns false): the stored messages are then read whole, one read,
+	// rather than piece by piece.
+	HeadReadsAll bool
 	// Hashes gives the messages handed to Head their Commit and
 	// Summarizes (valid, like their strings, only during the call).
 	Hashes bool
@@ -169,9 +173,10 @@ func (r *Repo) windowStored(ctx context.Context, lk *lookup, t Tract, counter to
 	for _, m := range sc.more {
 		more += m.Tokens
 	}
-	// A budget to meet or a prune reads every message for its choice:
-	// the messages whole (one read, one buffer) serve that better.
-	whole := prune.Active() || budget > 0 && budget < sc.cv.Tokens+tokensPrimer+more
+	// A budget to meet or a prune reads every message for its choice, a
+	// Head that reads all every message: the messages whole (one read,
+	// one buffer) serve that better.
+	whole := prune.Active() || budget > 0 && budget < sc.cv.Tokens+tokensPrimer+more || w.Head != nil && w.HeadReadsAll
 	if sc.patch == nil && len(sc.cut) == 0 && !whole {
 		ps, src, ok, err := r.pieceWindow(ctx, t, sc)
 		if err != nil || !ok {

@@ -386,7 +386,9 @@ func (s *Server) compile(ctx context.Context, r *http.Request) (string, pageData
 		o.Prune = &prune
 	}
 	pre := &prefixer{f: f, open: map[string]bool{}}
-	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add, Whole: s.wholeTurn})
+	// The anthropic request's start takes every later system message.
+	win, err := s.o.Repo.CompileWindow(ctx, name, o, tract.WindowOptions{From: from, N: maxListed, Dropped: maxListed, Head: pre.add, Whole: s.wholeTurn,
+		HeadReadsAll: f == wire.FormatAnthropic})
 	if err != nil {
 		return "", pageData{}, err
 	}

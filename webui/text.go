@@ -23,6 +23,12 @@ func shown(s string, max int) string {
 		cut = len(s) - at
 		s = s[:at]
 	}
+	if plainText(s) {
+		if cut == 0 {
+			return s
+		}
+		return s + fmt.Sprintf("\n… %d more bytes not shown", cut)
+	}
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		switch {
@@ -55,7 +61,21 @@ func cutAt(s string, max int) int {
 	return max
 }
 
+// plainText reports whether shown keeps s as it is: printable ASCII,
+// newlines and tabs only (most text; one pass, no copy).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLine makes newlines and tabs spaces.
+var oneLine = strings.NewReplacer("\n", " ", "\t", " ")
+
 // line is shown text on one line: newlines and tabs become spaces.
 func line(s string, max int) string {
-	return strings.NewReplacer("\n", " ", "\t", " ").Replace(shown(s, max))
+	return oneLine.Replace(shown(s, max))
 }

@@ -24,6 +24,7 @@ func checkWindow(ctx context.Context, rt *rapid.T, r *tract.Repo, name string, o
 	}
 	headN := rapid.IntRange(0, len(c.Messages)+1).Draw(rt, "window head")
 	w.Hashes = rapid.Bool().Draw(rt, "window hashes")
+	w.HeadReadsAll = rapid.Bool().Draw(rt, "window head reads all")
 	line := func(m *tract.Message) string {
 		s := m.Role + ":" + m.Content
 		if w.Hashes {

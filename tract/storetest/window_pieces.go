@@ -156,4 +156,16 @@ func testWindowReadsItsPieces(t *testing.T, newStore Factory) {
 	if reads.whole != 1 || reads.pieces != 0 {
 		t.Fatalf("budgeted window read the messages whole %d times and %d pieces; want once, no piece", reads.whole, reads.pieces)
 	}
+	// So does a window whose Head reads them all; one whose Head stops
+	// reads the pieces it takes.
+	for _, all := range []bool{true, false} {
+		reads := &pieceReads{Store: e.store}
+		var head []string
+		_, err = tract.New(reads, tract.Options{}).CompileWindow(e.ctx, "main", tract.CompileOptions{}, tract.WindowOptions{From: -1, N: 5,
+			HeadReadsAll: all, Head: func(m *tract.Message) bool { head = append(head, m.Content); return len(head) < 3 }})
+		e.must(err)
+		if !slices.Equal(head, messageTexts(tract.Result{Messages: want.Messages[:3]})) || all != (reads.whole == 1) || all == (reads.pieces > 0) {
+			t.Fatalf("window with a head (reads all: %v) read the messages whole %d times and %d pieces; head %d messages", all, reads.whole, reads.pieces, len(head))
+		}
+	}
 }
