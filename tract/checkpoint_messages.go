@@ -197,7 +197,7 @@ func openHeader(data []byte, viewer Tract, head Hash, whole bool) (*messagesRead
 	if whole {
 		mr.left = r.count()
 	} else {
-		mr.left = int(min(r.uint(), 1<<40))
+		mr.left = int(min(r.uint(), 1<<30))
 	}
 	if r.err != nil {
 		return nil, sm, r.err

@@ -70,7 +70,7 @@ func decodeIndex(index []byte) ([]pieceInfo, error) {
 	for i := range pieces {
 		p := &pieces[i]
 		p.first, p.rows, p.tokens, p.slot = first, int(r.uint()), int(r.int()), int(r.int())
-		p.size = int(min(r.uint(), 1<<40))
+		p.size = int(min(r.uint(), 1<<30))
 		p.sum = arena.hash(r)
 		first += p.rows
 		if (i == 0) != (p.rows == 0) || p.size < 0 || r.err != nil {

@@ -171,7 +171,7 @@ func (r reader) withMessages(ctx context.Context, viewer, encoding string, data 
 			if err := r.queryRow(ctx, `SELECT sum(length(data)) FROM compiled_view_pieces WHERE viewer = ? AND encoding = ?`, viewer, encoding).Scan(&size); err != nil {
 				return v, err
 			}
-			buf = make([]byte, 0, max(0, min(size.Int64, 1<<34)))
+			buf = make([]byte, 0, max(0, min(size.Int64, 1<<30)))
 		}
 		v.Messages = buf[:0]
 		n, err := r.pieces(ctx, viewer, encoding, v.Sum, 0, math.MaxInt32, func(_ int, data []byte) error {
