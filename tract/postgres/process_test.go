@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"testing"
 
@@ -11,9 +12,25 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// propertyChecks is how many cases each rapid property of the store suite
+// runs here unless -rapid.checks says otherwise. The SQLite store runs
+// rapid's 100 over the same properties, whose histories exercise the same
+// tract code; here they check the store under it, and each case is a fresh
+// schema and hundreds of round trips (100 cases took 5 of the package's
+// first 9 minutes on a loaded machine, near go test's 10-minute limit).
+const propertyChecks = "25"
+
 // TestMain lets the test binary act as a writer process on one schema of
 // the test server.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
+	if !set {
+		if err := flag.Set("rapid.checks", propertyChecks); err != nil {
+			panic(err)
+		}
+	}
 	storetest.ProcessMain(m, func(ctx context.Context, schema string) (tract.Store, error) {
 		cfg, err := pgxpool.ParseConfig(os.Getenv("LINEAGE_TEST_POSTGRES"))
 		if err != nil {

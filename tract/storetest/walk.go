@@ -39,28 +39,8 @@ func testWalkPointers(t *testing.T, newStore Factory) {
 		t.Fatal(err)
 	}
 	head := res[len(res)-1].Hash
-	// follow is the walk made of Commit reads.
 	follow := func(from tract.Hash, steps string) (tract.Hash, tract.Position, int) {
-		c, err := s.Commit(ctx, from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < len(steps); i++ {
-			next := c.Pos.Jump
-			if steps[i] == 'p' {
-				next = ""
-				if len(c.Parents) > 0 {
-					next = c.Parents[0]
-				}
-			}
-			if next == "" {
-				return c.Hash, c.Pos, i
-			}
-			if c, err = s.Commit(ctx, next); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return c.Hash, c.Pos, len(steps)
+		return followByCommits(t, s, from, steps)
 	}
 	root, _, _ := follow(head, strings.Repeat("p", 99))
 	for _, tc := range []struct{ from, steps string }{
@@ -107,4 +87,31 @@ func testWalkPointers(t *testing.T, newStore Factory) {
 	if _, err := r.Resolve(ctx, main, "HEAD~100"); !errors.Is(err, tract.ErrNotFound) {
 		t.Errorf("HEAD~100 of 100 commits: %v, want ErrNotFound", err)
 	}
+}
+
+// followByCommits is a pointer walk made of Commit reads: the commit
+// reached, its position and the steps taken.
+func followByCommits(t *testing.T, s tract.Store, from tract.Hash, steps string) (tract.Hash, tract.Position, int) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := s.Commit(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(steps); i++ {
+		next := c.Pos.Jump
+		if steps[i] == 'p' {
+			next = ""
+			if len(c.Parents) > 0 {
+				next = c.Parents[0]
+			}
+		}
+		if next == "" {
+			return c.Hash, c.Pos, i
+		}
+		if c, err = s.Commit(ctx, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.Hash, c.Pos, len(steps)
 }
