@@ -389,21 +389,7 @@ func (src windowSource) window(budget int, pr *windowPrune, w WindowOptions) (Wi
 	keep := func(i int) bool {
 		return pr.pruned(i) && prunedListed < listPruned || dropped(i) && listed < w.Dropped || shown(i) && k >= res.From && k < end
 	}
-	each := src.each
-	if src.seekEach != nil {
-		// Messages before the window that nothing lists or hands out are
-		// only counted: with no prune or budget every one is shown, so
-		// the count jumps to the window's first.
-		each = func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
-			return src.seekEach(func(i int) int {
-				if pr != nil || drop != nil || head || k != i || k >= res.From {
-					return i
-				}
-				k = res.From
-				return k
-			}, want, arena, visit)
-		}
-	}
+	each := src.seeking(func() bool { return pr == nil && drop == nil && !head }, &k, res.From)
 	good := each(func(i int) bool { return keep(i) || head && shown(i) }, func(i int) *hexArena {
 		switch {
 		case keep(i):
@@ -434,6 +420,25 @@ func (src windowSource) window(budget int, pr *windowPrune, w WindowOptions) (Wi
 		return head || k < end || listed < listDropped || prunedListed < listPruned
 	})
 	return res, good
+}
+
+// seeking is src's each for a window's pass counting the messages it
+// shows in k: while plain (no prune, no budget's drops, no Head to hand
+// them to) every message before the window's first, from, is only
+// counted, so a source that seeks (seekEach) jumps the count there.
+func (src windowSource) seeking(plain func() bool, k *int, from int) func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+	if src.seekEach == nil {
+		return src.each
+	}
+	return func(want func(int) bool, arena func(int) *hexArena, visit func(int, *Message) bool) bool {
+		return src.seekEach(func(i int) int {
+			if !plain() || *k != i || *k >= from {
+				return i
+			}
+			*k = from
+			return from
+		}, want, arena, visit)
+	}
 }
 
 // droppedRow is m as a dropped (or pruned) message is listed, with
