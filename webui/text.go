@@ -23,12 +23,19 @@ func shown(s string, max int) string {
 		cut = len(s) - at
 		s = s[:at]
 	}
-	if plainText(s) {
-		if cut == 0 {
-			return s
-		}
-		return s + fmt.Sprintf("\n… %d more bytes not shown", cut)
+	if !plainText(s) {
+		s = visibleRunes(s)
 	}
+	if cut > 0 {
+		s += fmt.Sprintf("\n… %d more bytes not shown", cut)
+	}
+	return s
+}
+
+// visibleRunes is s with invalid UTF-8 replaced and every control
+// character other than newline and tab made visible (shown's rune walk,
+// which plain text does not need).
+func visibleRunes(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		switch {
@@ -43,9 +50,6 @@ func shown(s string, max int) string {
 		default:
 			b.WriteRune(r)
 		}
-	}
-	if cut > 0 {
-		fmt.Fprintf(&b, "\n… %d more bytes not shown", cut)
 	}
 	return b.String()
 }

@@ -4,37 +4,17 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 // shownSlow is shown without its fast path for plain text: every rune
 // looked at.
 func shownSlow(s string, max int) string {
-	cut := 0
-	if len(s) > max {
-		at := cutAt(s, max)
-		cut = len(s) - at
-		s = s[:at]
+	at := cutAt(s, max)
+	out := visibleRunes(s[:at])
+	if at < len(s) {
+		out += fmt.Sprintf("\n… %d more bytes not shown", len(s)-at)
 	}
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20:
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune('\u2421')
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	if cut > 0 {
-		fmt.Fprintf(&b, "\n… %d more bytes not shown", cut)
-	}
-	return b.String()
+	return out
 }
 
 // TestShownPlainText: shown's fast path (plain ASCII kept as it is) gives
