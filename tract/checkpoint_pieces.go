@@ -2,6 +2,7 @@ package tract
 
 import (
 	"errors"
+	"math"
 	"unsafe"
 )
 
@@ -103,3 +104,35 @@ func piecesMatch(index, data []byte) bool {
 // errReplaced is a checkpoint replaced between two reads of it: it no
 // longer serves the compile that planned it.
 var errReplaced = errors.New("compile checkpoint replaced")
+
+// JoinPieces reads a checkpoint whole, for a store: its header (read), then
+// every piece of the checkpoint under the header's sum (pieces, which lends
+// fn the pieces from..to-1 and returns how many), appended to the buffer
+// alloc gives (nil alloc: a new one). A checkpoint replaced between the two
+// reads leaves no piece under the sum read: the whole read is tried again,
+// three times in all; after that the empty messages are damage the sums
+// find.
+func JoinPieces(read func() (CompiledView, error), alloc func() ([]byte, error),
+	pieces func(sum Hash, from, to int, fn func(int, []byte) error) (int, error)) (CompiledView, error) {
+	for try := 0; ; try++ {
+		v, err := read()
+		if err != nil {
+			return v, err
+		}
+		v.Messages = []byte{}
+		if alloc != nil {
+			buf, err := alloc()
+			if err != nil {
+				return v, err
+			}
+			v.Messages = buf[:0]
+		}
+		n, err := pieces(v.Sum, 0, math.MaxInt32, func(_ int, data []byte) error {
+			v.Messages = append(v.Messages, data...)
+			return nil
+		})
+		if err != nil || n > 0 || try == 2 {
+			return v, err
+		}
+	}
+}

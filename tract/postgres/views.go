@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -94,20 +93,10 @@ func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part 
 // whole: its pieces one after the other. A checkpoint replaced between the
 // two reads is read again.
 func (r reader) withMessages(ctx context.Context, viewer, encoding string, data bool) (tract.CompiledView, error) {
-	for try := 0; ; try++ {
-		v, err := r.header(ctx, viewer, encoding, data)
-		if err != nil {
-			return v, err
-		}
-		v.Messages = []byte{}
-		n, err := r.pieces(ctx, viewer, encoding, v.Sum, 0, math.MaxInt32, func(_ int, data []byte) error {
-			v.Messages = append(v.Messages, data...)
-			return nil
+	return tract.JoinPieces(func() (tract.CompiledView, error) { return r.header(ctx, viewer, encoding, data) }, nil,
+		func(sum tract.Hash, from, to int, fn func(int, []byte) error) (int, error) {
+			return r.pieces(ctx, viewer, encoding, sum, from, to, fn)
 		})
-		if err != nil || n > 0 || try == 2 {
-			return v, err // none at all, still: damage the sums find
-		}
-	}
 }
 
 // pieces calls fn with the pieces from to to-1 of the checkpoint whose

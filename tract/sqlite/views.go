@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/agentlineage/lineage/tract"
@@ -161,27 +160,20 @@ func (r reader) CompiledView(ctx context.Context, viewer, encoding string, part 
 // whole, appended to buf: its pieces one after the other. A checkpoint
 // replaced between the two reads is read again.
 func (r reader) withMessages(ctx context.Context, viewer, encoding string, data bool, buf []byte) (tract.CompiledView, error) {
-	for try := 0; ; try++ {
-		v, err := r.header(ctx, viewer, encoding, data)
-		if err != nil {
-			return v, err
-		}
+	alloc := func() ([]byte, error) {
 		if buf == nil {
 			var size sql.NullInt64
 			if err := r.queryRow(ctx, `SELECT sum(length(data)) FROM compiled_view_pieces WHERE viewer = ? AND encoding = ?`, viewer, encoding).Scan(&size); err != nil {
-				return v, err
+				return nil, err
 			}
 			buf = make([]byte, 0, max(0, min(size.Int64, 1<<30)))
 		}
-		v.Messages = buf[:0]
-		n, err := r.pieces(ctx, viewer, encoding, v.Sum, 0, math.MaxInt32, func(_ int, data []byte) error {
-			v.Messages = append(v.Messages, data...)
-			return nil
-		})
-		if err != nil || n > 0 || try == 2 {
-			return v, err // none at all, still: damage the sums find
-		}
+		return buf, nil
 	}
+	return tract.JoinPieces(func() (tract.CompiledView, error) { return r.header(ctx, viewer, encoding, data) }, alloc,
+		func(sum tract.Hash, from, to int, fn func(int, []byte) error) (int, error) {
+			return r.pieces(ctx, viewer, encoding, sum, from, to, fn)
+		})
 }
 
 // pieces lends fn the pieces from to to-1 of the checkpoint whose sum is
